@@ -1,0 +1,35 @@
+/**
+ * The `collector` command line: parses the command, runs it, and turns user mistakes into one
+ * line on stderr with exit code 2 (DESIGN §3).
+ */
+import { Command, CommanderError } from 'commander';
+import { UsageError } from '../config/usage-error.js';
+import { registerCrawl } from './crawl.js';
+
+const program = new Command();
+program
+  .name('collector')
+  .description('High-throughput, multi-process web collector for small servers')
+  .version('0.1.0')
+  .exitOverride()
+  .configureOutput({
+    writeErr: (s) => process.stderr.write(s),
+    outputError: (s, write) => write(`collector: ${s.replace(/^error: /, '').trim()}\n`),
+  });
+registerCrawl(program);
+for (const c of program.commands) c.exitOverride();
+
+try {
+  await program.parseAsync(process.argv);
+} catch (e) {
+  if (e instanceof CommanderError) {
+    // help and version exit 0; every other commander error was already printed as one line.
+    process.exitCode = e.exitCode === 0 ? 0 : 2;
+  } else if (e instanceof UsageError) {
+    process.stderr.write(`collector: ${e.message}\n`);
+    process.exitCode = 2;
+  } else {
+    process.stderr.write(`collector: ${(e as Error)?.stack ?? String(e)}\n`);
+    process.exitCode = 1;
+  }
+}

@@ -1,0 +1,122 @@
+/**
+ * The options of one crawl worker type: one zod schema that is the single source of truth for
+ * defaults, validation and documentation, shared by `collector crawl` flags and `collector.yaml`.
+ */
+import { z } from 'zod';
+import { parseDuration, parseSize } from './units.js';
+
+const duration = (unit: 'ms' | 's') =>
+  z.union([z.number(), z.string()]).transform((v, ctx) => {
+    try {
+      return parseDuration(v, unit);
+    } catch (e) {
+      ctx.addIssue({ code: 'custom', message: (e as Error).message });
+      return z.NEVER;
+    }
+  });
+
+const size = z.union([z.number(), z.string()]).transform((v, ctx) => {
+  try {
+    return parseSize(v);
+  } catch (e) {
+    ctx.addIssue({ code: 'custom', message: (e as Error).message });
+    return z.NEVER;
+  }
+});
+
+const regex = z.string().transform((v, ctx) => {
+  try {
+    return new RegExp(v);
+  } catch (e) {
+    ctx.addIssue({ code: 'custom', message: `invalid regular expression "${v}": ${(e as Error).message}` });
+    return z.NEVER;
+  }
+});
+
+/** Default User-Agent: product token `collector` (matched by robots.txt groups) and version. */
+export const DEFAULT_USER_AGENT = 'collector/0.1 (+https://github.com/collector/collector)';
+
+/**
+ * Crawl options. Durations accept `500`, `500ms`, `15s`, `5m`; sizes accept `10MB`, `2G`.
+ * Every field has the default written beside it; `collector crawl --help` shows the same.
+ */
+export const CrawlOptionsSchema = z.object({
+  /** Seed URLs (absolute http/https). */
+  seeds: z.array(z.string()).min(1),
+  /** Output directory (DESIGN §4 layout). Default `./data`. */
+  out: z.string().default('./data'),
+  /** Worker processes. Default 1 in this version (the supervisor makes N work). */
+  processes: z.number().int().positive().default(1),
+  /** Fetch slots per process: requests in flight at once. Default 16. */
+  concurrency: z.number().int().positive().default(16),
+  /** Requests in flight at once to one host. Default 2. */
+  hostConcurrency: z.number().int().positive().default(2),
+  /** Minimum gap between request starts to one host, ms. Default 500. robots Crawl-delay and Retry-After raise it. */
+  delay: duration('ms').default(500),
+  /** Random extra gap, uniformly 0..jitter × delay. Default 0.5. */
+  jitter: z.number().min(0).max(10).default(0.5),
+  /** Stop after this many URLs attempted (items written). Default unlimited. */
+  maxPages: z.number().int().positive().optional(),
+  /** Do not follow links deeper than this (seeds are depth 0). Default unlimited. */
+  maxDepth: z.number().int().min(0).optional(),
+  /** Largest body accepted, bytes, measured after decompression. Default 10 MiB. */
+  maxBytes: size.default(10 * 1024 * 1024),
+  /** Which discovered links are followed: the seed's directory (like wget -np), host, registrable domain, any. */
+  scope: z.enum(['prefix', 'host', 'domain', 'any']).default('prefix'),
+  /** Follow only URLs matching one of these regexes (when any are given). */
+  include: z.array(regex).default([]),
+  /** Never follow URLs matching any of these regexes. */
+  exclude: z.array(regex).default([]),
+  /** Whole-request limit (connect + headers + body), ms. Default 15 s. */
+  timeout: duration('s').default(15_000),
+  /** Retries of a failed request (network errors, 408, 429, 5xx). Default 3. */
+  retries: z.number().int().min(0).default(3),
+  /** First retry backoff, ms; doubles each attempt, with jitter. Default 1 s. */
+  retryBackoff: duration('ms').default(1000),
+  /** Largest Retry-After / rate-limit pause honoured, ms. Longer ones are capped. Default 10 min. */
+  maxRetryAfter: duration('s').default(600_000),
+  /** User-Agent header; its first token is matched against robots.txt groups. */
+  userAgent: z.string().min(1).default(DEFAULT_USER_AGENT),
+  /** Obey robots.txt (RFC 9309). Default true; `--no-robots` turns it off. */
+  robots: z.boolean().default(true),
+  /** Continue the crawl stored in `out` instead of refusing a non-empty output. */
+  resume: z.boolean().default(false),
+  /** Store response bodies under `<out>/files/`. Default true. */
+  storeBodies: z.boolean().default(true),
+  /** URLs longer than this are skipped as traps. Default 2048. */
+  maxUrlLength: z.number().int().positive().default(2048),
+  /** A path segment sequence repeated more than this is a trap (`/a/b/a/b/a/b/a/b`). Default 3. */
+  maxPathRepeat: z.number().int().positive().default(3),
+  /** Distinct query strings followed per path; more are skipped as traps. 0 = unlimited. Default 1000. */
+  maxQueryVariants: z.number().int().min(0).default(1000),
+  /** Flush state (frontier log, items) after this many items. Default 50. */
+  saveEveryItems: z.number().int().positive().default(50),
+  /** Flush state at least this often, ms. Default 5 s. */
+  saveInterval: duration('ms').default(5000),
+  /** Time allowed at stop for in-flight requests to finish before they are abandoned, ms. Default 10 s. */
+  joinTimeout: duration('s').default(10_000),
+  /** No progress line on stderr. */
+  quiet: z.boolean().default(false),
+  /** Body bytes held in memory waiting for the disk, across all pages; fetching pauses above it. Default 64 MiB. */
+  maxPendingBytes: size.default(64 * 1024 * 1024),
+  /** Proxy URL for all requests (else HTTP_PROXY/HTTPS_PROXY/NO_PROXY from the environment). */
+  proxy: z.string().optional(),
+});
+
+/** Crawl options as written (before defaults). */
+export type CrawlOptionsInput = z.input<typeof CrawlOptionsSchema>;
+/** Crawl options with defaults applied and units converted (durations in ms, sizes in bytes). */
+export type CrawlOptions = z.output<typeof CrawlOptionsSchema>;
+
+/**
+ * Validate raw options and apply defaults.
+ * @throws Error with one line per problem, each `path: message`.
+ */
+export function parseCrawlOptions(input: CrawlOptionsInput): CrawlOptions {
+  const r = CrawlOptionsSchema.safeParse(input);
+  if (!r.success) {
+    const msg = r.error.issues.map((i) => `${i.path.join('.') || 'options'}: ${i.message}`).join('; ');
+    throw new Error(msg);
+  }
+  return r.data;
+}

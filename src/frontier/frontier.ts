@@ -1,0 +1,252 @@
+/**
+ * The frontier: per-host queues with a politeness clock. Each host has a slot holding its
+ * queue (breadth-first: one FIFO per depth), in-flight count, next-allowed time, crawl-delay,
+ * adaptive penalty (429/503) and pause (Retry-After, rate-limit reset). Hosts that may be served
+ * sit in a min-heap keyed by the time they become ready, so politeness is a data structure,
+ * never a sleep in fetch code (the Scrapy downloader-slot model).
+ */
+import { hostKey } from '../url/canonicalize.js';
+import { HostHeap, type HeapItem } from './host-heap.js';
+
+/** One URL handed out by {@link Frontier.next}. */
+export interface FrontierEntry {
+  /** Canonical URL. */
+  url: string;
+  /** host[:port] of `url`. */
+  host: string;
+  /** Link distance from a seed (seeds are 0). */
+  depth: number;
+  /** Failed attempts so far (0 on the first try). */
+  attempt: number;
+}
+
+/** Politeness settings applied to every host. */
+export interface PolitenessOptions {
+  /** Minimum gap between request starts to one host, ms. */
+  delayMs: number;
+  /** Extra random gap, uniformly 0..jitter × the host's gap. */
+  jitter: number;
+  /** Requests in flight at once to one host. */
+  hostConcurrency: number;
+  /** Largest adaptive penalty after 429/503, ms. Default 60 s. */
+  maxPenaltyMs?: number;
+  /** Clock in ms (monotonic). Default `performance.now`. */
+  now?: () => number;
+  /** Random source in [0,1). Default Math.random. */
+  random?: () => number;
+}
+
+/** A FIFO of strings that compacts as it drains (no per-entry objects). */
+class StringFifo {
+  items: string[] = [];
+  head = 0;
+  get length(): number {
+    return this.items.length - this.head;
+  }
+  push(s: string): void {
+    this.items.push(s);
+  }
+  shift(): string {
+    const s = this.items[this.head++];
+    if (this.head >= 1024 && this.head * 2 >= this.items.length) {
+      this.items = this.items.slice(this.head);
+      this.head = 0;
+    }
+    return s;
+  }
+}
+
+/** Per-host state: queue, in-flight count and politeness clock. */
+class HostSlot implements HeapItem {
+  heapKey = 0;
+  heapIndex = -1;
+  /** Queues by depth; index = depth. */
+  buckets: (StringFifo | undefined)[] = [];
+  /** Lowest depth that may hold entries. */
+  minDepth = 0;
+  /** Entries put back after a failure; served before new ones. */
+  retries: FrontierEntry[] = [];
+  queued = 0;
+  inFlight = 0;
+  /** Earliest start of the next request (delay after the previous start). */
+  nextAllowedAt = 0;
+  /** No request before this (Retry-After, rate-limit reset, retry backoff). */
+  pausedUntil = 0;
+  /** robots.txt Crawl-delay, ms. */
+  crawlDelayMs = 0;
+  /** Adaptive extra gap after 429/503, ms; decays on success. */
+  penaltyMs = 0;
+  constructor(readonly host: string) {}
+  readyAt(): number {
+    return this.nextAllowedAt > this.pausedUntil ? this.nextAllowedAt : this.pausedUntil;
+  }
+}
+
+/**
+ * Per-host frontier with politeness. It does not deduplicate: callers add a URL once (after
+ * their seen-set check). Not thread-safe; one per worker process.
+ */
+export class Frontier {
+  private hosts = new Map<string, HostSlot>();
+  private ready = new HostHeap<HostSlot>();
+  private queuedCount = 0;
+  private inFlightCount = 0;
+  private readonly now: () => number;
+  private readonly random: () => number;
+  private readonly maxPenaltyMs: number;
+
+  constructor(private readonly opts: PolitenessOptions) {
+    this.now = opts.now ?? (() => performance.now());
+    this.random = opts.random ?? Math.random;
+    this.maxPenaltyMs = opts.maxPenaltyMs ?? 60_000;
+  }
+
+  /** URLs waiting (not in flight). */
+  get queued(): number {
+    return this.queuedCount;
+  }
+
+  /** URLs handed out and not yet done or retried. */
+  get inFlight(): number {
+    return this.inFlightCount;
+  }
+
+  /** Hosts known to the frontier. */
+  get hostCount(): number {
+    return this.hosts.size;
+  }
+
+  /** Queue a canonical URL at `depth`. */
+  push(url: string, depth: number): void {
+    const slot = this.slot(hostKey(url));
+    let q = slot.buckets[depth];
+    if (q === undefined) {
+      q = new StringFifo();
+      slot.buckets[depth] = q;
+    }
+    q.push(url);
+    if (depth < slot.minDepth) slot.minDepth = depth;
+    slot.queued++;
+    this.queuedCount++;
+    this.schedule(slot);
+  }
+
+  /**
+   * Take the next URL whose host may be served now, or null. The host's clock advances:
+   * its next request may start after delay (max of --delay and Crawl-delay) + penalty + jitter.
+   */
+  next(): FrontierEntry | null {
+    const slot = this.ready.peek();
+    if (slot === undefined) return null;
+    const now = this.now();
+    if (slot.heapKey > now) return null;
+    let entry: FrontierEntry;
+    if (slot.retries.length > 0) {
+      entry = slot.retries.shift() as FrontierEntry;
+    } else {
+      let d = slot.minDepth;
+      let q = slot.buckets[d];
+      while (q === undefined || q.length === 0) q = slot.buckets[++d];
+      slot.minDepth = d;
+      entry = { url: q.shift(), host: slot.host, depth: d, attempt: 0 };
+    }
+    slot.queued--;
+    this.queuedCount--;
+    slot.inFlight++;
+    this.inFlightCount++;
+    const gap = this.gapMs(slot);
+    slot.nextAllowedAt = now + gap + (gap > 0 ? this.random() * this.opts.jitter * gap : 0);
+    this.schedule(slot);
+    return entry;
+  }
+
+  /** ms until some host becomes ready (0 if one is ready now, Infinity if none is queued). */
+  nextReadyIn(): number {
+    const slot = this.ready.peek();
+    if (slot === undefined) return Number.POSITIVE_INFINITY;
+    return Math.max(0, slot.heapKey - this.now());
+  }
+
+  /** The entry finished (success or final failure). A success decays the host's penalty. */
+  done(entry: FrontierEntry, success = true): void {
+    const slot = this.hosts.get(entry.host);
+    if (slot === undefined) return;
+    slot.inFlight--;
+    this.inFlightCount--;
+    if (success && slot.penaltyMs > 0) {
+      slot.penaltyMs = slot.penaltyMs < 50 ? 0 : slot.penaltyMs * 0.8;
+    }
+    this.schedule(slot);
+  }
+
+  /**
+   * Put a failed entry back to be tried again no earlier than `delayMs` from now; the whole
+   * host waits (a failing host is not hammered by its other URLs).
+   */
+  retry(entry: FrontierEntry, delayMs: number): void {
+    const slot = this.slot(entry.host);
+    slot.inFlight--;
+    this.inFlightCount--;
+    entry.attempt++;
+    slot.retries.push(entry);
+    slot.queued++;
+    this.queuedCount++;
+    slot.pausedUntil = Math.max(slot.pausedUntil, this.now() + delayMs);
+    this.schedule(slot);
+  }
+
+  /** Serve no request to `host` for `ms` from now (Retry-After, X-RateLimit-Reset). */
+  pauseHost(host: string, ms: number): void {
+    const slot = this.slot(host);
+    slot.pausedUntil = Math.max(slot.pausedUntil, this.now() + ms);
+    this.schedule(slot);
+  }
+
+  /** Slow a host down after 429/503: its gap grows (doubling, capped) and decays on success. */
+  slowDown(host: string): void {
+    const slot = this.slot(host);
+    const base = Math.max(this.opts.delayMs, slot.crawlDelayMs, 250);
+    slot.penaltyMs = Math.min(this.maxPenaltyMs, Math.max(base, slot.penaltyMs * 2));
+  }
+
+  /** Apply robots.txt Crawl-delay (ms) to a host. */
+  setCrawlDelay(host: string, ms: number): void {
+    this.slot(host).crawlDelayMs = ms;
+  }
+
+  /** Current gap between request starts for a host, ms (without jitter). */
+  gapFor(host: string): number {
+    const slot = this.hosts.get(host);
+    return slot ? this.gapMs(slot) : this.opts.delayMs;
+  }
+
+  private gapMs(slot: HostSlot): number {
+    const base = slot.crawlDelayMs > this.opts.delayMs ? slot.crawlDelayMs : this.opts.delayMs;
+    return base + slot.penaltyMs;
+  }
+
+  private slot(host: string): HostSlot {
+    let slot = this.hosts.get(host);
+    if (slot === undefined) {
+      slot = new HostSlot(host);
+      this.hosts.set(host, slot);
+    }
+    return slot;
+  }
+
+  /** Keep the invariant: a host is in the heap iff it has queued URLs and a free host slot. */
+  private schedule(slot: HostSlot): void {
+    const eligible = slot.queued > 0 && slot.inFlight < this.opts.hostConcurrency;
+    if (!eligible) {
+      if (slot.heapIndex >= 0) this.ready.remove(slot);
+      if (slot.queued === 0 && slot.inFlight === 0 && slot.crawlDelayMs === 0 && slot.penaltyMs === 0) {
+        // Forget idle hosts whose clock no longer matters, so memory does not grow with hosts seen.
+        if (slot.readyAt() <= this.now()) this.hosts.delete(slot.host);
+      }
+      return;
+    }
+    const key = slot.readyAt();
+    if (slot.heapIndex >= 0) this.ready.update(slot, key);
+    else this.ready.push(slot, key);
+  }
+}

@@ -1,0 +1,542 @@
+/**
+ * The worker loop: takes URLs from the frontier when their host allows, fetches them hop by hop,
+ * hands responses to the source, stores bodies, and acknowledges each URL with exactly one item
+ * line. Links go back through scope and the seen-set into the frontier. Reads top to bottom:
+ * run → dispatch → process (robots → hops → retry/final) → finish (store → item).
+ */
+import { createHash } from 'node:crypto';
+import path from 'node:path';
+import type { Logger } from 'pino';
+import type { CrawlOptions } from '../config/crawl-options.js';
+import { FingerprintSet } from '../dedup/fingerprint-set.js';
+import { Frontier, type FrontierEntry } from '../frontier/frontier.js';
+import { Journal, recoverJournal } from '../frontier/journal.js';
+import { FetchError, type FetchErrorKind } from '../http/fetch-error.js';
+import { Fetcher, type HopResponse, responseHeader } from '../http/fetcher.js';
+import {
+  backoffMs,
+  parseRetryAfter,
+  RETRYABLE_STATUS,
+  rateLimitPauseMs,
+  SLOW_DOWN_STATUS,
+} from '../http/retry-policy.js';
+import { RobotsCache } from '../http/robots.js';
+import { FileSink } from '../sinks/file-sink.js';
+import type { Source } from '../sources/source.js';
+import { canonicalize } from '../url/canonicalize.js';
+import { Scope, type ScopeVerdict } from '../url/scope.js';
+
+/** Largest number of redirect hops followed for one URL. */
+export const MAX_REDIRECTS = 10;
+
+/** Counters of one worker, reported in status and the progress line. */
+export interface CrawlStats {
+  /** Items written (URLs attempted to the end), including those from before a resume. */
+  items: number;
+  /** Items with an `error`. */
+  errors: number;
+  /** Body bytes received this session (after decompression). */
+  bytes: number;
+  /** Retries scheduled. */
+  retries: number;
+  /** Links not followed, by reason. */
+  skipped: Record<Exclude<ScopeVerdict, 'ok'> | 'depth', number>;
+  /** Items written this session (excludes resumed ones). */
+  itemsThisRun: number;
+}
+
+/** One item line (DESIGN §4). */
+export interface Item {
+  url: string;
+  finalUrl: string;
+  status: number | null;
+  contentType: string | null;
+  fetchedAt: string;
+  depth: number;
+  source: string;
+  worker: string;
+  bytes: number;
+  sha256: string | null;
+  title?: string | null;
+  file?: string;
+  error?: { kind: FetchErrorKind; message: string };
+  data?: Record<string, unknown>;
+}
+
+/** What the crawler needs beyond its options. */
+export interface CrawlerDeps {
+  /** Worker id, e.g. `crawl-0`: names the items file, state dir and log. */
+  workerId: string;
+  source: Source;
+  log: Logger;
+  /** Called on every item written (progress). */
+  onItem?: (item: Item) => void;
+}
+
+type Outcome = { kind: 'item'; item: Item; body?: Buffer; links?: string[] } | { kind: 'retry'; delayMs: number };
+
+/** One crawl worker. Create, `start()`, then `run()`; `stop()` ends it gracefully. */
+export class Crawler {
+  readonly stats: CrawlStats = {
+    items: 0,
+    errors: 0,
+    bytes: 0,
+    retries: 0,
+    skipped: { 'out-of-scope': 0, excluded: 0, 'trap-length': 0, 'trap-repeat': 0, 'trap-query': 0, depth: 0 },
+    itemsThisRun: 0,
+  };
+  readonly frontier: Frontier;
+  private readonly seen = new FingerprintSet(1 << 14);
+  /** First 16 hex digits of a body's SHA-256 → URL that stored it (content dedup). */
+  private readonly contentIndex = new Map<string, string>();
+  private readonly scope: Scope;
+  private readonly fetcher: Fetcher;
+  private readonly robots: RobotsCache | null;
+  private readonly files: FileSink | null;
+  private journal!: Journal;
+  private readonly stopController = new AbortController();
+  private stopping = false;
+  private active = 0;
+  private dispatched = 0;
+  /** Items found in the items file at resume. */
+  private resumedItems = 0;
+  private pendingBytes = 0;
+  private readonly writes = new Set<Promise<void>>();
+  private wake: (() => void) | null = null;
+  private readonly lastFailure = new Map<string, Item>();
+  private readonly crawlDelaySet = new Set<string>();
+
+  constructor(
+    private readonly opts: CrawlOptions,
+    private readonly deps: CrawlerDeps,
+  ) {
+    this.frontier = new Frontier({
+      delayMs: opts.delay,
+      jitter: opts.jitter,
+      hostConcurrency: opts.hostConcurrency,
+      maxPenaltyMs: opts.maxRetryAfter,
+    });
+    this.fetcher = new Fetcher({
+      userAgent: opts.userAgent,
+      timeoutMs: opts.timeout,
+      maxBytes: opts.maxBytes,
+      connections: opts.hostConcurrency,
+      proxy: opts.proxy,
+    });
+    this.scope = new Scope({
+      mode: opts.scope,
+      seeds: [],
+      include: opts.include,
+      exclude: opts.exclude,
+      maxUrlLength: opts.maxUrlLength,
+      maxPathRepeat: opts.maxPathRepeat,
+      maxQueryVariants: opts.maxQueryVariants,
+    });
+    this.robots = opts.robots
+      ? new RobotsCache({
+          userAgent: opts.userAgent,
+          fetch: async (url) => {
+            const r = await this.fetcher.fetchHop(url, this.stopController.signal);
+            return { status: r.status, location: r.location, body: r.body.toString('utf8') };
+          },
+        })
+      : null;
+    this.files = opts.storeBodies ? new FileSink({ outDir: opts.out }) : null;
+  }
+
+  private get itemsPath(): string {
+    return path.join(this.opts.out, 'items', `${this.deps.workerId}.jsonl`);
+  }
+
+  private get stateDir(): string {
+    return path.join(this.opts.out, 'state', this.deps.workerId);
+  }
+
+  /**
+   * Open the journal; on resume restore the frontier (enqueued minus done) and the seen-set;
+   * then add the seeds (already-seen seeds are not queued again).
+   * @param seeds canonical seed URLs.
+   */
+  async start(seeds: string[]): Promise<void> {
+    for (const s of seeds) this.scope.addSeed(s);
+    if (this.opts.resume) {
+      const rec = await recoverJournal({ stateDir: this.stateDir, itemsPath: this.itemsPath }, this.seen, (it) =>
+        this.countRecovered(it),
+      );
+      for (const p of rec.pending) this.frontier.push(p.url, p.depth);
+      this.deps.log.info({ pending: rec.pending.length, done: rec.done, repairedBytes: rec.repairedBytes }, 'resumed');
+    }
+    this.journal = await Journal.open({
+      stateDir: this.stateDir,
+      itemsPath: this.itemsPath,
+      saveEveryItems: this.opts.saveEveryItems,
+      saveIntervalMs: this.opts.saveInterval,
+    });
+    for (const s of seeds) this.enqueue(s, 0);
+  }
+
+  private countRecovered(it: Record<string, unknown>): void {
+    this.stats.items++;
+    this.resumedItems++;
+    if (it.error) this.stats.errors++;
+    const sha = it.sha256;
+    const data = it.data as Record<string, unknown> | undefined;
+    if (typeof sha === 'string' && typeof it.file === 'string' && !data?.duplicateOf) {
+      this.contentIndex.set(sha.slice(0, 16), it.url as string);
+    }
+  }
+
+  /** Add a canonical URL to the frontier if it is new. @returns whether it was queued. */
+  private enqueue(url: string, depth: number): boolean {
+    if (!this.seen.add(url)) return false;
+    this.frontier.push(url, depth);
+    this.journal.enqueued(url, depth);
+    return true;
+  }
+
+  /** Ask the crawl to stop: no new requests; in-flight ones get `joinTimeout` to finish. */
+  stop(): void {
+    if (this.stopping) return;
+    this.stopping = true;
+    this.wakeUp();
+  }
+
+  /** Abandon in-flight requests now (second signal). State stays consistent. */
+  abort(): void {
+    this.stop();
+    this.stopController.abort();
+  }
+
+  get isStopping(): boolean {
+    return this.stopping;
+  }
+
+  private wakeUp(): void {
+    const w = this.wake;
+    this.wake = null;
+    w?.();
+  }
+
+  private budgetLeft(): boolean {
+    return this.opts.maxPages === undefined || this.resumedItems + this.dispatched < this.opts.maxPages;
+  }
+
+  /**
+   * Crawl until the frontier is empty, `maxPages` is reached, or `stop()`.
+   * @returns true when finished (frontier drained), false when stopped early.
+   */
+  async run(): Promise<boolean> {
+    const concurrency = this.opts.concurrency;
+    while (!this.stopping) {
+      while (this.active < concurrency && this.pendingBytes < this.opts.maxPendingBytes) {
+        if (!this.budgetLeft()) break;
+        const entry = this.frontier.next();
+        if (entry === null) break;
+        if (entry.attempt === 0) this.dispatched++;
+        this.active++;
+        void this.process(entry).finally(() => {
+          this.active--;
+          this.wakeUp();
+        });
+      }
+      const idle = this.active === 0 && this.pendingBytes === 0;
+      if (idle && (this.frontier.queued === 0 || (!this.budgetLeft() && this.frontier.inFlight === 0))) break;
+      const wait = Math.min(this.frontier.nextReadyIn(), 1000);
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(resolve, wait);
+        this.wake = () => {
+          clearTimeout(t);
+          resolve();
+        };
+      });
+      this.wake = null;
+    }
+    const finished = !this.stopping;
+    await this.drain();
+    return finished;
+  }
+
+  /** Wait for in-flight work (up to joinTimeout, then abort it), then flush everything. */
+  private async drain(): Promise<void> {
+    if (this.active > 0) {
+      const deadline = Date.now() + this.opts.joinTimeout;
+      while (this.active > 0 && Date.now() < deadline && !this.stopController.signal.aborted) {
+        await new Promise<void>((resolve) => {
+          const t = setTimeout(resolve, 50);
+          this.wake = () => {
+            clearTimeout(t);
+            resolve();
+          };
+        });
+      }
+      if (this.active > 0) this.stopController.abort();
+      while (this.active > 0) await new Promise((r) => setTimeout(r, 10));
+    }
+    // URLs waiting for a retry when the page budget ran out get their last failure as final item.
+    if (!this.stopping) {
+      for (const item of this.lastFailure.values()) this.writeItem(item);
+      this.lastFailure.clear();
+    }
+    await Promise.all(this.writes);
+  }
+
+  /** Close the journal, sinks and connections. */
+  async close(): Promise<void> {
+    await this.journal?.close();
+    await this.files?.close();
+    await this.fetcher.close();
+  }
+
+  private async process(entry: FrontierEntry): Promise<void> {
+    let outcome: Outcome | null;
+    try {
+      outcome = await this.attempt(entry);
+    } catch (e) {
+      // Abandoned at stop: no item; the URL stays pending for --resume.
+      if (this.stopController.signal.aborted) {
+        this.frontier.done(entry, false);
+        return;
+      }
+      this.deps.log.error({ url: entry.url, err: e }, 'unexpected error');
+      outcome = { kind: 'item', item: this.errorItem(entry, entry.url, 'network', String(e), null) };
+    }
+    if (outcome === null) {
+      this.frontier.done(entry, false);
+      return;
+    }
+    if (outcome.kind === 'retry') {
+      this.stats.retries++;
+      this.frontier.retry(entry, outcome.delayMs);
+      return;
+    }
+    this.lastFailure.delete(entry.url);
+    const ok = outcome.item.error === undefined;
+    this.frontier.done(entry, ok);
+    const { item, body, links } = outcome;
+    if (links) this.follow(links, entry.depth + 1);
+    this.finish(item, body);
+  }
+
+  /** One try of one URL, through robots and redirects. null = abandoned at stop. */
+  private async attempt(entry: FrontierEntry): Promise<Outcome | null> {
+    const hops: string[] = [entry.url];
+    let url = entry.url;
+    const denied = await this.robotsCheck(entry, url);
+    if (denied) return denied;
+    for (;;) {
+      let res: HopResponse;
+      try {
+        res = await this.fetcher.fetchHop(url, this.stopController.signal);
+      } catch (e) {
+        if (this.stopController.signal.aborted) return null;
+        const fe = e as FetchError;
+        const retryable = fe.kind === 'network' || fe.kind === 'timeout';
+        return this.failure(entry, url, fe.kind, fe.message, fe.status, retryable, null);
+      }
+      this.applyRateLimit(entry.host, res);
+      if (res.location !== null) {
+        const target = canonicalize(res.location, url);
+        if (target === null) {
+          return this.final(entry, res, url, { redirectTo: res.location, note: 'redirect to a non-http(s) URL' });
+        }
+        if (hops.includes(target)) {
+          return this.failure(entry, target, 'redirect-loop', `redirect loop: ${[...hops, target].join(' -> ')}`, res.status, false, null);
+        }
+        if (hops.length > MAX_REDIRECTS) {
+          return this.failure(entry, target, 'redirect-loop', `more than ${MAX_REDIRECTS} redirects`, res.status, false, null);
+        }
+        const verdict = this.scope.check(target);
+        if (verdict !== 'ok') {
+          return this.failure(entry, target, 'out-of-scope', `redirect to ${target} (${verdict})`, res.status, false, null);
+        }
+        if (!this.seen.add(target)) {
+          // Already collected or queued under its own URL: record the redirect, do not fetch twice.
+          return this.final(entry, res, target, { redirectTo: target, redirectSeen: true });
+        }
+        hops.push(target);
+        url = target;
+        const deniedHop = await this.robotsCheck(entry, url);
+        if (deniedHop) return deniedHop;
+        continue;
+      }
+      if (RETRYABLE_STATUS.has(res.status)) {
+        if (SLOW_DOWN_STATUS.has(res.status)) this.frontier.slowDown(entry.host);
+        const retryAfter = parseRetryAfter(responseHeader(res.headers, 'retry-after'));
+        return this.failure(entry, url, 'http-status', `HTTP ${res.status}`, res.status, true, retryAfter, res);
+      }
+      return this.final(entry, res, url, undefined);
+    }
+  }
+
+  /** robots.txt gate for one hop. @returns an outcome when the URL may not be fetched. */
+  private async robotsCheck(entry: FrontierEntry, url: string): Promise<Outcome | null> {
+    if (this.robots === null) return null;
+    const verdict = this.robots.peek(url) ?? (await this.robots.check(url));
+    if (verdict.crawlDelayMs !== null && verdict.crawlDelayMs > 0 && !this.crawlDelaySet.has(entry.host)) {
+      this.crawlDelaySet.add(entry.host);
+      this.frontier.setCrawlDelay(entry.host, Math.min(verdict.crawlDelayMs, this.opts.maxRetryAfter));
+    }
+    if (verdict.allowed) return null;
+    if (verdict.reason === 'unavailable') {
+      return this.failure(entry, url, 'robots-disallowed', 'robots.txt unavailable (5xx or unreachable)', null, true, 60_000);
+    }
+    return this.failure(entry, url, 'robots-disallowed', 'disallowed by robots.txt', null, false, null);
+  }
+
+  private applyRateLimit(host: string, res: HopResponse): void {
+    const h = res.headers;
+    const pause = rateLimitPauseMs(
+      responseHeader(h, 'x-ratelimit-remaining') ?? responseHeader(h, 'ratelimit-remaining'),
+      responseHeader(h, 'x-ratelimit-reset') ?? responseHeader(h, 'ratelimit-reset'),
+    );
+    if (pause !== null && pause > 0) this.frontier.pauseHost(host, Math.min(pause, this.opts.maxRetryAfter));
+  }
+
+  /** A failed try: retried while attempts remain, else a final error item. */
+  private failure(
+    entry: FrontierEntry,
+    url: string,
+    kind: FetchErrorKind,
+    message: string,
+    status: number | null,
+    retryable: boolean,
+    retryAfterMs: number | null,
+    res?: HopResponse,
+  ): Outcome {
+    const item = this.errorItem(entry, url, kind, message, status, res);
+    if (retryable && entry.attempt < this.opts.retries && !this.stopping) {
+      this.lastFailure.set(entry.url, item);
+      const delayMs = backoffMs(entry.attempt + 1, this.opts.retryBackoff, retryAfterMs, this.opts.maxRetryAfter);
+      return { kind: 'retry', delayMs };
+    }
+    return { kind: 'item', item };
+  }
+
+  private errorItem(
+    entry: FrontierEntry,
+    finalUrl: string,
+    kind: FetchErrorKind,
+    message: string,
+    status: number | null,
+    res?: HopResponse,
+  ): Item {
+    const item = this.baseItem(entry, finalUrl, status, res?.contentType ?? null);
+    item.error = { kind, message };
+    if (res && res.body.length > 0) {
+      item.bytes = res.body.length;
+      item.sha256 = createHash('sha256').update(res.body).digest('hex');
+    }
+    return item;
+  }
+
+  private baseItem(entry: FrontierEntry, finalUrl: string, status: number | null, contentType: string | null): Item {
+    return {
+      url: entry.url,
+      finalUrl,
+      status,
+      contentType,
+      fetchedAt: new Date().toISOString(),
+      depth: entry.depth,
+      source: this.deps.source.name,
+      worker: this.deps.workerId,
+      bytes: 0,
+      sha256: null,
+    };
+  }
+
+  /** A final response: content-dedup, source extraction for 2xx, error item for other statuses. */
+  private final(entry: FrontierEntry, res: HopResponse, finalUrl: string, data: Record<string, unknown> | undefined): Outcome {
+    const item = this.baseItem(entry, finalUrl, res.status, res.contentType);
+    if (data) item.data = { ...data };
+    const body = res.body;
+    item.bytes = body.length;
+    this.stats.bytes += body.length;
+    if (res.location === null || body.length > 0) {
+      item.sha256 = createHash('sha256').update(body).digest('hex');
+    }
+    if (res.encodingFlag) item.data = { ...item.data, contentEncoding: res.encodingFlag };
+    if (res.status >= 400) {
+      item.error = { kind: 'http-status', message: `HTTP ${res.status}` };
+      return { kind: 'item', item };
+    }
+    if (res.status < 200 || res.status >= 300 || item.sha256 === null) return { kind: 'item', item };
+    if (body.length > 0) {
+      const key = item.sha256.slice(0, 16);
+      const original = this.contentIndex.get(key);
+      if (original !== undefined && original !== entry.url) {
+        item.data = { ...item.data, duplicateOf: original };
+        return { kind: 'item', item };
+      }
+      this.contentIndex.set(key, entry.url);
+    }
+    let links: string[] | undefined;
+    try {
+      const r = this.deps.source.handle({
+        url: entry.url,
+        finalUrl,
+        status: res.status,
+        contentType: res.contentType,
+        headers: res.headers,
+        body,
+        depth: entry.depth,
+      });
+      if (r.title !== undefined) item.title = r.title;
+      if (r.data) item.data = { ...item.data, ...r.data };
+      links = r.links;
+    } catch (e) {
+      item.error = { kind: 'decode', message: `source ${this.deps.source.name} failed: ${(e as Error).message}` };
+    }
+    return { kind: 'item', item, body: body.length > 0 ? body : undefined, links };
+  }
+
+  /** Send links through depth and scope into the frontier. */
+  private follow(links: string[], depth: number): void {
+    if (this.opts.maxDepth !== undefined && depth > this.opts.maxDepth) {
+      this.stats.skipped.depth += links.length;
+      return;
+    }
+    for (const link of links) {
+      const verdict = this.scope.check(link);
+      if (verdict !== 'ok') {
+        this.stats.skipped[verdict]++;
+        continue;
+      }
+      this.enqueue(link, depth);
+    }
+  }
+
+  /** Store the body (off the fetch path), then write the item: the acknowledgement. */
+  private finish(item: Item, body: Buffer | undefined): void {
+    if (body === undefined || this.files === null) {
+      this.writeItem(item);
+      return;
+    }
+    this.pendingBytes += body.length;
+    const w = this.files
+      .write(item.finalUrl, body)
+      .then(
+        (file) => {
+          item.file = file;
+        },
+        (e: Error) => {
+          this.deps.log.error({ url: item.url, err: e.message }, 'storing body failed');
+          item.data = { ...item.data, storeError: e.message };
+        },
+      )
+      .then(() => {
+        this.pendingBytes -= body.length;
+        this.writeItem(item);
+        this.writes.delete(w);
+        this.wakeUp();
+      });
+    this.writes.add(w);
+  }
+
+  private writeItem(item: Item): void {
+    this.stats.items++;
+    this.stats.itemsThisRun++;
+    if (item.error) this.stats.errors++;
+    this.journal.item(JSON.stringify(item));
+    this.deps.onItem?.(item);
+  }
+}

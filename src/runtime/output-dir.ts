@@ -1,0 +1,107 @@
+/**
+ * Preparing `<out>` for a crawl: writable, not holding another crawl unless resuming, locked
+ * against a second collector by a pid file, and the crawl's seeds recorded for `--resume`.
+ */
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { UsageError } from '../config/usage-error.js';
+import { writeFileAtomic } from '../sinks/atomic-file.js';
+
+/** What a crawl remembers about itself in `<out>/state/crawl.json`. */
+export interface CrawlRecord {
+  version: 1;
+  seeds: string[];
+  createdAt: string;
+}
+
+async function nonEmptyDir(p: string): Promise<boolean> {
+  try {
+    return (await fs.readdir(p)).length > 0;
+  } catch {
+    return false;
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Take `<out>/collector.pid` (O_EXCL). A stale file (dead pid) is replaced.
+ * @returns a function that releases the lock.
+ * @throws UsageError when a live collector holds it.
+ */
+export async function lockOutput(out: string): Promise<() => Promise<void>> {
+  const file = path.join(out, 'collector.pid');
+  for (let tries = 0; tries < 3; tries++) {
+    try {
+      const fh = await fs.open(file, 'wx');
+      await fh.write(`${process.pid}\n`);
+      await fh.close();
+      return async () => {
+        await fs.rm(file, { force: true });
+      };
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+      const pid = Number((await fs.readFile(file, 'utf8').catch(() => '')).trim());
+      if (pid > 0 && pid !== process.pid && alive(pid)) {
+        throw new UsageError(`--out ${out}: in use by another collector (pid ${pid}); stop it first or choose another --out`);
+      }
+      await fs.rm(file, { force: true });
+    }
+  }
+  throw new UsageError(`--out ${out}: could not take the lock file ${file}`);
+}
+
+/**
+ * Check and prepare the output directory; returns the seeds to crawl.
+ * @param seeds canonical seeds from the command line (may be empty with resume).
+ * @throws UsageError when `out` is not writable, holds another crawl without `resume`, or
+ *   there is nothing to resume.
+ */
+export async function prepareOutput(out: string, seeds: string[], resume: boolean): Promise<string[]> {
+  try {
+    await fs.mkdir(out, { recursive: true });
+    await fs.access(out, fs.constants.W_OK);
+    const probe = path.join(out, `.write-test-${process.pid}`);
+    await fs.writeFile(probe, '');
+    await fs.rm(probe);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code ?? 'error';
+    throw new UsageError(`--out ${out}: not writable (${code}); choose a directory you can write to`);
+  }
+  const recordPath = path.join(out, 'state', 'crawl.json');
+  const hasCrawl = (await nonEmptyDir(path.join(out, 'items'))) || (await nonEmptyDir(path.join(out, 'state')));
+  if (!resume) {
+    if (hasCrawl) {
+      throw new UsageError(
+        `--out ${out}: holds an earlier crawl (items/, state/); add --resume to continue it, or choose an empty directory`,
+      );
+    }
+    if (seeds.length === 0) throw new UsageError('no URL given: collector crawl <url...>');
+    await fs.mkdir(path.join(out, 'state'), { recursive: true });
+    const rec: CrawlRecord = { version: 1, seeds, createdAt: new Date().toISOString() };
+    await writeFileAtomic(recordPath, `${JSON.stringify(rec, null, 2)}\n`);
+    return seeds;
+  }
+  let rec: CrawlRecord;
+  try {
+    rec = JSON.parse(await fs.readFile(recordPath, 'utf8')) as CrawlRecord;
+  } catch {
+    if (seeds.length === 0) {
+      throw new UsageError(`--out ${out}: no crawl to resume (no state/crawl.json); give seed URLs or drop --resume`);
+    }
+    rec = { version: 1, seeds: [], createdAt: new Date().toISOString() };
+  }
+  const all = [...new Set([...rec.seeds, ...seeds])];
+  if (all.length !== rec.seeds.length) {
+    await fs.mkdir(path.join(out, 'state'), { recursive: true });
+    await writeFileAtomic(recordPath, `${JSON.stringify({ ...rec, seeds: all }, null, 2)}\n`);
+  }
+  return all;
+}

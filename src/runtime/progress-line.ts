@@ -1,0 +1,46 @@
+/**
+ * The live progress line on a TTY's stderr: pages, pages/s, queued, errors, bytes — redrawn in
+ * place once a second and cleared at the end.
+ */
+import type { Crawler } from './crawler.js';
+
+function mb(bytes: number): string {
+  return `${(bytes / 1048576).toFixed(1)} MB`;
+}
+
+/** Redraws one status line every second while a crawl runs. */
+export class ProgressLine {
+  private timer: NodeJS.Timeout | null = null;
+  private lastItems = 0;
+  private lastAt = 0;
+
+  constructor(
+    private readonly crawler: Crawler,
+    private readonly out: NodeJS.WriteStream = process.stderr,
+  ) {}
+
+  start(): void {
+    this.lastAt = performance.now();
+    this.lastItems = this.crawler.stats.items;
+    this.timer = setInterval(() => this.draw(), 1000);
+    this.timer.unref();
+  }
+
+  private draw(): void {
+    const s = this.crawler.stats;
+    const now = performance.now();
+    const rate = ((s.items - this.lastItems) * 1000) / Math.max(1, now - this.lastAt);
+    this.lastItems = s.items;
+    this.lastAt = now;
+    this.out.write(
+      `\r\x1b[Kpages ${s.items}  ${rate.toFixed(0)}/s  queued ${this.crawler.frontier.queued}  ` +
+        `errors ${s.errors}  ${mb(s.bytes)}${this.crawler.isStopping ? '  stopping…' : ''}`,
+    );
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    this.out.write('\r\x1b[K');
+  }
+}

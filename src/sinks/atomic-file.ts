@@ -1,0 +1,52 @@
+/**
+ * Replaces a file atomically (temp file in the same directory, then rename), so readers
+ * and crash recovery only ever see the old or the new content, never a half-written file.
+ */
+import { randomBytes } from 'node:crypto';
+import { open, rename, unlink } from 'node:fs/promises';
+
+/** Infix of temp file names: `<name>.part-<12 hex>`. Leftovers after a crash are safe to delete. */
+export const TEMP_INFIX = '.part-';
+
+/** Options for {@link writeFileAtomic}. */
+export interface AtomicWriteOptions {
+  /**
+   * fsync the temp file before the rename (default false). Survives power loss, not just
+   * process death, at the cost of a disk flush per call: use it for state snapshots,
+   * not for every stored page.
+   */
+  fsync?: boolean;
+}
+
+/**
+ * Writes `data` to `path` atomically: writes `<path>.part-<random>` in the same directory,
+ * then renames it over `path`. On failure the temp file is removed and the original
+ * error rethrown, so nothing half-written is left under either name.
+ *
+ * @param path destination file; its directory must already exist.
+ * @param data file contents (strings are written as UTF-8).
+ * @throws the fs error (with `code`), e.g. ENOENT when the directory is missing,
+ *   ENOTDIR when a path component is a file, EISDIR when `path` is a directory.
+ */
+export async function writeFileAtomic(
+  path: string,
+  data: string | Buffer,
+  options: AtomicWriteOptions = {},
+): Promise<void> {
+  const temp = `${path}${TEMP_INFIX}${randomBytes(6).toString('hex')}`;
+  let created = false;
+  try {
+    const handle = await open(temp, 'wx');
+    created = true;
+    try {
+      await handle.writeFile(data);
+      if (options.fsync) await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(temp, path);
+  } catch (error) {
+    if (created) await unlink(temp).catch(() => {});
+    throw error;
+  }
+}

@@ -1,0 +1,193 @@
+/**
+ * Stores response bodies under `<out>/files/<host>/<path>` with atomic writes and a
+ * bounded FIFO write queue, so the fetch loop hands bodies off without waiting on disk.
+ */
+import { createHash } from 'node:crypto';
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { writeFileAtomic } from './atomic-file.js';
+import { CONFLICTS_DIR, filePathFor } from './file-path.js';
+
+/** Default number of bodies written to disk at the same time. */
+export const DEFAULT_MAX_CONCURRENT_WRITES = 8;
+
+/** Options for {@link FileSink}. */
+export interface FileSinkOptions {
+  /** The crawl's output directory `<out>`; bodies go to `<out>/files/`. */
+  outDir: string;
+  /** Bodies written concurrently, ≥ 1 (default 8); further writes wait in FIFO order. */
+  maxConcurrentWrites?: number;
+}
+
+interface WriteJob {
+  url: string;
+  body: Buffer;
+  resolve: (file: string) => void;
+  reject: (error: unknown) => void;
+}
+
+/** fs error codes meaning "a file sits where a directory is needed, or the reverse". */
+const CONFLICT_CODES = new Set(['ENOTDIR', 'EEXIST', 'EISDIR']);
+
+function isConflict(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  return code !== undefined && CONFLICT_CODES.has(code);
+}
+
+/**
+ * Resolves `relative` against `root` and checks the result is strictly inside `root`
+ * (defence in depth: {@link filePathFor} already never yields `..` or absolute paths).
+ *
+ * @param root absolute directory, e.g. `<out>/files`.
+ * @param relative path to place under it.
+ * @returns the absolute path.
+ * @throws Error when the resolved path is `root` itself or outside it.
+ */
+export function resolveInside(root: string, relative: string): string {
+  const target = path.resolve(root, relative);
+  if (!target.startsWith(root + path.sep)) {
+    throw new Error(`path ${JSON.stringify(relative)} resolves outside ${root}: ${target}`);
+  }
+  return target;
+}
+
+/**
+ * Writes bodies to `<outDir>/files/` at {@link filePathFor}`(url)`.
+ *
+ * - Atomic: each body goes to `<name>.part-<random>` and is renamed into place.
+ * - File/directory clashes (`/a` stored as a file, then `/a/b` needs `a/` as a directory,
+ *   or the reverse) store the later body at `files/<host>/_conflicts/<16 hex of
+ *   SHA-1(url)>` instead.
+ * - Bounded: at most `maxConcurrentWrites` writes run at once; the rest queue in FIFO
+ *   order, holding their bodies in memory (see {@link pendingBytes} for backpressure).
+ *
+ * Not safe for two sinks (or processes) writing the same host directory concurrently
+ * beyond what rename atomicity gives; ownership by host keeps that from happening.
+ */
+export class FileSink {
+  /** Absolute `<outDir>/files`. */
+  readonly filesRoot: string;
+  private readonly maxConcurrent: number;
+  private readonly createdDirs = new Set<string>();
+  private readonly queue: Array<WriteJob | undefined> = [];
+  private queueHead = 0;
+  private active = 0;
+  private queuedBytes = 0;
+  private closed = false;
+  private idleWaiters: Array<() => void> = [];
+
+  /**
+   * @throws RangeError when `maxConcurrentWrites` is not an integer ≥ 1.
+   */
+  constructor(opts: FileSinkOptions) {
+    const max = opts.maxConcurrentWrites ?? DEFAULT_MAX_CONCURRENT_WRITES;
+    if (!Number.isInteger(max) || max < 1) {
+      throw new RangeError(`FileSink: maxConcurrentWrites must be an integer >= 1, got ${max}`);
+    }
+    this.maxConcurrent = max;
+    this.filesRoot = path.resolve(opts.outDir, 'files');
+  }
+
+  /** Writes queued or in progress. */
+  get pendingWrites(): number {
+    return this.queue.length - this.queueHead + this.active;
+  }
+
+  /** Body bytes waiting in the queue (not yet being written), for memory backpressure. */
+  get pendingBytes(): number {
+    return this.queuedBytes;
+  }
+
+  /**
+   * Queues `body` to be stored for `url`. Returns immediately; the promise settles once
+   * the file is in place under its final name.
+   *
+   * @param url canonical http(s) URL the body was fetched from.
+   * @param body the body bytes, written as-is.
+   * @returns path relative to `outDir`, POSIX separators, e.g. `files/host/a/index.html`
+   *   or `files/host/_conflicts/0123456789abcdef`.
+   * @throws (rejects) Error when the sink is closed, the URL is not http(s) (TypeError
+   *   if it does not parse), the resolved path escapes `<outDir>/files`, or an fs error.
+   */
+  write(url: string, body: Buffer): Promise<string> {
+    if (this.closed) return Promise.reject(new Error(`FileSink is closed; cannot write ${url}`));
+    return new Promise<string>((resolve, reject) => {
+      this.queue.push({ url, body, resolve, reject });
+      this.queuedBytes += body.length;
+      this.pump();
+    });
+  }
+
+  /**
+   * Stops accepting writes and resolves once every queued and in-progress write has
+   * settled. Idempotent; never rejects (individual `write` promises carry the errors).
+   */
+  close(): Promise<void> {
+    this.closed = true;
+    if (this.pendingWrites === 0) return Promise.resolve();
+    return new Promise<void>((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  /**
+   * Stores one body and returns its path relative to `outDir`. Called by the queue with
+   * at most `maxConcurrentWrites` calls in flight; subclasses may wrap it (e.g. to
+   * instrument), but must call `super.store`.
+   *
+   * @throws Error when the path escapes `<outDir>/files`; fs errors other than clashes.
+   */
+  protected async store(url: string, body: Buffer): Promise<string> {
+    const relative = filePathFor(url);
+    try {
+      await this.writeUnder(relative, body, url);
+      return `files/${relative}`;
+    } catch (error) {
+      if (!isConflict(error)) throw error;
+    }
+    const host = relative.slice(0, relative.indexOf('/'));
+    const fallback = `${host}/${CONFLICTS_DIR}/${createHash('sha1').update(url).digest('hex').slice(0, 16)}`;
+    await this.writeUnder(fallback, body, url);
+    return `files/${fallback}`;
+  }
+
+  /** Resolves `relative` under `filesRoot`, checks containment, creates dirs, writes. */
+  private async writeUnder(relative: string, body: Buffer, url: string): Promise<void> {
+    let target: string;
+    try {
+      target = resolveInside(this.filesRoot, relative);
+    } catch (error) {
+      throw new Error(`FileSink: unsafe path for ${url}: ${(error as Error).message}`);
+    }
+    const dir = path.dirname(target);
+    if (!this.createdDirs.has(dir)) {
+      await mkdir(dir, { recursive: true });
+      this.createdDirs.add(dir);
+    }
+    await writeFileAtomic(target, body);
+  }
+
+  /** Starts queued jobs while below the concurrency limit; wakes `close` when idle. */
+  private pump(): void {
+    while (this.active < this.maxConcurrent && this.queueHead < this.queue.length) {
+      const job = this.queue[this.queueHead]!;
+      this.queue[this.queueHead] = undefined; // drop the reference so the body can be freed
+      this.queueHead++;
+      this.queuedBytes -= job.body.length;
+      this.active++;
+      this.store(job.url, job.body)
+        .then(job.resolve, job.reject)
+        .finally(() => {
+          this.active--;
+          this.pump();
+        });
+    }
+    if (this.queueHead > 1024 && this.queueHead * 2 > this.queue.length) {
+      this.queue.splice(0, this.queueHead);
+      this.queueHead = 0;
+    }
+    if (this.pendingWrites === 0 && this.idleWaiters.length > 0) {
+      const waiters = this.idleWaiters;
+      this.idleWaiters = [];
+      for (const wake of waiters) wake();
+    }
+  }
+}

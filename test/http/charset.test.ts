@@ -1,0 +1,280 @@
+import iconv from 'iconv-lite';
+import { describe, expect, it } from 'vitest';
+import { decodeBody, sniffEncoding } from '../../src/http/charset.js';
+
+/** [WHATWG name, label a server would send, a title only that encoding can carry] */
+const ENCODINGS: Array<[string, string, string]> = [
+  ['Shift_JIS', 'shift_jis', '日本語のページ「テスト」'],
+  ['EUC-JP', 'euc-jp', '日本語のページ、東京'],
+  ['GBK', 'gbk', '中文网页标题'],
+  ['gb18030', 'GB18030', '中文网页 😀 标题'],
+  ['Big5', 'big5', '繁體中文網頁標題'],
+  ['EUC-KR', 'euc-kr', '한국어 페이지 제목'],
+  ['windows-1251', 'windows-1251', 'Привет, мир — заголовок'],
+  ['KOI8-R', 'koi8-r', 'Привет, мир'],
+  ['windows-1252', 'windows-1252', 'Café crème – naïve € “quoted”'],
+  ['ISO-8859-2', 'iso-8859-2', 'Zażółć gęślą jaźń'],
+  ['ISO-8859-7', 'iso-8859-7', 'Καλημέρα κόσμε'],
+  ['windows-1256', 'windows-1256', 'مرحبا بالعالم'],
+];
+
+function page(title: string, head = ''): string {
+  return `<!DOCTYPE html>\n<html><head>${head}<title>${title}</title></head><body><h1>${title}</h1></body></html>`;
+}
+
+/** Deterministic pseudo-random bytes. */
+function garbage(n: number, seed: number): Buffer {
+  const out = Buffer.alloc(n);
+  let x = seed >>> 0 || 1;
+  for (let i = 0; i < n; i++) {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    out[i] = x & 0xff;
+  }
+  return out;
+}
+
+describe('decodeBody: legacy encodings', () => {
+  for (const [name, label, title] of ENCODINGS) {
+    it(`${name} from the Content-Type charset`, () => {
+      const html = page(title);
+      const body = iconv.encode(html, name);
+      expect(body.equals(Buffer.from(html))).toBe(false); // really not UTF-8
+      const r = decodeBody(body, `text/html; charset=${label}`, true);
+      expect(r).toEqual({ text: html, encoding: name, source: 'header' });
+    });
+
+    it(`${name} from <meta charset>`, () => {
+      const html = page(title, `<meta charset="${label}">`);
+      const r = decodeBody(iconv.encode(html, name), 'text/html', true);
+      expect(r).toEqual({ text: html, encoding: name, source: 'meta' });
+    });
+
+    it(`${name} from <meta http-equiv content>`, () => {
+      const html = page(title, `<META HTTP-EQUIV="Content-Type" CONTENT="text/html; charset=${label}">`);
+      const r = decodeBody(iconv.encode(html, name), null, true);
+      expect(r).toEqual({ text: html, encoding: name, source: 'meta' });
+    });
+  }
+});
+
+describe('decodeBody: UTF-8 and UTF-16', () => {
+  const title = 'Ünïcödé 日本語 😀';
+
+  it('UTF-8 with BOM: BOM wins and is stripped', () => {
+    const html = page(title);
+    const body = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(html)]);
+    expect(decodeBody(body, 'text/html; charset=windows-1252', true)).toEqual({
+      text: html,
+      encoding: 'UTF-8',
+      source: 'bom',
+    });
+  });
+
+  for (const name of ['UTF-16LE', 'UTF-16BE']) {
+    it(`${name} from its BOM, over a contradicting header`, () => {
+      const html = page(title);
+      const body = iconv.encode(html, name, { addBOM: true });
+      expect(decodeBody(body, 'text/html; charset=iso-8859-1', true)).toEqual({
+        text: html,
+        encoding: name,
+        source: 'bom',
+      });
+    });
+
+    it(`${name} from the header without BOM`, () => {
+      const html = page(title);
+      const r = decodeBody(iconv.encode(html, name), `text/html; charset="${name.toLowerCase()}"`, true);
+      expect(r).toEqual({ text: html, encoding: name, source: 'header' });
+    });
+  }
+
+  it('plain UTF-8 without any declaration is the default', () => {
+    const html = page(title);
+    expect(decodeBody(Buffer.from(html), 'text/html', true)).toEqual({
+      text: html,
+      encoding: 'UTF-8',
+      source: 'default',
+    });
+  });
+
+  it('a <meta> declaring UTF-16 in an ASCII-compatible page means UTF-8', () => {
+    const html = page(title, '<meta charset="utf-16">');
+    expect(decodeBody(Buffer.from(html), 'text/html', true)).toEqual({
+      text: html,
+      encoding: 'UTF-8',
+      source: 'meta',
+    });
+  });
+});
+
+describe('sniffEncoding: precedence and labels', () => {
+  it('header wins over meta', () => {
+    const html = page('Привет', '<meta charset="koi8-r">');
+    const body = iconv.encode(html, 'windows-1251');
+    const r = decodeBody(body, 'text/html;charset=windows-1251', true);
+    expect(r.encoding).toBe('windows-1251');
+    expect(r.source).toBe('header');
+    expect(r.text).toBe(html);
+  });
+
+  it('a bogus header label is ignored: meta then decides, else UTF-8', () => {
+    const html = page('Café', '<meta charset="windows-1252">');
+    expect(sniffEncoding(iconv.encode(html, 'windows-1252'), 'text/html; charset=bogus-x', true)).toEqual({
+      encoding: 'windows-1252',
+      source: 'meta',
+    });
+    const plain = page('Café');
+    expect(decodeBody(Buffer.from(plain), 'text/html; charset=no-such-charset', true)).toEqual({
+      text: plain,
+      encoding: 'UTF-8',
+      source: 'default',
+    });
+    expect(sniffEncoding(Buffer.from('<meta charset="foo">'), null, true).source).toBe('default');
+  });
+
+  it('iso-8859-1, latin1 and ascii labels mean windows-1252 (0x80 is €)', () => {
+    for (const label of ['iso-8859-1', 'ISO_8859-1', 'latin1', 'us-ascii', 'ascii']) {
+      const r = decodeBody(Buffer.from([0x80, 0x20, 0xe9]), `text/plain; charset=${label}`, false);
+      expect(r).toEqual({ text: '€ é', encoding: 'windows-1252', source: 'header' });
+    }
+  });
+
+  it('parses quoted, spaced and multi-parameter Content-Type values', () => {
+    const cases: Array<[string, string]> = [
+      ['text/html; charset="Shift_JIS"', 'Shift_JIS'],
+      ['text/html ; Charset = euc-jp ', 'EUC-JP'],
+      ['text/html; format=flowed; charset=utf-8; q=1', 'UTF-8'],
+      ['text/html;charset=x-sjis', 'Shift_JIS'],
+      ['text/html; charset=gb2312', 'GBK'],
+    ];
+    for (const [ct, expected] of cases) {
+      expect(sniffEncoding(Buffer.from('<p>x</p>'), ct, true)).toEqual({
+        encoding: expected,
+        source: 'header',
+      });
+    }
+    expect(sniffEncoding(Buffer.from('x'), 'text/html; xcharset=koi8-r', true).source).toBe('default');
+  });
+
+  it('meta prescan only for HTML; ignores comments and attributes of other tags', () => {
+    const meta = Buffer.from('<meta charset="koi8-r">');
+    expect(sniffEncoding(meta, 'text/plain', false).source).toBe('default');
+    expect(sniffEncoding(meta, null, true)).toEqual({ encoding: 'KOI8-R', source: 'meta' });
+
+    const commented = Buffer.from('<!-- <meta charset="koi8-r"> --><meta charset=shift_jis>');
+    expect(sniffEncoding(commented, null, true).encoding).toBe('Shift_JIS');
+    const inAttr = Buffer.from('<a title="<meta charset=koi8-r>">x</a><meta charset=euc-kr>');
+    expect(sniffEncoding(inAttr, null, true).encoding).toBe('EUC-KR');
+    // http-equiv missing: the content charset does not count (spec "need pragma")
+    const noPragma = Buffer.from('<meta content="text/html; charset=koi8-r">');
+    expect(sniffEncoding(noPragma, null, true).source).toBe('default');
+    // first occurrence of an attribute wins; charset attribute beats a later content
+    const both = Buffer.from(
+      '<meta charset="big5" charset="koi8-r" http-equiv="content-type" content="text/html;charset=gbk">',
+    );
+    expect(sniffEncoding(both, null, true).encoding).toBe('Big5');
+  });
+
+  it('meta past the first 1024 bytes: ignored for UTF-8 bodies, found when the body is not UTF-8', () => {
+    const filler = `<script>/* ${'x'.repeat(2000)} */</script>`;
+    const html = `<html><head>${filler}<meta charset="windows-1251"><title>Привет</title></head></html>`;
+    const legacy = iconv.encode(html, 'windows-1251');
+    expect(decodeBody(legacy, 'text/html', true)).toEqual({
+      text: html,
+      encoding: 'windows-1251',
+      source: 'meta',
+    });
+    const utf8 = Buffer.from(html);
+    expect(sniffEncoding(utf8, 'text/html', true)).toEqual({ encoding: 'UTF-8', source: 'default' });
+  });
+
+  it('XML declaration decides for non-HTML bodies (feeds, sitemaps)', () => {
+    const xml = '<?xml version="1.0" encoding="windows-1251"?><rss><title>Новости</title></rss>';
+    expect(decodeBody(iconv.encode(xml, 'windows-1251'), 'application/rss+xml', false)).toEqual({
+      text: xml,
+      encoding: 'windows-1251',
+      source: 'meta',
+    });
+    const header = decodeBody(Buffer.from(xml), 'application/xml; charset=utf-8', false);
+    expect(header.encoding).toBe('UTF-8');
+  });
+
+  it('x-user-defined and unsupported-but-known labels never break decoding', () => {
+    expect(decodeBody(Buffer.from([0x41, 0x80]), 'text/html; charset=x-user-defined', true).encoding).toBe(
+      'windows-1252',
+    );
+    // iso-2022-jp is a WHATWG label iconv-lite cannot decode; treated as unknown
+    const r = decodeBody(Buffer.from('hello'), 'text/html; charset=iso-2022-jp', true);
+    expect(r).toEqual({ text: 'hello', encoding: 'UTF-8', source: 'default' });
+  });
+});
+
+describe('robustness', () => {
+  const contentTypes = [
+    null,
+    'text/html',
+    'text/html; charset=',
+    'text/html; charset="',
+    'text/html; charset=utf-16le',
+    'text/html; charset=shift_jis',
+    'text/html; charset=gb18030',
+    'text/html; charset=big5',
+    'text/html; charset=x-user-defined',
+    ';;;charset=;=;',
+    `text/html; charset=${'a'.repeat(10_000)}`,
+  ];
+
+  it('binary garbage never throws, for any content type', () => {
+    for (let seed = 1; seed <= 40; seed++) {
+      const body = garbage(seed * 97, seed);
+      for (const ct of contentTypes) {
+        for (const isHtml of [true, false]) {
+          const r = decodeBody(body, ct, isHtml);
+          expect(typeof r.text).toBe('string');
+        }
+      }
+    }
+  });
+
+  it('truncated and hostile markup never throws', () => {
+    const inputs = [
+      '',
+      '<',
+      '<meta',
+      '<meta ',
+      '<meta charset',
+      '<meta charset=',
+      '<meta charset="utf',
+      '<!--',
+      '<!-->',
+      '<a href="',
+      '<?xml',
+      '<?xml version="1.0" encoding="',
+      `${'<a x="'.repeat(5000)}`,
+      `${'<meta '.repeat(3000)}`,
+      `<meta http-equiv=content-type content='charset=`,
+    ];
+    for (const input of inputs) {
+      const body = Buffer.concat([
+        Buffer.from(input, 'latin1'),
+        Buffer.from([0xff, 0xfe].slice(0, input.length % 2)),
+      ]);
+      expect(() => decodeBody(body, 'text/html', true)).not.toThrow();
+      expect(() => decodeBody(Buffer.from(input), null, false)).not.toThrow();
+    }
+    expect(decodeBody(Buffer.alloc(0), null, true)).toEqual({
+      text: '',
+      encoding: 'UTF-8',
+      source: 'default',
+    });
+  });
+
+  it('hostile markup stays fast', () => {
+    const body = Buffer.concat([Buffer.from('<a x="'.repeat(3000)), Buffer.from([0xff])]);
+    const start = performance.now();
+    for (let i = 0; i < 50; i++) decodeBody(body, 'text/html', true);
+    expect(performance.now() - start).toBeLessThan(500);
+  });
+});

@@ -1,0 +1,339 @@
+import { describe, expect, it } from 'vitest';
+import { ROBOTS_DEFAULTS, RobotsCache, type RobotsFetch, type RobotsOptions } from '../../src/http/robots.js';
+
+type Reply = { status: number; location?: string; body?: string } | Error;
+
+/** A fake one-hop fetcher: a table of URL → reply (or a function of the call count), recording calls. */
+function fakeFetch(routes: Record<string, Reply | ((n: number) => Reply)>) {
+  const calls: string[] = [];
+  const fetch: RobotsFetch = async (url) => {
+    calls.push(url);
+    await new Promise((r) => setTimeout(r, 1));
+    const route = routes[url];
+    const reply = typeof route === 'function' ? route(calls.filter((c) => c === url).length) : route;
+    if (reply === undefined) return { status: 404, location: null, body: '' };
+    if (reply instanceof Error) throw reply;
+    return { status: reply.status, location: reply.location ?? null, body: reply.body ?? '' };
+  };
+  return { fetch, calls };
+}
+
+function cache(fetch: RobotsFetch, extra: Partial<RobotsOptions> = {}) {
+  return new RobotsCache({ userAgent: 'collector/0.1 (+https://example.org/bot)', fetch, ...extra });
+}
+
+function robotsAt(body: string, origin = 'https://example.com') {
+  const { fetch, calls } = fakeFetch({ [`${origin}/robots.txt`]: { status: 200, body } });
+  return { robots: cache(fetch), calls };
+}
+
+async function allowed(robots: RobotsCache, url: string): Promise<boolean> {
+  return (await robots.check(url)).allowed;
+}
+
+describe('RobotsCache: rule matching', () => {
+  it('longest match wins; Allow wins a tie', async () => {
+    const { robots } = robotsAt(
+      [
+        'User-agent: *',
+        'Disallow: /docs/',
+        'Allow: /docs/public/',
+        'Disallow: /docs/public/secret',
+        'Allow: /page',
+        'Disallow: /page',
+      ].join('\n'),
+    );
+    expect(await allowed(robots, 'https://example.com/')).toBe(true);
+    expect(await allowed(robots, 'https://example.com/docs/a')).toBe(false);
+    expect(await allowed(robots, 'https://example.com/docs/public/a')).toBe(true);
+    expect(await allowed(robots, 'https://example.com/docs/public/secret.html')).toBe(false);
+    expect(await allowed(robots, 'https://example.com/page')).toBe(true);
+    expect(await robots.check('https://example.com/docs/x')).toEqual({
+      allowed: false,
+      crawlDelayMs: null,
+      reason: 'disallowed',
+    });
+  });
+
+  it('`*` wildcard and `$` end anchor', async () => {
+    const { robots } = robotsAt(
+      [
+        'User-agent: *',
+        'Disallow: /*.pdf$',
+        'Disallow: /*/private/',
+        'Disallow: /search?*q=',
+        'Allow: /public*.pdf$',
+      ].join('\n'),
+    );
+    expect(await allowed(robots, 'https://example.com/a/b.pdf')).toBe(false);
+    expect(await allowed(robots, 'https://example.com/a/b.pdf?x=1')).toBe(true); // $ anchors the whole path+query
+    expect(await allowed(robots, 'https://example.com/a/b.pdfx')).toBe(true);
+    expect(await allowed(robots, 'https://example.com/x/y/private/z')).toBe(false);
+    expect(await allowed(robots, 'https://example.com/private/z')).toBe(true); // needs a segment before
+    expect(await allowed(robots, 'https://example.com/search?lang=en&q=x')).toBe(false);
+    expect(await allowed(robots, 'https://example.com/search?lang=en')).toBe(true);
+    expect(await allowed(robots, 'https://example.com/public/doc.pdf')).toBe(true); // longer Allow
+  });
+
+  it('percent-encoding is compared case-insensitively and non-ASCII patterns match', async () => {
+    const { robots } = robotsAt('User-agent: *\nDisallow: /caf%c3%a9\nDisallow: /日本');
+    expect(await allowed(robots, 'https://example.com/café')).toBe(false);
+    expect(await allowed(robots, 'https://example.com/%E6%97%A5%E6%9C%AC/x')).toBe(false);
+    expect(await allowed(robots, 'https://example.com/cafe')).toBe(true);
+  });
+
+  it('the group naming our product token beats `*`, case-insensitively; groups are merged', async () => {
+    const { robots } = robotsAt(
+      [
+        'User-agent: *',
+        'Disallow: /',
+        '',
+        'User-agent: otherbot',
+        'Allow: /',
+        '',
+        'User-agent: Collector/2.0',
+        'Disallow: /private',
+        'Crawl-delay: 2.5',
+        '',
+        'User-agent: COLLECTOR',
+        'Disallow: /tmp',
+      ].join('\n'),
+    );
+    expect(robots.productToken).toBe('collector');
+    expect(await robots.check('https://example.com/docs')).toEqual({ allowed: true, crawlDelayMs: 2500 });
+    expect(await robots.check('https://example.com/private/x')).toEqual({
+      allowed: false,
+      crawlDelayMs: 2500,
+      reason: 'disallowed',
+    });
+    expect(await allowed(robots, 'https://example.com/tmp/y')).toBe(false);
+  });
+
+  it('falls back to `*` when no group names us, and does not match by substring', async () => {
+    const { robots } = robotsAt(
+      [
+        'User-agent: collector-bot',
+        'Disallow: /',
+        '',
+        'User-agent: *',
+        'Disallow: /admin',
+        'Crawl-delay: 1',
+      ].join('\n'),
+    );
+    expect(await robots.check('https://example.com/page')).toEqual({ allowed: true, crawlDelayMs: 1000 });
+    expect(await allowed(robots, 'https://example.com/admin/x')).toBe(false);
+  });
+
+  it('a group naming us with no Crawl-delay does not inherit the `*` delay', async () => {
+    const { robots } = robotsAt('User-agent: *\nCrawl-delay: 10\n\nUser-agent: collector\nDisallow:\n');
+    expect(await robots.check('https://example.com/a')).toEqual({ allowed: true, crawlDelayMs: null });
+  });
+
+  it('several user-agent lines share one group; a BOM does not hide the first line', async () => {
+    const { robots } = robotsAt('\uFEFFUser-agent: collector\r\nUser-agent: other\r\nDisallow: /x\r\n');
+    expect(await allowed(robots, 'https://example.com/x')).toBe(false);
+  });
+
+  it('/robots.txt itself is always allowed, without fetching', async () => {
+    const { robots, calls } = robotsAt('User-agent: *\nDisallow: /');
+    expect(await robots.check('https://example.com/robots.txt')).toEqual({
+      allowed: true,
+      crawlDelayMs: null,
+    });
+    expect(calls).toEqual([]);
+    expect(await allowed(robots, 'https://example.com/other')).toBe(false);
+    expect(await allowed(robots, 'https://example.com/robots.txt')).toBe(true);
+  });
+
+  it('non-http URLs are allowed; invalid URLs reject', async () => {
+    const { robots, calls } = robotsAt('User-agent: *\nDisallow: /');
+    expect(await allowed(robots, 'ftp://example.com/x')).toBe(true);
+    await expect(robots.check('not a url')).rejects.toThrow(TypeError);
+    expect(calls).toEqual([]);
+  });
+
+  it('origins are scheme://host:port; each has its own robots.txt', async () => {
+    const { fetch, calls } = fakeFetch({
+      'https://example.com/robots.txt': { status: 200, body: 'User-agent: *\nDisallow: /' },
+      'http://example.com/robots.txt': { status: 200, body: '' },
+      'https://example.com:8443/robots.txt': { status: 404 },
+    });
+    const robots = cache(fetch);
+    expect(await allowed(robots, 'https://example.com/a')).toBe(false);
+    expect(await allowed(robots, 'https://EXAMPLE.com:443/b')).toBe(false);
+    expect(await allowed(robots, 'http://example.com/a')).toBe(true);
+    expect(await allowed(robots, 'https://example.com:8443/a')).toBe(true);
+    expect(calls.sort()).toEqual([
+      'http://example.com/robots.txt',
+      'https://example.com/robots.txt',
+      'https://example.com:8443/robots.txt',
+    ]);
+  });
+
+  it('rules past maxBytes are ignored, and a cut line is dropped', async () => {
+    const body = `User-agent: *\nDisallow: /a\n${'# padding\n'.repeat(100)}Disallow: /b\nAllow: /docs`;
+    const { fetch } = fakeFetch({ 'https://example.com/robots.txt': { status: 200, body } });
+    const robots = cache(fetch, { maxBytes: body.length - 2 }); // cuts 'Allow: /docs' to 'Allow: /do'
+    expect(await allowed(robots, 'https://example.com/a')).toBe(false);
+    expect(await allowed(robots, 'https://example.com/b')).toBe(false);
+    const small = cache(fetch, { maxBytes: 40 });
+    expect(await allowed(small, 'https://example.com/a')).toBe(false);
+    expect(await allowed(small, 'https://example.com/b')).toBe(true);
+  });
+});
+
+describe('RobotsCache: fetch outcomes', () => {
+  it('404 and other 4xx → allow all', async () => {
+    for (const status of [404, 401, 403, 410]) {
+      const { fetch } = fakeFetch({
+        'https://example.com/robots.txt': { status, body: 'User-agent: *\nDisallow: /' },
+      });
+      expect(await cache(fetch).check('https://example.com/x')).toEqual({
+        allowed: true,
+        crawlDelayMs: null,
+      });
+    }
+  });
+
+  it('503 → disallow all, then fetched again after errorRetryMs', async () => {
+    let t = 1_000_000;
+    const { fetch, calls } = fakeFetch({
+      'https://example.com/robots.txt': (n) =>
+        n === 1 ? { status: 503 } : { status: 200, body: 'User-agent: *\nDisallow: /private' },
+    });
+    const robots = cache(fetch, { errorRetryMs: 500, now: () => t });
+    const unavailable = { allowed: false, crawlDelayMs: null, reason: 'unavailable' };
+    expect(await robots.check('https://example.com/a')).toEqual(unavailable);
+    t += 499;
+    expect(await robots.check('https://example.com/a')).toEqual(unavailable);
+    expect(robots.peek('https://example.com/a')).toEqual(unavailable);
+    expect(calls.length).toBe(1);
+    t += 1;
+    expect(robots.peek('https://example.com/a')).toBeUndefined();
+    expect(await robots.check('https://example.com/a')).toEqual({ allowed: true, crawlDelayMs: null });
+    expect(await allowed(robots, 'https://example.com/private')).toBe(false);
+    expect(calls.length).toBe(2);
+  });
+
+  it('429 is treated like 5xx, not like 4xx', async () => {
+    const { fetch } = fakeFetch({ 'https://example.com/robots.txt': { status: 429 } });
+    expect((await cache(fetch).check('https://example.com/a')).reason).toBe('unavailable');
+  });
+
+  it('network error → disallow all (unavailable)', async () => {
+    const { fetch, calls } = fakeFetch({ 'https://example.com/robots.txt': new Error('ECONNREFUSED') });
+    const robots = cache(fetch);
+    expect(await robots.check('https://example.com/a')).toEqual({
+      allowed: false,
+      crawlDelayMs: null,
+      reason: 'unavailable',
+    });
+    expect(await allowed(robots, 'https://example.com/b')).toBe(false);
+    expect(calls.length).toBe(1);
+  });
+
+  it('entries expire after ttlMs and are refreshed on the next check', async () => {
+    let t = 0;
+    const { fetch, calls } = fakeFetch({
+      'https://example.com/robots.txt': (n) => ({
+        status: 200,
+        body: n === 1 ? 'User-agent: *\nDisallow: /' : '',
+      }),
+    });
+    const robots = cache(fetch, { ttlMs: 1000, now: () => t });
+    expect(await allowed(robots, 'https://example.com/a')).toBe(false);
+    t = 999;
+    expect(robots.peek('https://example.com/a')?.allowed).toBe(false);
+    t = 1000;
+    expect(robots.peek('https://example.com/a')).toBeUndefined();
+    expect(await allowed(robots, 'https://example.com/a')).toBe(true);
+    expect(calls.length).toBe(2);
+  });
+
+  it('follows a redirect chain (relative and cross-host) and applies it to the original origin', async () => {
+    const { fetch, calls } = fakeFetch({
+      'https://example.com/robots.txt': { status: 301, location: 'https://www.example.com/robots.txt' },
+      'https://www.example.com/robots.txt': { status: 302, location: '/r2' },
+      'https://www.example.com/r2': { status: 307, location: 'r3' },
+      'https://www.example.com/r3': { status: 308, location: 'https://cdn.example.net/robots' },
+      'https://cdn.example.net/robots': { status: 302, location: '//cdn.example.net/final' },
+      'https://cdn.example.net/final': { status: 200, body: 'User-agent: *\nDisallow: /nope' },
+    });
+    const robots = cache(fetch);
+    expect(await allowed(robots, 'https://example.com/nope')).toBe(false);
+    expect(await allowed(robots, 'https://example.com/yes')).toBe(true);
+    expect(calls.length).toBe(6); // 5 redirects followed
+  });
+
+  it('more than maxRedirects redirects → allow all', async () => {
+    const routes: Record<string, Reply> = {
+      'https://example.com/robots.txt': { status: 301, location: '/r1' },
+    };
+    for (let i = 1; i <= 6; i++)
+      routes[`https://example.com/r${i}`] = { status: 301, location: `/r${i + 1}` };
+    routes['https://example.com/r7'] = { status: 200, body: 'User-agent: *\nDisallow: /' };
+    const { fetch, calls } = fakeFetch(routes);
+    const robots = cache(fetch);
+    expect(await robots.check('https://example.com/a')).toEqual({ allowed: true, crawlDelayMs: null });
+    expect(calls.length).toBe(ROBOTS_DEFAULTS.maxRedirects + 1);
+  });
+
+  it('a redirect loop or a 3xx without Location → allow all', async () => {
+    const loop = fakeFetch({ 'https://example.com/robots.txt': { status: 302, location: '/robots.txt' } });
+    expect(await allowed(cache(loop.fetch), 'https://example.com/a')).toBe(true);
+    const nowhere = fakeFetch({ 'https://example.com/robots.txt': { status: 302 } });
+    expect(await allowed(cache(nowhere.fetch), 'https://example.com/a')).toBe(true);
+  });
+
+  it('an unreachable redirect target → unavailable', async () => {
+    const { fetch } = fakeFetch({
+      'https://example.com/robots.txt': { status: 301, location: 'https://gone.example.com/robots.txt' },
+      'https://gone.example.com/robots.txt': new Error('ENOTFOUND'),
+    });
+    expect((await cache(fetch).check('https://example.com/a')).reason).toBe('unavailable');
+  });
+});
+
+describe('RobotsCache: concurrency and bounds', () => {
+  it('concurrent checks for one origin share one fetch', async () => {
+    const { fetch, calls } = fakeFetch({
+      'https://example.com/robots.txt': { status: 200, body: 'User-agent: *\nDisallow: /b' },
+    });
+    const robots = cache(fetch);
+    const urls = Array.from({ length: 50 }, (_, i) => `https://example.com/${i % 2 ? 'a' : 'b'}/${i}`);
+    const verdicts = await Promise.all(urls.map((u) => robots.check(u)));
+    expect(calls).toEqual(['https://example.com/robots.txt']);
+    expect(verdicts.filter((v) => v.allowed).length).toBe(25);
+  });
+
+  it('peek is undefined until fetched, then answers synchronously', async () => {
+    const { robots } = robotsAt('User-agent: *\nDisallow: /b\nCrawl-delay: 0.25');
+    expect(robots.peek('https://example.com/a')).toBeUndefined();
+    await robots.check('https://example.com/a');
+    expect(robots.peek('https://example.com/a')).toEqual({ allowed: true, crawlDelayMs: 250 });
+    expect(robots.peek('https://example.com/b')).toEqual({
+      allowed: false,
+      crawlDelayMs: 250,
+      reason: 'disallowed',
+    });
+  });
+
+  it('evicts the least recently used origin past maxOrigins', async () => {
+    const { fetch, calls } = fakeFetch({});
+    const robots = cache(fetch, { maxOrigins: 2 });
+    await robots.check('https://a.example/x');
+    await robots.check('https://b.example/x');
+    await robots.check('https://a.example/y'); // a is now the most recent
+    await robots.check('https://c.example/x'); // evicts b
+    expect(robots.peek('https://a.example/x')).toBeDefined();
+    expect(robots.peek('https://b.example/x')).toBeUndefined();
+    expect(robots.peek('https://c.example/x')).toBeDefined();
+    expect(calls.length).toBe(3);
+  });
+
+  it('rejects nonsensical options', () => {
+    const { fetch } = fakeFetch({});
+    expect(() => cache(fetch, { ttlMs: -1 })).toThrow(RangeError);
+    expect(() => cache(fetch, { maxBytes: Number.NaN })).toThrow(RangeError);
+  });
+});

@@ -1,0 +1,66 @@
+/** writeFileAtomic: replaces whole files, cleans temp files on failure, readers never see a torn file. */
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { writeFileAtomic } from '../../src/sinks/atomic-file.js';
+
+let dir: string;
+
+beforeEach(async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), 'collector-atomic-'));
+});
+
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('writeFileAtomic', () => {
+  it('creates and replaces a file, leaving no .part files', async () => {
+    const target = path.join(dir, 'status.json');
+    await writeFileAtomic(target, '{"a":1}');
+    await writeFileAtomic(target, Buffer.from('{"a":2}'), { fsync: true });
+    expect(await readFile(target, 'utf8')).toBe('{"a":2}');
+    expect(await readdir(dir)).toEqual(['status.json']);
+  });
+
+  it('throws ENOENT when the directory is missing', async () => {
+    await expect(writeFileAtomic(path.join(dir, 'missing', 'x'), 'x')).rejects.toMatchObject({
+      code: 'ENOENT',
+    });
+    expect(await readdir(dir)).toEqual([]);
+  });
+
+  it('throws EISDIR over a directory and removes its temp file', async () => {
+    await mkdir(path.join(dir, 'd'));
+    await expect(writeFileAtomic(path.join(dir, 'd'), 'x')).rejects.toMatchObject({ code: 'EISDIR' });
+    expect(await readdir(dir)).toEqual(['d']);
+  });
+
+  it('throws ENOTDIR when a path component is a file', async () => {
+    await writeFile(path.join(dir, 'f'), 'file');
+    await expect(writeFileAtomic(path.join(dir, 'f', 'x'), 'x')).rejects.toMatchObject({ code: 'ENOTDIR' });
+    expect(await readdir(dir)).toEqual(['f']);
+  });
+
+  it('lets a concurrent reader see only whole old or new contents', async () => {
+    const target = path.join(dir, 'snapshot.bin');
+    const a = Buffer.alloc(2 * 1024 * 1024, 0x61);
+    const b = Buffer.alloc(3 * 1024 * 1024, 0x62);
+    await writeFileAtomic(target, a);
+    let writing = true;
+    const writer = (async () => {
+      for (let i = 0; i < 20; i++) await writeFileAtomic(target, i % 2 === 0 ? b : a);
+      writing = false;
+    })();
+    let reads = 0;
+    while (writing) {
+      const seen = await readFile(target);
+      expect(seen.equals(a) || seen.equals(b)).toBe(true);
+      reads++;
+    }
+    await writer;
+    expect(reads).toBeGreaterThan(0);
+    expect(await readdir(dir)).toEqual(['snapshot.bin']);
+  });
+});
