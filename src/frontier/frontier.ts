@@ -133,7 +133,8 @@ export class Frontier {
 
   /**
    * Take the next URL whose host may be served now, or null. The host's clock advances:
-   * its next request may start after delay (max of --delay and Crawl-delay) + penalty + jitter.
+   * its next request may start after delay (max of --delay and Crawl-delay) + penalty + jitter
+   * from this start, and no earlier than the gap after this request completes.
    */
   next(): FrontierEntry | null {
     const slot = this.ready.peek();
@@ -176,6 +177,7 @@ export class Frontier {
     if (success && slot.penaltyMs > 0) {
       slot.penaltyMs = slot.penaltyMs < 50 ? 0 : slot.penaltyMs * 0.8;
     }
+    this.gapAfterCompletion(slot);
     this.schedule(slot);
   }
 
@@ -191,6 +193,7 @@ export class Frontier {
     slot.retries.push(entry);
     slot.queued++;
     this.queuedCount++;
+    this.gapAfterCompletion(slot);
     slot.pausedUntil = Math.max(slot.pausedUntil, this.now() + delayMs);
     this.schedule(slot);
   }
@@ -218,6 +221,18 @@ export class Frontier {
   gapFor(host: string): number {
     const slot = this.hosts.get(host);
     return slot ? this.gapMs(slot) : this.opts.delayMs;
+  }
+
+  /**
+   * The gap also runs from the end of the previous request (as Heritrix does): the server then
+   * never sees two requests closer than the delay, whatever the connect or transfer time.
+   */
+  private gapAfterCompletion(slot: HostSlot): void {
+    const gap = this.gapMs(slot);
+    if (gap > 0) {
+      const t = this.now() + gap;
+      if (t > slot.nextAllowedAt) slot.nextAllowedAt = t;
+    }
   }
 
   private gapMs(slot: HostSlot): number {

@@ -62,6 +62,7 @@ const SCHEME_ABSOLUTE_HTTP = 1;
 /** A scheme other than http/https: never crawled. */
 const SCHEME_OTHER = 2;
 
+/** Classifies `href` by its scheme, if it has one, without allocating. */
 function scanScheme(href: string): SchemeKind {
   const len = href.length;
   let i = 0;

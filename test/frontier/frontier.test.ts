@@ -1,0 +1,402 @@
+import { describe, expect, it } from 'vitest';
+import { Frontier, type FrontierEntry, type PolitenessOptions } from '../../src/frontier/frontier.js';
+
+/** A frontier on a fake clock (`clock.t`, ms) with a fixed random value. */
+function make(opts: Partial<PolitenessOptions> = {}, randomValue = 0) {
+  const clock = { t: 1000 };
+  const frontier = new Frontier({
+    delayMs: 500,
+    jitter: 0.5,
+    hostConcurrency: 2,
+    now: () => clock.t,
+    random: () => randomValue,
+    ...opts,
+  });
+  return { clock, frontier };
+}
+
+/** Deterministic PRNG (mulberry32). */
+function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function take(f: Frontier): FrontierEntry {
+  const e = f.next();
+  expect(e).not.toBeNull();
+  return e as FrontierEntry;
+}
+
+describe('Frontier: entries and counts', () => {
+  it('hands out what was pushed with host, depth and attempt 0', () => {
+    const { frontier } = make();
+    frontier.push('http://a.example/x', 3);
+    expect(frontier.next()).toEqual({ url: 'http://a.example/x', host: 'a.example', depth: 3, attempt: 0 });
+  });
+
+  it('keys hosts by host[:port]', () => {
+    const { frontier } = make({ hostConcurrency: 1 });
+    frontier.push('http://a.example:8080/1', 0);
+    frontier.push('http://a.example/2', 0);
+    expect(frontier.hostCount).toBe(2);
+    expect(take(frontier).host).toBe('a.example:8080');
+    expect(take(frontier).host).toBe('a.example'); // a different slot: not held back by the delay
+  });
+
+  it('counts queued and in-flight URLs', () => {
+    const { frontier, clock } = make({ delayMs: 0 });
+    expect(frontier.queued).toBe(0);
+    expect(frontier.inFlight).toBe(0);
+    frontier.push('http://a.example/1', 0);
+    frontier.push('http://a.example/2', 0);
+    frontier.push('http://b.example/1', 0);
+    expect(frontier.queued).toBe(3);
+    const e1 = take(frontier);
+    const e2 = take(frontier);
+    expect(frontier.queued).toBe(1);
+    expect(frontier.inFlight).toBe(2);
+    frontier.done(e1);
+    expect(frontier.inFlight).toBe(1);
+    frontier.retry(e2, 100);
+    expect(frontier.queued).toBe(2);
+    expect(frontier.inFlight).toBe(0);
+    clock.t += 100;
+    const a = take(frontier);
+    const b = take(frontier);
+    frontier.done(a);
+    frontier.done(b);
+    expect(frontier.queued).toBe(0);
+    expect(frontier.inFlight).toBe(0);
+    expect(frontier.next()).toBeNull();
+  });
+
+  it('serves breadth-first by depth within a host (FIFO within a depth)', () => {
+    const { frontier } = make({ delayMs: 0, hostConcurrency: 100 });
+    frontier.push('http://a.example/d2', 2);
+    frontier.push('http://a.example/d1', 1);
+    frontier.push('http://a.example/d2b', 2);
+    frontier.push('http://a.example/d0', 0);
+    frontier.push('http://a.example/d1b', 1);
+    const order = [1, 2, 3, 4, 5].map(() => take(frontier));
+    expect(order.map((e) => e.url)).toEqual([
+      'http://a.example/d0',
+      'http://a.example/d1',
+      'http://a.example/d1b',
+      'http://a.example/d2',
+      'http://a.example/d2b',
+    ]);
+    expect(order.map((e) => e.depth)).toEqual([0, 1, 1, 2, 2]);
+  });
+
+  it('serves a shallower URL pushed after deeper ones were partly served', () => {
+    const { frontier } = make({ delayMs: 0, hostConcurrency: 100 });
+    frontier.push('http://a.example/d3', 3);
+    frontier.push('http://a.example/d3b', 3);
+    expect(take(frontier).url).toBe('http://a.example/d3');
+    frontier.push('http://a.example/d1', 1);
+    expect(take(frontier).url).toBe('http://a.example/d1');
+    expect(take(frontier).url).toBe('http://a.example/d3b');
+  });
+
+  it('drains a long FIFO in order (queue compaction keeps order)', () => {
+    const { frontier } = make({ delayMs: 0, hostConcurrency: 1_000_000 });
+    const n = 5000;
+    for (let i = 0; i < n; i++) frontier.push(`http://a.example/${i}`, 0);
+    for (let i = 0; i < n; i++) {
+      const e = take(frontier);
+      if (e.url !== `http://a.example/${i}`) expect(e.url).toBe(`http://a.example/${i}`);
+      if (i === 2000) frontier.push('http://a.example/late', 0);
+    }
+    expect(take(frontier).url).toBe('http://a.example/late');
+    expect(frontier.next()).toBeNull();
+  });
+});
+
+describe('Frontier: politeness clock', () => {
+  it('keeps two URLs of one host at least delay apart while other hosts are served', () => {
+    const { frontier, clock } = make({ delayMs: 500, jitter: 0 });
+    frontier.push('http://a.example/1', 0);
+    frontier.push('http://a.example/2', 0);
+    frontier.push('http://b.example/1', 0);
+    frontier.push('http://c.example/1', 0);
+    const t0 = clock.t;
+    const first = take(frontier);
+    expect(first.host).toBe('a.example');
+    // a is waiting; b and c are released at once
+    const others = [take(frontier), take(frontier)].map((e) => e.host).sort();
+    expect(others).toEqual(['b.example', 'c.example']);
+    expect(frontier.next()).toBeNull();
+    clock.t = t0 + 499;
+    expect(frontier.next()).toBeNull();
+    clock.t = t0 + 500;
+    expect(take(frontier).url).toBe('http://a.example/2');
+  });
+
+  it('never releases a host twice within delay (randomised simulation)', () => {
+    const rand = mulberry32(42);
+    const delay = 300;
+    const jitter = 0.5;
+    const clock = { t: 0 };
+    const frontier = new Frontier({
+      delayMs: delay,
+      jitter,
+      hostConcurrency: 2,
+      now: () => clock.t,
+      random: rand,
+    });
+    const hosts = ['a', 'b', 'c', 'd', 'e'];
+    let pushed = 0;
+    for (const h of hosts) for (let i = 0; i < 20; i++, pushed++) frontier.push(`http://${h}.example/${i}`, i % 3);
+    const last = new Map<string, number>();
+    const inFlight: FrontierEntry[] = [];
+    const released: number[] = [];
+    while (frontier.queued > 0 || inFlight.length > 0) {
+      for (let e = frontier.next(); e !== null; e = frontier.next()) {
+        const prev = last.get(e.host);
+        if (prev !== undefined && clock.t - prev < delay) {
+          expect(clock.t - prev).toBeGreaterThanOrEqual(delay);
+        }
+        last.set(e.host, clock.t);
+        inFlight.push(e);
+        released.push(clock.t);
+      }
+      // finish some requests, then let time pass
+      while (inFlight.length > 0 && rand() < 0.6) frontier.done(inFlight.shift() as FrontierEntry);
+      clock.t += Math.floor(rand() * 120);
+    }
+    expect(released.length).toBe(pushed);
+    expect(frontier.queued).toBe(0);
+    expect(frontier.inFlight).toBe(0);
+  });
+
+  it('jitter adds at most jitter × delay (random → 0.999)', () => {
+    const { frontier, clock } = make({ delayMs: 1000, jitter: 0.5 }, 0.999);
+    frontier.push('http://a.example/1', 0);
+    frontier.push('http://a.example/2', 0);
+    const t0 = clock.t;
+    take(frontier);
+    // next allowed at t0 + 1000 + 0.999 × 0.5 × 1000 = t0 + 1499.5 < t0 + 1500
+    expect(frontier.nextReadyIn()).toBeCloseTo(1499.5, 6);
+    expect(frontier.nextReadyIn()).toBeLessThan(1000 * (1 + 0.5));
+    clock.t = t0 + 1499;
+    expect(frontier.next()).toBeNull();
+    clock.t = t0 + 1499.5;
+    expect(take(frontier).url).toBe('http://a.example/2');
+  });
+
+  it('random → 0 gives exactly the delay', () => {
+    const { frontier, clock } = make({ delayMs: 1000, jitter: 0.5 }, 0);
+    frontier.push('http://a.example/1', 0);
+    frontier.push('http://a.example/2', 0);
+    take(frontier);
+    expect(frontier.nextReadyIn()).toBe(1000);
+    clock.t += 1000;
+    expect(frontier.next()).not.toBeNull();
+  });
+
+  it('limits requests in flight per host to hostConcurrency', () => {
+    const { frontier, clock } = make({ delayMs: 0, hostConcurrency: 2 });
+    for (let i = 0; i < 5; i++) frontier.push(`http://a.example/${i}`, 0);
+    frontier.push('http://b.example/0', 0);
+    const a0 = take(frontier);
+    const a1 = take(frontier);
+    expect([a0.host, a1.host]).toEqual(['a.example', 'a.example']);
+    expect(take(frontier).host).toBe('b.example');
+    clock.t += 10_000;
+    expect(frontier.next()).toBeNull(); // a is at its limit, however long we wait
+    expect(frontier.nextReadyIn()).toBe(Number.POSITIVE_INFINITY);
+    frontier.done(a0);
+    expect(take(frontier).url).toBe('http://a.example/2');
+    expect(frontier.next()).toBeNull();
+  });
+
+  it('nextReadyIn: Infinity when empty, 0 when ready, the remaining wait otherwise', () => {
+    const { frontier, clock } = make({ delayMs: 500, jitter: 0 });
+    expect(frontier.nextReadyIn()).toBe(Number.POSITIVE_INFINITY);
+    frontier.push('http://a.example/1', 0);
+    frontier.push('http://a.example/2', 0);
+    expect(frontier.nextReadyIn()).toBe(0);
+    take(frontier);
+    expect(frontier.nextReadyIn()).toBe(500);
+    clock.t += 200;
+    expect(frontier.nextReadyIn()).toBe(300);
+    clock.t += 1000;
+    expect(frontier.nextReadyIn()).toBe(0); // never negative
+    take(frontier);
+    expect(frontier.nextReadyIn()).toBe(Number.POSITIVE_INFINITY);
+  });
+});
+
+describe('Frontier: retry, pause, slow-down, crawl-delay', () => {
+  it('retry() puts the entry back first, with attempt+1, and pauses the host by the delay', () => {
+    const { frontier, clock } = make({ delayMs: 100, jitter: 0, hostConcurrency: 1 });
+    frontier.push('http://a.example/1', 0);
+    frontier.push('http://a.example/2', 0);
+    frontier.push('http://b.example/1', 0);
+    const t0 = clock.t;
+    const e = take(frontier);
+    expect(e.url).toBe('http://a.example/1');
+    frontier.retry(e, 5000);
+    expect(frontier.inFlight).toBe(0);
+    expect(frontier.queued).toBe(3);
+    // b is unaffected; a waits for the retry delay, not just the politeness delay
+    expect(take(frontier).host).toBe('b.example');
+    clock.t = t0 + 4999;
+    expect(frontier.next()).toBeNull();
+    expect(frontier.nextReadyIn()).toBe(1);
+    clock.t = t0 + 5000;
+    const again = take(frontier);
+    expect(again).toMatchObject({ url: 'http://a.example/1', depth: 0, attempt: 1 });
+    frontier.retry(again, 0);
+    clock.t += 100;
+    expect(take(frontier)).toMatchObject({ url: 'http://a.example/1', attempt: 2 });
+  });
+
+  it('retried entries are served before shallower new ones', () => {
+    const { frontier, clock } = make({ delayMs: 0, hostConcurrency: 1 });
+    frontier.push('http://a.example/deep', 5);
+    const e = take(frontier);
+    frontier.push('http://a.example/seed', 0);
+    frontier.retry(e, 10);
+    clock.t += 10;
+    expect(take(frontier).url).toBe('http://a.example/deep');
+  });
+
+  it('pauseHost holds one host back and never shortens an existing pause', () => {
+    const { frontier, clock } = make({ delayMs: 0 });
+    frontier.push('http://a.example/1', 0);
+    frontier.push('http://b.example/1', 0);
+    const t0 = clock.t;
+    frontier.pauseHost('a.example', 2000);
+    frontier.pauseHost('a.example', 500); // shorter: ignored
+    expect(take(frontier).host).toBe('b.example');
+    expect(frontier.next()).toBeNull();
+    expect(frontier.nextReadyIn()).toBe(2000);
+    clock.t = t0 + 1999;
+    expect(frontier.next()).toBeNull();
+    clock.t = t0 + 2000;
+    expect(take(frontier).host).toBe('a.example');
+  });
+
+  it('pauseHost before any URL of the host is pushed still applies', () => {
+    const { frontier, clock } = make({ delayMs: 0 });
+    frontier.pauseHost('a.example', 1000);
+    frontier.push('http://a.example/1', 0);
+    expect(frontier.next()).toBeNull();
+    clock.t += 1000;
+    expect(take(frontier).host).toBe('a.example');
+  });
+
+  it('slowDown grows the gap (doubling, capped) and done(success) decays it', () => {
+    const { frontier } = make({ delayMs: 500, jitter: 0, maxPenaltyMs: 3000 });
+    frontier.push('http://a.example/1', 0);
+    const e = take(frontier);
+    expect(frontier.gapFor('a.example')).toBe(500);
+    frontier.slowDown('a.example');
+    expect(frontier.gapFor('a.example')).toBe(500 + 500);
+    frontier.slowDown('a.example');
+    expect(frontier.gapFor('a.example')).toBe(500 + 1000);
+    frontier.slowDown('a.example');
+    frontier.slowDown('a.example');
+    frontier.slowDown('a.example');
+    expect(frontier.gapFor('a.example')).toBe(500 + 3000); // capped at maxPenaltyMs
+    frontier.done(e, false); // a failure does not decay
+    expect(frontier.gapFor('a.example')).toBe(3500);
+    frontier.push('http://a.example/2', 0);
+    const e2 = take(frontier);
+    frontier.done(e2, true);
+    expect(frontier.gapFor('a.example')).toBe(500 + 3000 * 0.8);
+  });
+
+  it('the penalty decays to zero after enough successes', () => {
+    const { frontier, clock } = make({ delayMs: 100, jitter: 0 });
+    frontier.slowDown('a.example'); // penalty = max(100, 250) = 250
+    expect(frontier.gapFor('a.example')).toBe(350);
+    for (let i = 0; i < 20; i++) {
+      frontier.push(`http://a.example/${i}`, 0);
+      clock.t += 10_000;
+      frontier.done(take(frontier), true);
+    }
+    expect(frontier.gapFor('a.example')).toBe(100);
+  });
+
+  it('a slowed-down host is released with the larger gap', () => {
+    const { frontier, clock } = make({ delayMs: 500, jitter: 0 });
+    frontier.push('http://a.example/1', 0);
+    frontier.push('http://a.example/2', 0);
+    frontier.push('http://a.example/3', 0);
+    frontier.slowDown('a.example'); // gap 1000
+    const e1 = take(frontier);
+    expect(frontier.nextReadyIn()).toBe(1000);
+    frontier.done(e1, false);
+    clock.t += 1000;
+    take(frontier);
+    expect(frontier.nextReadyIn()).toBe(1000);
+  });
+
+  it('setCrawlDelay raises the gap above --delay but never lowers it', () => {
+    const { frontier, clock } = make({ delayMs: 500, jitter: 0 });
+    frontier.setCrawlDelay('a.example', 2000);
+    frontier.setCrawlDelay('b.example', 100);
+    expect(frontier.gapFor('a.example')).toBe(2000);
+    expect(frontier.gapFor('b.example')).toBe(500);
+    expect(frontier.gapFor('unknown.example')).toBe(500);
+    frontier.push('http://a.example/1', 0);
+    frontier.push('http://a.example/2', 0);
+    const t0 = clock.t;
+    take(frontier);
+    clock.t = t0 + 1999;
+    expect(frontier.next()).toBeNull();
+    clock.t = t0 + 2000;
+    expect(take(frontier).url).toBe('http://a.example/2');
+  });
+
+  it('jitter scales with the host gap (crawl-delay), not only --delay', () => {
+    const { frontier } = make({ delayMs: 500, jitter: 0.5 }, 0.5);
+    frontier.setCrawlDelay('a.example', 2000);
+    frontier.push('http://a.example/1', 0);
+    frontier.push('http://a.example/2', 0);
+    take(frontier);
+    expect(frontier.nextReadyIn()).toBe(2000 + 0.5 * 0.5 * 2000);
+  });
+
+  it('with delay 0 there is no gap and no jitter', () => {
+    const { frontier } = make({ delayMs: 0, jitter: 0.5, hostConcurrency: 3 }, 0.9);
+    for (let i = 0; i < 3; i++) frontier.push(`http://a.example/${i}`, 0);
+    expect([take(frontier), take(frontier), take(frontier)].map((e) => e.url)).toEqual([
+      'http://a.example/0',
+      'http://a.example/1',
+      'http://a.example/2',
+    ]);
+  });
+
+  it('keeps the politeness clock of a host that went idle within its delay', () => {
+    const { frontier, clock } = make({ delayMs: 500, jitter: 0 });
+    frontier.push('http://a.example/1', 0);
+    const t0 = clock.t;
+    const e = take(frontier);
+    clock.t = t0 + 100;
+    frontier.done(e); // idle now, but its next request may only start at t0 + 500
+    frontier.push('http://a.example/2', 0);
+    expect(frontier.next()).toBeNull();
+    clock.t = t0 + 500;
+    expect(take(frontier).url).toBe('http://a.example/2');
+  });
+
+  it('forgets idle hosts whose clock has expired', () => {
+    const { frontier, clock } = make({ delayMs: 500, jitter: 0 });
+    frontier.push('http://a.example/1', 0);
+    const e = take(frontier);
+    clock.t += 600;
+    frontier.done(e);
+    expect(frontier.hostCount).toBe(0);
+    frontier.push('http://a.example/2', 0);
+    expect(take(frontier).url).toBe('http://a.example/2');
+  });
+});
