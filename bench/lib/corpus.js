@@ -3,7 +3,7 @@
  * (stopping it afterwards only if this bench started it), its URL, page count and URL list.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
 /** Where serve.sh serves the docs from (fixed in serve.sh and nginx.conf.in). */
@@ -26,7 +26,10 @@ export class Corpus {
     } catch {
       running = false;
     }
-    const out = execFileSync(this.script, ['start'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+    const out = execFileSync(this.script, ['start'], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     const m = /(http:\/\/\S+)/.exec(out);
     if (!m) throw new Error(`serve.sh start printed no URL: ${out}`);
     this.url = m[1];
@@ -35,6 +38,17 @@ export class Corpus {
     this.startedHere = !running;
     this.pages = Number(execFileSync(this.script, ['pages'], { encoding: 'utf8' }).trim());
     return this;
+  }
+
+  /** CPU seconds nginx (master and workers) has used so far, or 0 if unknown. */
+  serverCpuSeconds() {
+    const run = process.env.CORPUS_RUN ?? '/tmp/collector-corpus';
+    try {
+      const master = Number(readFileSync(path.join(run, 'nginx.pid'), 'utf8').trim());
+      return [master, ...childPids(master)].reduce((sum, pid) => sum + processCpuSeconds(pid), 0);
+    } catch {
+      return 0;
+    }
   }
 
   stop() {
@@ -47,6 +61,34 @@ export class Corpus {
       .map(String)
       .filter((f) => f.endsWith('.html'))
       .sort();
-    return [this.url, ...files.map((f) => new URL(f.split(path.sep).map(encodeURIComponent).join('/'), this.url).href)];
+    return [
+      this.url,
+      ...files.map((f) => new URL(f.split(path.sep).map(encodeURIComponent).join('/'), this.url).href),
+    ];
   }
+}
+
+/** utime + stime of a process from /proc/<pid>/stat (USER_HZ = 100), 0 if it is gone. */
+function processCpuSeconds(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[11]) + Number(f[12])) / 100;
+  } catch {
+    return 0;
+  }
+}
+
+function childPids(pid) {
+  const kids = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid) kids.push(Number(name));
+    } catch {
+      // exited while scanning
+    }
+  }
+  return kids;
 }

@@ -24,14 +24,34 @@ export const RSS_SAMPLE_MS = 50;
 /** Most output kept from the child's stdout/stderr (bytes). */
 const OUTPUT_KEEP = 1 << 20;
 
+/** Wrapper pids of the measurements still running (for killAll). */
+const live = new Set();
+
+/** SIGKILL the process trees of all running measurements (on the runner's own exit). */
+export function killAll() {
+  for (const pid of live) killTree(pid, 'SIGKILL');
+}
+
+function killTree(rootPid, signal) {
+  for (const pid of descendants(rootPid)) {
+    try {
+      process.kill(pid, signal);
+    } catch {
+      // already gone
+    }
+  }
+}
+
 /**
- * Run `argv` (argv[0] is the program) in `cwd`.
+ * Run `argv` (argv[0] is the program) in `cwd`. After `timeoutS` seconds the command's process
+ * tree gets SIGTERM, 5 s later SIGKILL, and the result has `timedOut: true`.
  * @returns {Promise<{rc: number|null, wallS: number, userS: number, sysS: number, cpuS: number,
- *   peakRssBytes: number, processes: number, busyS: number, stdout: string, stderr: string}>}
+ *   peakRssBytes: number, processes: number, busyS: number, timedOut: boolean, stdout: string,
+ *   stderr: string}>}
  *   `busyS` is the CPU time the whole machine spent (all processes, from /proc/stat) during the
  *   run, so a reader can see how much else was running (e.g. the server).
  */
-export function measure(argv, { cwd, env } = {}) {
+export function measure(argv, { cwd, env, timeoutS = Infinity } = {}) {
   return new Promise((resolve, reject) => {
     const busy0 = machineBusySeconds();
     const t0 = process.hrtime.bigint();
@@ -48,16 +68,33 @@ export function measure(argv, { cwd, env } = {}) {
     child.stderr.on('data', keep('stderr'));
     child.stdio[3].on('data', keep('fd3'));
 
+    live.add(child.pid);
     const tree = new TreeRss(child.pid);
     const timer = setInterval(() => tree.sample(), RSS_SAMPLE_MS);
     tree.sample();
+    let timedOut = false;
+    const killers = [];
+    if (Number.isFinite(timeoutS)) {
+      killers.push(
+        setTimeout(() => {
+          timedOut = true;
+          killTree(child.pid, 'SIGTERM');
+          killers.push(setTimeout(() => killTree(child.pid, 'SIGKILL'), 5000));
+        }, timeoutS * 1000),
+      );
+    }
+    const done = () => {
+      clearInterval(timer);
+      for (const k of killers) clearTimeout(k);
+      live.delete(child.pid);
+    };
 
     child.on('error', (e) => {
-      clearInterval(timer);
+      done();
       reject(e);
     });
     child.on('close', (code) => {
-      clearInterval(timer);
+      done();
       const nodeWallS = Number(process.hrtime.bigint() - t0) / 1e9;
       const busyS = machineBusySeconds() - busy0;
       const rcLine = /^rc (\d+)$/m.exec(out.fd3);
@@ -72,6 +109,7 @@ export function measure(argv, { cwd, env } = {}) {
       const wallS = tLine && tLine[1] !== '' ? num(tLine[2]) - num(tLine[1]) : nodeWallS;
       resolve({
         rc: Number(rcLine[1]),
+        timedOut,
         wallS,
         userS,
         sysS,

@@ -33,8 +33,8 @@ const UNIT_RE = /^\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]*)\s*$/;
 
 /**
  * Parse a duration into milliseconds.
- * @param input a number (already ms) or a string such as `500`, `200ms`, `1.5s`, `5m`, `1h`, `1d`;
- *   a bare number string means `defaultUnit`.
+ * @param input a number or a string such as `500`, `200ms`, `1.5s`, `5m`, `1h`, `1d`; a number or
+ *   a bare number string means `defaultUnit` (`15` with `s` is 15000 ms).
  * @param defaultUnit unit of a bare number: `ms` (flags like `--delay`) or `s` (`--timeout`).
  * @returns milliseconds, a finite non-negative number.
  * @throws Error naming the input and the accepted forms when it cannot be parsed.

@@ -2,6 +2,7 @@
  * HTML extraction in one streaming pass (htmlparser2 `Parser`, no DOM): the links a crawler may
  * follow, the title, the robots `nofollow` directive and the declared `<meta>` charset.
  */
+import { decodeHTML, decodeHTMLAttribute } from 'entities/decode';
 import { Parser } from 'htmlparser2';
 import { canonicalize } from '../url/canonicalize.js';
 
@@ -22,6 +23,17 @@ export interface HtmlExtract {
  * rest of the document into the item line.
  */
 const TITLE_MAX_CHARS = 1024;
+
+/** Tags whose attributes are read, so whose entities must be decoded. */
+const DECODED_TAGS = new Set(['a', 'area', 'link', 'base', 'meta']);
+
+/** Decode character references in attribute values in place (HTML attribute rules). */
+function decodeAttribs(attribs: Record<string, string>): void {
+  for (const k in attribs) {
+    const v = attribs[k];
+    if (v.indexOf('&') >= 0) attribs[k] = decodeHTMLAttribute(v);
+  }
+}
 
 /** ASCII whitespace as defined by the HTML standard (TAB LF FF CR SPACE). */
 const ASCII_WHITESPACE = /[\t\n\f\r ]+/g;
@@ -125,79 +137,87 @@ export function extractHtml(html: string, pageUrl: string): HtmlExtract {
 
   const finishTitle = (): void => {
     inTitle = false;
-    const text = titleText.replace(ASCII_WHITESPACE, ' ').trim();
+    const raw = titleText.indexOf('&') >= 0 ? decodeHTML(titleText) : titleText;
+    const text = raw.replace(ASCII_WHITESPACE, ' ').trim();
     title = text.length > TITLE_MAX_CHARS ? text.slice(0, TITLE_MAX_CHARS) : text;
     titleText = '';
   };
 
-  const parser = new Parser({
-    onopentag(name, attribs) {
-      switch (name) {
-        case 'a':
-        case 'area':
-          if (!nofollow && attribs.href !== undefined) addLink(attribs.href);
-          break;
-        case 'link':
-          if (
-            !nofollow &&
-            attribs.href !== undefined &&
-            attribs.rel !== undefined &&
-            hasFollowedRel(attribs.rel)
-          ) {
-            addLink(attribs.href);
-          }
-          break;
-        case 'base':
-          if (!baseSeen && attribs.href !== undefined) {
-            baseSeen = true;
-            const resolved = canonicalize(attribs.href, pageUrl);
-            if (resolved !== null && resolved !== base) {
-              base = resolved;
-              seenHrefs = new Set();
-            }
-          }
-          break;
-        case 'meta':
-          if (metaCharset === null) {
-            if (attribs.charset !== undefined) {
-              metaCharset = attribs.charset.trim() || null;
-            } else if (
-              attribs.content !== undefined &&
-              attribs['http-equiv'] !== undefined &&
-              attribs['http-equiv'].trim().toLowerCase() === 'content-type'
+  const parser = new Parser(
+    {
+      onopentag(name, rawAttribs) {
+        // Entities are decoded only in the few attributes read (the tokenizer runs with
+        // decodeEntities off: about 30% less parse time).
+        const attribs = rawAttribs;
+        if (DECODED_TAGS.has(name)) decodeAttribs(attribs);
+        switch (name) {
+          case 'a':
+          case 'area':
+            if (!nofollow && attribs.href !== undefined) addLink(attribs.href);
+            break;
+          case 'link':
+            if (
+              !nofollow &&
+              attribs.href !== undefined &&
+              attribs.rel !== undefined &&
+              hasFollowedRel(attribs.rel)
             ) {
-              metaCharset = charsetFromContentType(attribs.content);
+              addLink(attribs.href);
             }
-          }
-          if (
-            !nofollow &&
-            attribs.content !== undefined &&
-            attribs.name !== undefined &&
-            attribs.name.trim().toLowerCase() === 'robots' &&
-            robotsSaysNofollow(attribs.content)
-          ) {
-            nofollow = true;
-          }
-          break;
-        case 'title':
-          if (title === null && !inTitle && svgDepth === 0) inTitle = true;
-          break;
-        case 'svg':
-          svgDepth++;
-          break;
-      }
+            break;
+          case 'base':
+            if (!baseSeen && attribs.href !== undefined) {
+              baseSeen = true;
+              const resolved = canonicalize(attribs.href, pageUrl);
+              if (resolved !== null && resolved !== base) {
+                base = resolved;
+                seenHrefs = new Set();
+              }
+            }
+            break;
+          case 'meta':
+            if (metaCharset === null) {
+              if (attribs.charset !== undefined) {
+                metaCharset = attribs.charset.trim() || null;
+              } else if (
+                attribs.content !== undefined &&
+                attribs['http-equiv'] !== undefined &&
+                attribs['http-equiv'].trim().toLowerCase() === 'content-type'
+              ) {
+                metaCharset = charsetFromContentType(attribs.content);
+              }
+            }
+            if (
+              !nofollow &&
+              attribs.content !== undefined &&
+              attribs.name !== undefined &&
+              attribs.name.trim().toLowerCase() === 'robots' &&
+              robotsSaysNofollow(attribs.content)
+            ) {
+              nofollow = true;
+            }
+            break;
+          case 'title':
+            if (title === null && !inTitle && svgDepth === 0) inTitle = true;
+            break;
+          case 'svg':
+            svgDepth++;
+            break;
+        }
+      },
+      ontext(text) {
+        if (inTitle && titleText.length < TITLE_MAX_CHARS * 4) titleText += text;
+      },
+      onclosetag(name) {
+        if (name === 'title') {
+          if (inTitle) finishTitle();
+        } else if (name === 'svg' && svgDepth > 0) {
+          svgDepth--;
+        }
+      },
     },
-    ontext(text) {
-      if (inTitle && titleText.length < TITLE_MAX_CHARS * 4) titleText += text;
-    },
-    onclosetag(name) {
-      if (name === 'title') {
-        if (inTitle) finishTitle();
-      } else if (name === 'svg' && svgDepth > 0) {
-        svgDepth--;
-      }
-    },
-  });
+    { decodeEntities: false },
+  );
 
   try {
     parser.write(html);

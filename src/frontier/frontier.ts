@@ -91,6 +91,8 @@ export class Frontier {
   private ready = new HostHeap<HostSlot>();
   private queuedCount = 0;
   private inFlightCount = 0;
+  /** Idle hosts kept since the last sweep because their clock was still running. */
+  private idleKept = 0;
   private readonly now: () => number;
   private readonly random: () => number;
   private readonly maxPenaltyMs: number;
@@ -254,9 +256,11 @@ export class Frontier {
     const eligible = slot.queued > 0 && slot.inFlight < this.opts.hostConcurrency;
     if (!eligible) {
       if (slot.heapIndex >= 0) this.ready.remove(slot);
-      if (slot.queued === 0 && slot.inFlight === 0 && slot.crawlDelayMs === 0 && slot.penaltyMs === 0) {
+      if (isIdle(slot)) {
         // Forget idle hosts whose clock no longer matters, so memory does not grow with hosts seen.
+        // One whose clock still runs (the gap after a completion always does) is swept later.
         if (slot.readyAt() <= this.now()) this.hosts.delete(slot.host);
+        else if (++this.idleKept > Math.max(1024, this.hosts.size >> 1)) this.sweepIdle();
       }
       return;
     }
@@ -264,4 +268,16 @@ export class Frontier {
     if (slot.heapIndex >= 0) this.ready.update(slot, key);
     else this.ready.push(slot, key);
   }
+
+  /** Drop every idle host whose clock has run out (amortised O(1) per idle transition). */
+  private sweepIdle(): void {
+    this.idleKept = 0;
+    const now = this.now();
+    for (const [host, slot] of this.hosts) if (isIdle(slot) && slot.readyAt() <= now) this.hosts.delete(host);
+  }
+}
+
+/** No URL queued or in flight, and nothing to remember (Crawl-delay, penalty) but the clock. */
+function isIdle(slot: HostSlot): boolean {
+  return slot.queued === 0 && slot.inFlight === 0 && slot.crawlDelayMs === 0 && slot.penaltyMs === 0;
 }

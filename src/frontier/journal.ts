@@ -170,7 +170,7 @@ export interface RecoveredState {
  * Rebuild a worker's state after a stop or crash: frontier = enqueued minus done. Every URL in
  * the frontier log, and every `url` and `finalUrl` of an item, is added to `seen`.
  * @param onItem called with each parsed item (for counters and the content index).
- * @throws on I/O errors; a line that is not JSON in the items file is skipped.
+ * @throws on I/O errors; a line of the items file that is not a JSON object with a `url` is skipped.
  */
 export async function recoverJournal(
   opts: Pick<JournalOptions, 'stateDir' | 'itemsPath'>,
@@ -188,7 +188,7 @@ export async function recoverJournal(
     } catch {
       return;
     }
-    if (typeof item.url !== 'string') return;
+    if (typeof item?.url !== 'string') return; // `null` is JSON too
     done++;
     doneUrls.add(item.url);
     seen.add(item.url);

@@ -7,13 +7,26 @@
  */
 import { isUtf8 } from 'node:buffer';
 import { createRequire } from 'node:module';
-import iconv from 'iconv-lite';
+import type iconvType from 'iconv-lite';
+
+const require = createRequire(import.meta.url);
+
+// iconv-lite and whatwg-encoding are loaded on first use: most pages are UTF-8 without a label
+// to map, and loading them costs ~30 ms of start-up in every worker process.
+let iconvModule: typeof iconvType | null = null;
+function iconv(): typeof iconvType {
+  iconvModule ??= require('iconv-lite') as typeof iconvType;
+  return iconvModule;
+}
 
 // whatwg-encoding ships no type declarations; load it through require with the one function typed.
-const { labelToName } = createRequire(import.meta.url)('whatwg-encoding') as {
-  /** WHATWG "get an encoding": label → canonical name, or null for an unknown label. */
-  labelToName(label: string): string | null;
-};
+type LabelToName = (label: string) => string | null;
+let labelToNameFn: LabelToName | null = null;
+/** WHATWG "get an encoding": label → canonical name, or null for an unknown label. */
+function labelToName(label: string): string | null {
+  labelToNameFn ??= (require('whatwg-encoding') as { labelToName: LabelToName }).labelToName;
+  return labelToNameFn(label);
+}
 
 /** Where the encoding came from, in the HTML spec's order of confidence. */
 export type EncodingSource = 'bom' | 'header' | 'meta' | 'default';
@@ -108,7 +121,7 @@ export function decodeBody(body: Buffer, contentType: string | null, isHtml: boo
     const codec = iconvName(sniff.encoding);
     if (codec !== null) {
       try {
-        return { text: iconv.decode(body, codec), encoding: sniff.encoding, source: sniff.source };
+        return { text: iconv().decode(body, codec), encoding: sniff.encoding, source: sniff.source };
       } catch {
         // fall through to UTF-8: a decoder bug must not lose the page
       }
@@ -130,7 +143,7 @@ function iconvName(encoding: string): string | null {
   let name = iconvNames.get(encoding);
   if (name === undefined) {
     const candidate = ICONV_OVERRIDES[encoding] ?? encoding;
-    name = iconv.encodingExists(candidate) ? candidate : null;
+    name = iconv().encodingExists(candidate) ? candidate : null;
     iconvNames.set(encoding, name);
   }
   return name;

@@ -66,6 +66,7 @@ function makeDispatcher(opts: FetcherOptions): Dispatcher {
 export class Fetcher {
   private readonly dispatcher: Dispatcher;
   private readonly headers: Record<string, string>;
+  private readonly inFlight = new Set<AbortController>();
 
   constructor(private readonly opts: FetcherOptions) {
     this.dispatcher = makeDispatcher(opts);
@@ -78,14 +79,16 @@ export class Fetcher {
 
   /**
    * GET `url` once.
-   * @param signal aborts the request (stop); the whole-request timeout is added here.
+   * @param signal tells whether an abort came from a stop (see {@link abortAll}); the whole-request
+   *   timeout is added here.
    * @throws FetchError kind timeout | too-large | network | decode, carrying the URL.
    */
   async fetchHop(url: string, signal?: AbortSignal): Promise<HopResponse> {
     const ac = new AbortController();
+    if (signal?.aborted) ac.abort();
     const timer = setTimeout(() => ac.abort(), this.opts.timeoutMs);
-    const onStop = () => ac.abort();
-    signal?.addEventListener('abort', onStop, { once: true });
+    // One stop listener for all requests (see closeAll), not one per request.
+    this.inFlight.add(ac);
     const maxBytes = this.opts.maxBytes;
     try {
       const res = await request(url, {
@@ -145,8 +148,13 @@ export class Fetcher {
       throw new FetchError(kind, url, why);
     } finally {
       clearTimeout(timer);
-      signal?.removeEventListener('abort', onStop);
+      this.inFlight.delete(ac);
     }
+  }
+
+  /** Abort every request in flight (their fetchHop rejects with kind `timeout`, "aborted at stop"). */
+  abortAll(): void {
+    for (const ac of this.inFlight) ac.abort();
   }
 
   /** Close the session's connections. */

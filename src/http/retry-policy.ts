@@ -9,6 +9,8 @@ export const RETRYABLE_STATUS = new Set([408, 429, 500, 502, 503, 504]);
 /** Statuses that mean "you are too fast": the host's politeness gap grows. */
 export const SLOW_DOWN_STATUS = new Set([429, 503]);
 
+const HTTP_DATE_SHAPE = /(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec).*\d\d:\d\d:\d\d/i;
+
 /**
  * Parse a Retry-After header value: delay-seconds or an HTTP-date.
  * @param value header value or null.
@@ -19,6 +21,9 @@ export function parseRetryAfter(value: string | null | undefined, nowMs = Date.n
   if (value == null) return null;
   const v = value.trim();
   if (/^\d+$/.test(v)) return Number(v) * 1000;
+  // Date.parse alone is lenient ("1.5", "-1" and "x 1" are dates in 2001): require the shape of
+  // an HTTP-date (IMF-fixdate, RFC 850 or asctime: a month name and hh:mm:ss).
+  if (!HTTP_DATE_SHAPE.test(v)) return null;
   const t = Date.parse(v);
   if (Number.isNaN(t)) return null;
   return Math.max(0, t - nowMs);

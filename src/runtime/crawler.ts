@@ -21,7 +21,7 @@ import {
   SLOW_DOWN_STATUS,
 } from '../http/retry-policy.js';
 import { RobotsCache } from '../http/robots.js';
-import { FileSink } from '../sinks/file-sink.js';
+import { type BodyStore, openBodyStore } from '../sinks/threaded-file-sink.js';
 import type { Source } from '../sources/source.js';
 import { canonicalize } from '../url/canonicalize.js';
 import { Scope, type ScopeVerdict } from '../url/scope.js';
@@ -92,7 +92,7 @@ export class Crawler {
   private readonly scope: Scope;
   private readonly fetcher: Fetcher;
   private readonly robots: RobotsCache | null;
-  private readonly files: FileSink | null;
+  private readonly files: BodyStore | null;
   private journal!: Journal;
   private readonly stopController = new AbortController();
   private stopping = false;
@@ -141,7 +141,7 @@ export class Crawler {
           },
         })
       : null;
-    this.files = opts.storeBodies ? new FileSink({ outDir: opts.out }) : null;
+    this.files = opts.storeBodies ? openBodyStore(opts.out) : null;
   }
 
   private get itemsPath(): string {
@@ -205,6 +205,7 @@ export class Crawler {
   abort(): void {
     this.stop();
     this.stopController.abort();
+    this.fetcher.abortAll();
   }
 
   get isStopping(): boolean {
@@ -269,7 +270,10 @@ export class Crawler {
           };
         });
       }
-      if (this.active > 0) this.stopController.abort();
+      if (this.active > 0) {
+        this.stopController.abort();
+        this.fetcher.abortAll();
+      }
       while (this.active > 0) await new Promise((r) => setTimeout(r, 10));
     }
     // URLs waiting for a retry when the page budget ran out get their last failure as final item.

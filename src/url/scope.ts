@@ -2,8 +2,16 @@
  * Scope and crawler-trap rules: decides, for each canonical URL, whether the crawl may follow it
  * (seed prefix/host/domain, include/exclude patterns) and whether it looks like a trap.
  */
-import { getDomain } from 'tldts';
+import { createRequire } from 'node:module';
 import { canonicalize, hostKey } from './canonicalize.js';
+
+// tldts (the public-suffix list) is loaded only by scope `domain`: it costs ~100 ms of start-up.
+type GetDomain = typeof import('tldts')['getDomain'];
+let getDomainFn: GetDomain | null = null;
+function getDomain(): GetDomain {
+  getDomainFn ??= (createRequire(import.meta.url)('tldts') as typeof import('tldts')).getDomain;
+  return getDomainFn;
+}
 
 /**
  * How far from its seeds a crawl may go:
@@ -309,7 +317,7 @@ export class Scope {
   private domainOf(hostname: string): string {
     let domain = this.domainCache.get(hostname);
     if (domain === undefined) {
-      domain = getDomain(hostname, TLDTS_OPTIONS) ?? hostname;
+      domain = getDomain()(hostname, TLDTS_OPTIONS) ?? hostname;
       if (this.domainCache.size >= DOMAIN_CACHE_LIMIT) this.domainCache.clear();
       this.domainCache.set(hostname, domain);
     }

@@ -152,8 +152,10 @@ describe('Frontier: politeness clock', () => {
     });
     const hosts = ['a', 'b', 'c', 'd', 'e'];
     let pushed = 0;
-    for (const h of hosts) for (let i = 0; i < 20; i++, pushed++) frontier.push(`http://${h}.example/${i}`, i % 3);
+    for (const h of hosts)
+      for (let i = 0; i < 20; i++, pushed++) frontier.push(`http://${h}.example/${i}`, i % 3);
     const last = new Map<string, number>();
+    const lastDone = new Map<string, number>();
     const inFlight: FrontierEntry[] = [];
     const released: number[] = [];
     while (frontier.queued > 0 || inFlight.length > 0) {
@@ -162,12 +164,20 @@ describe('Frontier: politeness clock', () => {
         if (prev !== undefined && clock.t - prev < delay) {
           expect(clock.t - prev).toBeGreaterThanOrEqual(delay);
         }
+        const prevDone = lastDone.get(e.host);
+        if (prevDone !== undefined && clock.t - prevDone < delay) {
+          expect(clock.t - prevDone).toBeGreaterThanOrEqual(delay);
+        }
         last.set(e.host, clock.t);
         inFlight.push(e);
         released.push(clock.t);
       }
       // finish some requests, then let time pass
-      while (inFlight.length > 0 && rand() < 0.6) frontier.done(inFlight.shift() as FrontierEntry);
+      while (inFlight.length > 0 && rand() < 0.6) {
+        const e = inFlight.shift() as FrontierEntry;
+        frontier.done(e);
+        lastDone.set(e.host, clock.t);
+      }
       clock.t += Math.floor(rand() * 120);
     }
     expect(released.length).toBe(pushed);
@@ -203,11 +213,12 @@ describe('Frontier: politeness clock', () => {
   it('limits requests in flight per host to hostConcurrency', () => {
     const { frontier, clock } = make({ delayMs: 0, hostConcurrency: 2 });
     for (let i = 0; i < 5; i++) frontier.push(`http://a.example/${i}`, 0);
-    frontier.push('http://b.example/0', 0);
     const a0 = take(frontier);
     const a1 = take(frontier);
-    expect([a0.host, a1.host]).toEqual(['a.example', 'a.example']);
-    expect(take(frontier).host).toBe('b.example');
+    expect([a0.url, a1.url]).toEqual(['http://a.example/0', 'http://a.example/1']);
+    expect(frontier.next()).toBeNull();
+    frontier.push('http://b.example/0', 0);
+    expect(take(frontier).host).toBe('b.example'); // other hosts are not held back
     clock.t += 10_000;
     expect(frontier.next()).toBeNull(); // a is at its limit, however long we wait
     expect(frontier.nextReadyIn()).toBe(Number.POSITIVE_INFINITY);
@@ -294,7 +305,7 @@ describe('Frontier: retry, pause, slow-down, crawl-delay', () => {
   });
 
   it('slowDown grows the gap (doubling, capped) and done(success) decays it', () => {
-    const { frontier } = make({ delayMs: 500, jitter: 0, maxPenaltyMs: 3000 });
+    const { frontier, clock } = make({ delayMs: 500, jitter: 0, maxPenaltyMs: 3000 });
     frontier.push('http://a.example/1', 0);
     const e = take(frontier);
     expect(frontier.gapFor('a.example')).toBe(500);
@@ -309,6 +320,7 @@ describe('Frontier: retry, pause, slow-down, crawl-delay', () => {
     frontier.done(e, false); // a failure does not decay
     expect(frontier.gapFor('a.example')).toBe(3500);
     frontier.push('http://a.example/2', 0);
+    clock.t += 3500;
     const e2 = take(frontier);
     frontier.done(e2, true);
     expect(frontier.gapFor('a.example')).toBe(500 + 3000 * 0.8);
@@ -376,27 +388,86 @@ describe('Frontier: retry, pause, slow-down, crawl-delay', () => {
     ]);
   });
 
-  it('keeps the politeness clock of a host that went idle within its delay', () => {
+  it('the gap also runs from the completion of the previous request', () => {
+    const { frontier, clock } = make({ delayMs: 500, jitter: 0 });
+    frontier.push('http://a.example/1', 0);
+    frontier.push('http://a.example/2', 0);
+    const t0 = clock.t;
+    const e = take(frontier);
+    clock.t = t0 + 300; // a slow response: completes 300 ms after its start
+    frontier.done(e);
+    expect(frontier.nextReadyIn()).toBe(500);
+    clock.t = t0 + 799;
+    expect(frontier.next()).toBeNull();
+    clock.t = t0 + 800;
+    expect(take(frontier).url).toBe('http://a.example/2');
+  });
+
+  it('a quick completion does not shorten the gap from the start', () => {
+    const { frontier, clock } = make({ delayMs: 500, jitter: 0.5 }, 0.5);
+    frontier.push('http://a.example/1', 0);
+    frontier.push('http://a.example/2', 0);
+    const t0 = clock.t;
+    const e = take(frontier); // next start at t0 + 500 + 125
+    clock.t = t0 + 10;
+    frontier.done(e); // t0 + 510 < t0 + 625: start-based gap wins
+    expect(frontier.nextReadyIn()).toBe(615);
+  });
+
+  it('keeps the politeness clock of a host that went idle', () => {
     const { frontier, clock } = make({ delayMs: 500, jitter: 0 });
     frontier.push('http://a.example/1', 0);
     const t0 = clock.t;
     const e = take(frontier);
     clock.t = t0 + 100;
-    frontier.done(e); // idle now, but its next request may only start at t0 + 500
+    frontier.done(e); // idle now, but its next request may only start at t0 + 600
     frontier.push('http://a.example/2', 0);
     expect(frontier.next()).toBeNull();
-    clock.t = t0 + 500;
+    clock.t = t0 + 599;
+    expect(frontier.next()).toBeNull();
+    clock.t = t0 + 600;
     expect(take(frontier).url).toBe('http://a.example/2');
   });
 
-  it('forgets idle hosts whose clock has expired', () => {
-    const { frontier, clock } = make({ delayMs: 500, jitter: 0 });
+  it('forgets an idle host at once when it has no clock running (delay 0)', () => {
+    const { frontier } = make({ delayMs: 0 });
     frontier.push('http://a.example/1', 0);
-    const e = take(frontier);
-    clock.t += 600;
-    frontier.done(e);
+    expect(frontier.hostCount).toBe(1);
+    frontier.done(take(frontier));
     expect(frontier.hostCount).toBe(0);
-    frontier.push('http://a.example/2', 0);
-    expect(take(frontier).url).toBe('http://a.example/2');
+  });
+
+  it('remembers hosts with a Crawl-delay or a penalty even when idle', () => {
+    const { frontier, clock } = make({ delayMs: 0 });
+    frontier.setCrawlDelay('a.example', 1000);
+    frontier.slowDown('b.example');
+    frontier.push('http://a.example/1', 0);
+    frontier.push('http://b.example/1', 0);
+    const a = take(frontier);
+    const b = take(frontier);
+    clock.t += 1_000_000;
+    frontier.done(a);
+    frontier.done(b, false);
+    expect(frontier.hostCount).toBe(2);
+    expect(frontier.gapFor('a.example')).toBe(1000);
+    expect(frontier.gapFor('b.example')).toBe(250);
+  });
+
+  it('host memory does not grow with hosts seen: idle hosts are swept once their clock runs out', () => {
+    const { frontier, clock } = make({ delayMs: 500, jitter: 0, hostConcurrency: 1 });
+    const n = 5000;
+    for (let round = 0; round < 4; round++) {
+      for (let i = 0; i < n; i++) frontier.push(`http://h${round}-${i}.example/`, 0);
+      const taken: FrontierEntry[] = [];
+      for (let e = frontier.next(); e !== null; e = frontier.next()) taken.push(e);
+      expect(taken.length).toBe(n);
+      clock.t += 50; // fast responses: every host finishes within its delay
+      for (const e of taken) frontier.done(e);
+      clock.t += 1000; // all those clocks run out before the next round
+    }
+    expect(frontier.queued).toBe(0);
+    expect(frontier.inFlight).toBe(0);
+    // 20,000 hosts seen; only a bounded number of recently idle ones are still held
+    expect(frontier.hostCount).toBeLessThan(2 * n);
   });
 });

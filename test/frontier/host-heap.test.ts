@@ -133,7 +133,8 @@ describe('HostHeap', () => {
         const ok = members.has(p)
           ? p.heapIndex >= 0 && p.heapIndex < heap.size && !seen.has(p.heapIndex)
           : p.heapIndex === -1;
-        if (!ok) expect({ step, id: p.id, heapIndex: p.heapIndex, member: members.has(p) }).toBe('consistent');
+        if (!ok)
+          expect({ step, id: p.id, heapIndex: p.heapIndex, member: members.has(p) }).toBe('consistent');
         seen.add(p.heapIndex);
       }
     }

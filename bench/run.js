@@ -1,0 +1,295 @@
+#!/usr/bin/env node
+/**
+ * Benchmark runner: runs the scenarios of bench/scenarios.js, each as a child process measured
+ * from outside (wall, CPU of the process tree, peak RSS summed over the tree), and prints one
+ * Markdown table row per scenario: medians over --runs, pages/s also as min–max.
+ *
+ *   node bench/run.js [--runs 3] [--only corpus-tmpfs,corpus-disk] [--warmup 1] [--json FILE] [--idle-wait 120]
+ *                    [--timeout 120]
+ *
+ * Progress and warnings go to stderr, the table to stdout. See bench/README.md.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { Corpus } from './lib/corpus.js';
+import { killAll, machineBusySeconds, measure } from './lib/measure.js';
+import { SCENARIOS } from './scenarios.js';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+const { values: opts } = parseArgs({
+  options: {
+    runs: { type: 'string', default: '3' },
+    only: { type: 'string' },
+    warmup: { type: 'string', default: '1' },
+    json: { type: 'string' },
+    'idle-wait': { type: 'string', default: '120' },
+    timeout: { type: 'string', default: '120' },
+    help: { type: 'boolean', short: 'h' },
+  },
+});
+if (opts.help) {
+  process.stdout.write(
+    `usage: node bench/run.js [--runs N] [--only a,b] [--warmup N] [--json FILE] [--idle-wait S] [--timeout S]\nscenarios: ${SCENARIOS.map((s) => s.name).join(', ')}\n`,
+  );
+  process.exit(0);
+}
+const runs = Number(opts.runs);
+const warmups = Number(opts.warmup);
+if (!(runs >= 1) || !(warmups >= 0)) usage('--runs must be ≥ 1 and --warmup ≥ 0');
+
+const byName = new Map(SCENARIOS.map((s) => [s.name, s]));
+const wanted = opts.only
+  ? opts.only
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean)
+  : SCENARIOS.map((s) => s.name);
+for (const n of wanted)
+  if (!byName.has(n)) usage(`unknown scenario "${n}" (have: ${[...byName.keys()].join(', ')})`);
+// A scenario's ceiling runs in the same run, before it.
+const selected = new Set(wanted);
+for (const n of wanted) if (byName.get(n).ceiling) selected.add(byName.get(n).ceiling);
+const order = SCENARIOS.filter((s) => selected.has(s.name)).sort(
+  (a, b) => Number(isCeiling(b)) - Number(isCeiling(a)),
+);
+
+if (!existsSync(path.join(root, 'dist/cli/main.js'))) usage('dist/ is missing: run `npm run build` first');
+
+function isCeiling(s) {
+  return SCENARIOS.some((o) => o.ceiling === s.name && selected.has(o.name));
+}
+
+function usage(msg) {
+  process.stderr.write(`bench: ${msg}\n`);
+  process.exit(2);
+}
+
+function log(msg) {
+  process.stderr.write(`${msg}\n`);
+}
+
+// ---- output directories -------------------------------------------------------------------
+
+const TMPFS_MAGIC = 0x01021994;
+const RAMFS_MAGIC = 0x858458f6;
+const isMemoryFs = (dir) => [TMPFS_MAGIC, RAMFS_MAGIC].includes(statfsSync(dir).type);
+
+const outBases = {
+  tmpfs: '/dev/shm',
+  disk: isMemoryFs(os.tmpdir()) ? path.join(root, 'bench') : os.tmpdir(),
+};
+const liveOuts = new Set();
+
+function outDir(kind) {
+  const base = outBases[kind];
+  if (!base) throw new Error(`unknown output kind ${kind}`);
+  if (kind === 'tmpfs' && !isMemoryFs(base)) log(`warning: ${base} is not tmpfs`);
+  if (kind === 'disk' && isMemoryFs(base)) log(`warning: ${base} is a memory file system, not disk`);
+  const dir = mkdtempSync(path.join(base, kind === 'disk' ? '.collector-bench-' : 'collector-bench-'));
+  liveOuts.add(dir);
+  return dir;
+}
+
+function removeOut(dir) {
+  rmSync(dir, { recursive: true, force: true });
+  liveOuts.delete(dir);
+}
+
+// ---- fixtures -----------------------------------------------------------------------------
+
+const corpus = new Corpus(root);
+const needs = new Set(order.flatMap((s) => s.needs ?? []));
+
+function cleanupAll() {
+  killAll();
+  for (const d of liveOuts) rmSync(d, { recursive: true, force: true });
+  liveOuts.clear();
+  try {
+    corpus.stop();
+  } catch (e) {
+    log(`warning: stopping the corpus server: ${e.message}`);
+  }
+}
+for (const sig of ['SIGINT', 'SIGTERM']) {
+  process.on(sig, () => {
+    cleanupAll();
+    process.exit(130);
+  });
+}
+
+// ---- running ------------------------------------------------------------------------------
+
+const ctx = { root, corpus, outDir };
+const records = new Map(order.map((s) => [s.name, []]));
+const warnings = [];
+let failed = false;
+
+async function runOnce(sc, label) {
+  await waitIdle(label);
+  const prepared = sc.prepare(ctx);
+  try {
+    const server0 = corpus.serverCpuSeconds();
+    const m = await measure(prepared.argv, { cwd: prepared.cwd ?? root, timeoutS: Number(opts.timeout) });
+    const serverS = corpus.serverCpuSeconds() - server0;
+    // CPU the machine spent on neither the measured command nor the server: interference.
+    const otherS = Math.max(0, m.busyS - m.cpuS - serverS);
+    if (otherS > OTHER_CPU_WARN * m.wallS) {
+      warnings.push(
+        `${sc.name} ${label}: ${otherS.toFixed(2)} CPU s used by other processes during the ${m.wallS.toFixed(2)} s run`,
+      );
+    }
+    if (m.timedOut) {
+      failed = true;
+      warnings.push(`${sc.name} ${label}: killed after --timeout ${opts.timeout} s (exit code ${m.rc})`);
+      log(`  ${sc.name.padEnd(16)} ${label.padEnd(8)} TIMED OUT after ${opts.timeout} s`);
+      return null;
+    }
+    if (m.rc !== 0) {
+      failed = true;
+      warnings.push(
+        `${sc.name} ${label}: exit code ${m.rc}: ${m.stderr.trim().split('\n').slice(-3).join(' | ')}`,
+      );
+      return null;
+    }
+    const r = sc.result(ctx, prepared, m);
+    const seconds = r.seconds ?? m.wallS;
+    const rec = {
+      ...m,
+      stdout: undefined,
+      stderr: undefined,
+      pages: r.pages,
+      seconds,
+      pps: r.pages / seconds,
+    };
+    for (const w of r.warnings ?? []) warnings.push(`${sc.name} ${label}: ${w}`);
+    if (r.expectedPages !== undefined && r.pages !== r.expectedPages) {
+      warnings.push(`${sc.name} ${label}: ${r.pages} pages, expected ${r.expectedPages}`);
+    }
+    const stderrTail = m.stderr.trim();
+    if (stderrTail) log(`  ${sc.name} stderr: ${stderrTail.split('\n')[0].slice(0, 200)}`);
+    log(
+      `  ${sc.name.padEnd(16)} ${label.padEnd(8)} pages ${r.pages}  ${seconds.toFixed(3)} s  ${rec.pps.toFixed(0)} pages/s` +
+        `  cpu ${m.userS.toFixed(2)}u+${m.sysS.toFixed(2)}s  rss ${(m.peakRssBytes / 2 ** 20).toFixed(0)} MB` +
+        ` (${m.processes} proc)  server ${serverS.toFixed(2)} cpu-s  other ${otherS.toFixed(2)} cpu-s`,
+    );
+    return rec;
+  } finally {
+    if (prepared.out) removeOut(prepared.out);
+  }
+}
+
+/** Interference warning threshold: other processes' CPU as a fraction of one core over the run. */
+const OTHER_CPU_WARN = 0.1;
+/** The machine counts as idle below this fraction of one core in use. */
+const IDLE_BUSY = 0.15;
+/** Longest wait for an idle machine before a measurement (s); then it runs anyway, with a warning. */
+const IDLE_WAIT_S = Number(opts['idle-wait']);
+
+/** Wait (up to --idle-wait s) until other processes use < IDLE_BUSY of one core over 0.5 s. */
+async function waitIdle(label) {
+  const deadline = Date.now() + IDLE_WAIT_S * 1000;
+  for (;;) {
+    const b0 = machineBusySeconds();
+    const t0 = Date.now();
+    await new Promise((r) => setTimeout(r, 500));
+    const busy = (machineBusySeconds() - b0) / ((Date.now() - t0) / 1000);
+    if (busy < IDLE_BUSY) return;
+    if (Date.now() > deadline) {
+      warnings.push(
+        `${label}: machine still busy (${(busy * 100).toFixed(0)}% of a core) after ${IDLE_WAIT_S} s wait`,
+      );
+      return;
+    }
+  }
+}
+
+try {
+  if (needs.has('corpus')) {
+    corpus.start();
+    log(`corpus: ${corpus.url} (${corpus.pages} pages)${corpus.startedHere ? ', started by the bench' : ''}`);
+  }
+  log(`outputs: tmpfs ${outBases.tmpfs}, disk ${outBases.disk}`);
+  for (let w = 0; w < warmups; w++) {
+    // Warm the server (page cache, open_file_cache) so the first measured run is not cold.
+    for (const sc of order.filter(isCeiling)) await runOnce(sc, 'warmup');
+  }
+  for (let run = 1; run <= runs; run++) {
+    for (const sc of order) {
+      const rec = await runOnce(sc, `run ${run}`);
+      records.get(sc.name).push(rec ? { run, ...rec } : null);
+      execFileSync('sync');
+    }
+  }
+  printTable();
+  if (opts.json) {
+    writeFileSync(
+      opts.json,
+      `${JSON.stringify({ date: new Date().toISOString(), records: Object.fromEntries(records), warnings }, null, 1)}\n`,
+    );
+  }
+} finally {
+  cleanupAll();
+}
+for (const w of warnings) log(`warning: ${w}`);
+process.exitCode = failed ? 1 : 0;
+
+// ---- table --------------------------------------------------------------------------------
+
+function median(xs) {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+function printTable() {
+  const head = [
+    'scenario',
+    'pages',
+    'wall s',
+    'pages/s median (min–max)',
+    'CPU s / 1,000 pages',
+    'peak RSS MB (max)',
+    'fetch-only ceiling pages/s',
+    'ratio to ceiling',
+  ];
+  const rows = [head, head.map((_h, i) => (i === 0 ? '---' : '---:'))];
+  for (const sc of order) {
+    const recs = records.get(sc.name).filter(Boolean);
+    if (!recs.length) {
+      rows.push([sc.name, 'failed', '', '', '', '', '', '']);
+      continue;
+    }
+    const pps = recs.map((r) => r.pps);
+    let ceilingCell = '—';
+    let ratioCell = '—';
+    if (sc.ceiling) {
+      // pair each run with the ceiling measured in the same run
+      const ceil = records.get(sc.ceiling);
+      const pairs = recs.map((r) => [r, ceil.find((c) => c && c.run === r.run)]).filter(([, c]) => c);
+      if (pairs.length) {
+        ceilingCell = fmt0(median(pairs.map(([, c]) => c.pps)));
+        ratioCell = `${(median(pairs.map(([r, c]) => r.pps / c.pps)) * 100).toFixed(0)}%`;
+      }
+    }
+    rows.push([
+      sc.name,
+      fmt0(median(recs.map((r) => r.pages))),
+      median(recs.map((r) => r.seconds)).toFixed(2),
+      `${fmt0(median(pps))} (${fmt0(Math.min(...pps))}–${fmt0(Math.max(...pps))})`,
+      median(recs.map((r) => (r.cpuS / r.pages) * 1000)).toFixed(2),
+      (Math.max(...recs.map((r) => r.peakRssBytes)) / 2 ** 20).toFixed(0),
+      ceilingCell,
+      ratioCell,
+    ]);
+  }
+  process.stdout.write(`${rows.map((r) => `| ${r.join(' | ')} |`).join('\n')}\n`);
+}
+
+function fmt0(n) {
+  return Math.round(n).toLocaleString('en-US');
+}

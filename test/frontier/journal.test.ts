@@ -1,0 +1,308 @@
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import {
+  FRONTIER_LOG,
+  Journal,
+  type JournalOptions,
+  readLines,
+  recoverJournal,
+  repairTornTail,
+} from '../../src/frontier/journal.js';
+
+let dir: string;
+
+beforeEach(async () => {
+  dir = await fs.mkdtemp(path.join(os.tmpdir(), 'collector-journal-'));
+});
+
+afterEach(async () => {
+  vi.useRealTimers();
+  await fs.rm(dir, { recursive: true, force: true });
+});
+
+function options(over: Partial<JournalOptions> = {}): JournalOptions {
+  return {
+    stateDir: path.join(dir, 'state', 'w0'),
+    itemsPath: path.join(dir, 'items', 'w0.jsonl'),
+    saveEveryItems: 1000,
+    saveIntervalMs: 60_000,
+    ...over,
+  };
+}
+
+const logOf = (o: JournalOptions) => path.join(o.stateDir, FRONTIER_LOG);
+
+async function read(file: string): Promise<string> {
+  try {
+    return await fs.readFile(file, 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return '';
+    throw e;
+  }
+}
+
+const item = (url: string, extra: Record<string, unknown> = {}) => JSON.stringify({ url, ...extra });
+
+describe('repairTornTail', () => {
+  it('truncates a torn last line to the last complete line', async () => {
+    const f = path.join(dir, 'torn.jsonl');
+    await fs.writeFile(f, '{"a":1}\n{"b":2}\n{"c":');
+    expect(await repairTornTail(f)).toBe(5);
+    expect(await read(f)).toBe('{"a":1}\n{"b":2}\n');
+  });
+
+  it('leaves a clean file unchanged', async () => {
+    const f = path.join(dir, 'clean.jsonl');
+    await fs.writeFile(f, 'one\ntwo\n');
+    expect(await repairTornTail(f)).toBe(0);
+    expect(await read(f)).toBe('one\ntwo\n');
+  });
+
+  it('empties a file with no newline at all', async () => {
+    const f = path.join(dir, 'nonl.jsonl');
+    await fs.writeFile(f, '{"partial":');
+    expect(await repairTornTail(f)).toBe(11);
+    expect((await fs.stat(f)).size).toBe(0);
+  });
+
+  it('returns 0 for a missing or empty file', async () => {
+    expect(await repairTornTail(path.join(dir, 'missing'))).toBe(0);
+    const f = path.join(dir, 'empty');
+    await fs.writeFile(f, '');
+    expect(await repairTornTail(f)).toBe(0);
+  });
+
+  it('finds the last newline beyond its 64 KiB read window', async () => {
+    const f = path.join(dir, 'big.jsonl');
+    const head = `${'x'.repeat(100)}\n`;
+    await fs.writeFile(f, head + 'y'.repeat(200_000)); // torn tail longer than one read
+    expect(await repairTornTail(f)).toBe(200_000);
+    expect(await read(f)).toBe(head);
+  });
+
+  it('handles a large file whose torn tail is short', async () => {
+    const f = path.join(dir, 'big2.jsonl');
+    const body = `${'z'.repeat(99)}\n`;
+    const content = body.repeat(2000); // 200 KB of complete lines
+    await fs.writeFile(f, `${content}torn`);
+    expect(await repairTornTail(f)).toBe(4);
+    expect(await read(f)).toBe(content);
+  });
+});
+
+describe('readLines', () => {
+  it('yields non-empty lines and nothing for a missing file', async () => {
+    const f = path.join(dir, 'lines');
+    await fs.writeFile(f, 'a\n\nb\r\nc\n');
+    const lines: string[] = [];
+    await readLines(f, (l) => lines.push(l));
+    expect(lines).toEqual(['a', 'b', 'c']);
+    const none: string[] = [];
+    await readLines(path.join(dir, 'nope'), (l) => none.push(l));
+    expect(none).toEqual([]);
+  });
+});
+
+describe('Journal', () => {
+  it('creates both files and writes nothing before a flush', async () => {
+    const o = options();
+    const j = await Journal.open(o);
+    j.enqueued('http://a.example/', 0);
+    j.item(item('http://a.example/'));
+    expect(j.pendingItems).toBe(1);
+    expect(await read(logOf(o))).toBe('');
+    expect(await read(o.itemsPath)).toBe('');
+    await j.close();
+  });
+
+  it('flush writes the frontier log before the items', async () => {
+    const o = options();
+    const j = await Journal.open(o);
+    // Record the order in which the two files are written.
+    const order: string[] = [];
+    const fhs = j as unknown as { frontierFh: fs.FileHandle; itemsFh: fs.FileHandle };
+    for (const [name, fh] of [
+      ['frontier', fhs.frontierFh],
+      ['items', fhs.itemsFh],
+    ] as const) {
+      const write = fh.write.bind(fh) as (s: string) => Promise<unknown>;
+      (fh as unknown as { write: (s: string) => Promise<unknown> }).write = async (s: string) => {
+        order.push(`${name}:start`);
+        const r = await write(s);
+        order.push(`${name}:end`);
+        return r;
+      };
+    }
+    j.item(item('http://a.example/')); // an item buffered first...
+    j.enqueued('http://a.example/child', 1); // ...and its link after: the log still goes first
+    await j.flush();
+    expect(order).toEqual(['frontier:start', 'frontier:end', 'items:start', 'items:end']);
+    expect(await read(logOf(o))).toBe('1\thttp://a.example/child\n');
+    expect(await read(o.itemsPath)).toBe(`${item('http://a.example/')}\n`);
+    expect(j.itemsFlushed).toBe(1);
+    expect(j.pendingItems).toBe(0);
+    await j.close();
+  });
+
+  it('flushes by itself every saveEveryItems items', async () => {
+    const o = options({ saveEveryItems: 3 });
+    const j = await Journal.open(o);
+    j.enqueued('http://a.example/1', 0);
+    j.item(item('http://a.example/1'));
+    j.item(item('http://a.example/2'));
+    expect(j.pendingItems).toBe(2);
+    j.item(item('http://a.example/3')); // third: triggers a flush
+    expect(j.pendingItems).toBe(0);
+    await j.flush(); // waits for the flush in progress (flushes run one at a time)
+    expect((await read(o.itemsPath)).split('\n').filter(Boolean)).toHaveLength(3);
+    expect(await read(logOf(o))).toBe('0\thttp://a.example/1\n');
+    expect(j.itemsFlushed).toBe(3);
+    j.item(item('http://a.example/4'));
+    await j.flush();
+    expect(j.itemsFlushed).toBe(4);
+    await j.close();
+  });
+
+  it('flushes on its timer', async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    const o = options({ saveIntervalMs: 5000 });
+    const j = await Journal.open(o);
+    j.enqueued('http://a.example/', 0);
+    j.item(item('http://a.example/'));
+    vi.advanceTimersByTime(4999);
+    expect(j.pendingItems).toBe(1);
+    vi.advanceTimersByTime(1);
+    expect(j.pendingItems).toBe(0); // the timer took the buffers
+    await j.flush(); // an empty flush queued behind the timer's: resolves once it is written
+    expect(await read(o.itemsPath)).toBe(`${item('http://a.example/')}\n`);
+    expect(await read(logOf(o))).toBe('0\thttp://a.example/\n');
+    await j.close();
+  });
+
+  it('close flushes and is safe to call twice', async () => {
+    const o = options();
+    const j = await Journal.open(o);
+    j.enqueued('http://a.example/', 0);
+    j.item(item('http://a.example/'));
+    await j.close();
+    await j.close();
+    expect(await read(o.itemsPath)).toBe(`${item('http://a.example/')}\n`);
+    expect(await read(logOf(o))).toBe('0\thttp://a.example/\n');
+  });
+
+  it('appends to existing files after repairing their torn tails', async () => {
+    const o = options();
+    await fs.mkdir(o.stateDir, { recursive: true });
+    await fs.mkdir(path.dirname(o.itemsPath), { recursive: true });
+    await fs.writeFile(logOf(o), '0\thttp://a.example/\n1\thttp://a.exa');
+    await fs.writeFile(o.itemsPath, `${item('http://a.example/')}\n{"url":"http:/`);
+    const j = await Journal.open(o);
+    j.enqueued('http://a.example/b', 1);
+    j.item(item('http://a.example/b'));
+    await j.close();
+    expect(await read(logOf(o))).toBe('0\thttp://a.example/\n1\thttp://a.example/b\n');
+    expect(await read(o.itemsPath)).toBe(`${item('http://a.example/')}\n${item('http://a.example/b')}\n`);
+  });
+});
+
+describe('recoverJournal', () => {
+  function seenSet() {
+    const s = new Set<string>();
+    const add = (u: string): boolean => {
+      if (s.has(u)) return false;
+      s.add(u);
+      return true;
+    };
+    return { s, seen: { add } };
+  }
+
+  it('returns pending = enqueued minus done, in enqueue order, with depths', async () => {
+    const o = options();
+    const j = await Journal.open(o);
+    j.enqueued('http://a.example/', 0);
+    j.enqueued('http://a.example/1', 1);
+    j.enqueued('http://a.example/2', 1);
+    j.enqueued('http://a.example/1/x', 2);
+    j.item(item('http://a.example/'));
+    j.item(item('http://a.example/2'));
+    await j.close();
+    const { s, seen } = seenSet();
+    const items: Array<Record<string, unknown>> = [];
+    const r = await recoverJournal(o, seen, (it) => items.push(it));
+    expect(r.pending).toEqual([
+      { url: 'http://a.example/1', depth: 1 },
+      { url: 'http://a.example/1/x', depth: 2 },
+    ]);
+    expect(r.done).toBe(2);
+    expect(r.repairedBytes).toBe(0);
+    expect(items.map((i) => i.url)).toEqual(['http://a.example/', 'http://a.example/2']);
+    expect([...s].sort()).toEqual([
+      'http://a.example/',
+      'http://a.example/1',
+      'http://a.example/1/x',
+      'http://a.example/2',
+    ]);
+  });
+
+  it('adds finalUrl of items to seen', async () => {
+    const o = options();
+    await fs.mkdir(o.stateDir, { recursive: true });
+    await fs.mkdir(path.dirname(o.itemsPath), { recursive: true });
+    await fs.writeFile(logOf(o), '0\thttp://a.example/old\n');
+    await fs.writeFile(
+      o.itemsPath,
+      `${item('http://a.example/old', { finalUrl: 'http://a.example/new', status: 200 })}\n`,
+    );
+    const { s, seen } = seenSet();
+    const r = await recoverJournal(o, seen, () => {});
+    expect(r.pending).toEqual([]);
+    expect(s.has('http://a.example/old')).toBe(true);
+    expect(s.has('http://a.example/new')).toBe(true);
+  });
+
+  it('repairs torn tails of both files and reports the bytes removed', async () => {
+    const o = options();
+    await fs.mkdir(o.stateDir, { recursive: true });
+    await fs.mkdir(path.dirname(o.itemsPath), { recursive: true });
+    const tornLog = '1\thttp://a.ex';
+    const tornItem = '{"url":"http://a.example/x"';
+    await fs.writeFile(logOf(o), `0\thttp://a.example/\n1\thttp://a.example/x\n${tornLog}`);
+    await fs.writeFile(o.itemsPath, `${item('http://a.example/')}\n${tornItem}`);
+    const { s, seen } = seenSet();
+    const r = await recoverJournal(o, seen, () => {});
+    expect(r.repairedBytes).toBe(tornLog.length + tornItem.length);
+    // the torn item is not an acknowledgement: its URL is fetched again
+    expect(r.pending).toEqual([{ url: 'http://a.example/x', depth: 1 }]);
+    expect(r.done).toBe(1);
+    expect(s.has('http://a.ex')).toBe(false);
+    expect(await read(logOf(o))).toBe('0\thttp://a.example/\n1\thttp://a.example/x\n');
+  });
+
+  it('skips items lines that are not JSON objects with a url', async () => {
+    const o = options();
+    await fs.mkdir(o.stateDir, { recursive: true });
+    await fs.mkdir(path.dirname(o.itemsPath), { recursive: true });
+    await fs.writeFile(logOf(o), '0\thttp://a.example/\n0\thttp://b.example/\nno-tab-line\n');
+    await fs.writeFile(
+      o.itemsPath,
+      ['not json', '{"broken":', 'null', '42', '"str"', '{"status":200}', item('http://a.example/'), ''].join(
+        '\n',
+      ),
+    );
+    const { seen } = seenSet();
+    const items: Array<Record<string, unknown>> = [];
+    const r = await recoverJournal(o, seen, (it) => items.push(it));
+    expect(r.done).toBe(1);
+    expect(items).toEqual([{ url: 'http://a.example/' }]);
+    expect(r.pending).toEqual([{ url: 'http://b.example/', depth: 0 }]);
+  });
+
+  it('returns an empty state when nothing was written yet', async () => {
+    const { s, seen } = seenSet();
+    const r = await recoverJournal(options(), seen, () => {});
+    expect(r).toEqual({ pending: [], done: 0, repairedBytes: 0 });
+    expect(s.size).toBe(0);
+  });
+});

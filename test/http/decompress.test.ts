@@ -1,0 +1,107 @@
+import zlib from 'node:zlib';
+import { describe, expect, it } from 'vitest';
+import { DecodeError, decodeContent, TooLargeError } from '../../src/http/decompress.js';
+
+const MB = 1024 * 1024;
+const TEXT = Buffer.from('<html><head><title>Héllo</title></head><body>'.padEnd(5000, 'x'));
+
+describe('decodeContent', () => {
+  it.each(['gzip', 'x-gzip', 'GZIP', ' gzip '])('decodes %j', (label) => {
+    const r = decodeContent(zlib.gzipSync(TEXT), label, MB);
+    expect(r.body.equals(TEXT)).toBe(true);
+    expect(r.flag).toBeUndefined();
+  });
+
+  it('decodes deflate in its zlib-wrapped form (RFC 9110)', () => {
+    const raw = zlib.deflateSync(TEXT);
+    expect(raw[0]).toBe(0x78); // a zlib header
+    const r = decodeContent(raw, 'deflate', MB);
+    expect(r.body.equals(TEXT)).toBe(true);
+    expect(r.flag).toBeUndefined();
+  });
+
+  it('decodes raw deflate (what many servers send)', () => {
+    for (const level of [0, 1, 6, 9]) {
+      const r = decodeContent(zlib.deflateRawSync(TEXT, { level }), 'deflate', MB);
+      expect(r.body.equals(TEXT)).toBe(true);
+    }
+  });
+
+  it('decodes br', () => {
+    const r = decodeContent(zlib.brotliCompressSync(TEXT), 'br', MB);
+    expect(r.body.equals(TEXT)).toBe(true);
+    expect(r.flag).toBeUndefined();
+  });
+
+  it('passes identity and no encoding through unchanged', () => {
+    for (const enc of [null, '', 'identity', 'Identity']) {
+      const r = decodeContent(TEXT, enc, MB);
+      expect(r.body).toBe(TEXT);
+      expect(r.flag).toBeUndefined();
+    }
+  });
+
+  it('keeps an empty body as is', () => {
+    expect(decodeContent(Buffer.alloc(0), 'gzip', MB).body.length).toBe(0);
+  });
+
+  it('flags a body labelled gzip that is not gzip and keeps the original bytes', () => {
+    const r = decodeContent(TEXT, 'gzip', MB);
+    expect(r.flag).toBe('not-encoded');
+    expect(r.body).toBe(TEXT);
+  });
+
+  it('flags an unknown or nested encoding and keeps the raw bytes', () => {
+    const gz = zlib.gzipSync(TEXT);
+    for (const enc of ['compress', 'zstd', 'gzip, br']) {
+      const r = decodeContent(gz, enc, MB);
+      expect(r.flag).toBe('unknown-encoding');
+      expect(r.body).toBe(gz);
+    }
+  });
+
+  it('throws DecodeError for truncated gzip', () => {
+    const gz = zlib.gzipSync(TEXT);
+    expect(() => decodeContent(gz.subarray(0, gz.length - 10), 'gzip', MB)).toThrow(DecodeError);
+    expect(() => decodeContent(gz.subarray(0, 20), 'gzip', MB)).toThrow(DecodeError);
+  });
+
+  it('throws DecodeError for corrupt deflate and br', () => {
+    const corrupt = zlib.deflateSync(TEXT);
+    corrupt.fill(0xff, 2, 40);
+    expect(() => decodeContent(corrupt, 'deflate', MB)).toThrow(DecodeError);
+    const br = zlib.brotliCompressSync(TEXT);
+    expect(() => decodeContent(br.subarray(0, br.length >> 1), 'br', MB)).toThrow(DecodeError);
+  });
+
+  it('accepts a body of exactly maxBytes and rejects one byte more', () => {
+    const body = Buffer.alloc(1000, 'a');
+    expect(decodeContent(zlib.gzipSync(body), 'gzip', 1000).body.length).toBe(1000);
+    expect(() => decodeContent(zlib.gzipSync(body), 'gzip', 999)).toThrow(TooLargeError);
+  });
+
+  it.each([
+    ['gzip', (b: Buffer) => zlib.gzipSync(b)],
+    ['deflate', (b: Buffer) => zlib.deflateSync(b)],
+    ['deflate', (b: Buffer) => zlib.deflateRawSync(b)],
+    [
+      'br',
+      (b: Buffer) => zlib.brotliCompressSync(b, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 4 } }),
+    ],
+  ])('stops a %s bomb (50 MB of zeros) at maxBytes 1 MB, quickly', (enc, compress) => {
+    const bomb = compress(Buffer.alloc(50 * MB));
+    expect(bomb.length).toBeLessThan(MB); // it really is a bomb
+    const t0 = performance.now();
+    let err: unknown;
+    try {
+      decodeContent(bomb, enc, MB);
+    } catch (e) {
+      err = e;
+    }
+    const elapsed = performance.now() - t0;
+    expect(err).toBeInstanceOf(TooLargeError);
+    expect((err as TooLargeError).limit).toBe(MB);
+    expect((err as Error).message).toContain(String(MB));
+    expect(elapsed).toBeLessThan(2000); // stopped at ~1 MB, not 50 MB inflated
+  });
+});
