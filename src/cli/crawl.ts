@@ -3,9 +3,8 @@
  * options of DESIGN §3; exits 0 when the frontier is empty or after a graceful stop.
  */
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import { parseCrawlOptions } from '../config/crawl-options.js';
+import type { CrawlOptionsInput } from '../config/crawl-options.js';
 import { parseDuration, parseSize } from '../config/units.js';
-import { UsageError } from '../config/usage-error.js';
 import { runCrawl } from '../runtime/crawl-job.js';
 
 function int(name: string, min: number) {
@@ -19,14 +18,16 @@ function int(name: string, min: number) {
 
 function num(v: string): number {
   const n = Number(v);
-  if (v.trim() === '' || !Number.isFinite(n) || n < 0) throw new InvalidArgumentError(`expected a number ≥ 0, got "${v}"`);
+  if (v.trim() === '' || !Number.isFinite(n) || n < 0)
+    throw new InvalidArgumentError(`expected a number ≥ 0, got "${v}"`);
   return n;
 }
 
+/** Validate a duration flag and pass it on in ms, unambiguous whatever the flag's default unit. */
 function dur(unit: 'ms' | 's') {
-  return (v: string): number => {
+  return (v: string): string => {
     try {
-      return parseDuration(v, unit);
+      return `${parseDuration(v, unit)}ms`;
     } catch (e) {
       throw new InvalidArgumentError((e as Error).message);
     }
@@ -57,20 +58,29 @@ export function registerCrawl(program: Command): void {
     .description('crawl from seed URLs until the frontier is empty')
     .argument('[url...]', 'seed URLs (http/https); optional with --resume')
     .option('--out <dir>', 'output directory', './data')
-    .option('--processes <n>', 'worker processes (this version runs 1)', int('--processes', 1), 1)
+    .option('--processes <n>', 'worker processes (default: CPU count)', int('--processes', 1))
+    .addOption(
+      new Option(
+        '--partition <by>',
+        'split URLs among processes by host or url (default: url for one seed host)',
+      ).choices(['host', 'url']),
+    )
+    .option('--memory-limit <size>', 'memory limit of the process tree (default: cgroup limit or RAM)', size)
     .option('--concurrency <n>', 'fetch slots per process', int('--concurrency', 1), 16)
     .option('--host-concurrency <n>', 'simultaneous requests per host', int('--host-concurrency', 1), 2)
-    .option('--delay <ms>', 'minimum gap between requests to one host (500, 500ms, 2s)', dur('ms'), 500)
+    .option('--delay <ms>', 'minimum gap between requests to one host (500, 500ms, 2s)', dur('ms'), '500ms')
     .option('--jitter <f>', 'random extra gap, 0..F × delay', num, 0.5)
     .option('--max-pages <n>', 'stop after this many URLs attempted', int('--max-pages', 1))
     .option('--max-depth <n>', 'do not follow links deeper than this', int('--max-depth', 0))
     .option('--max-bytes <bytes>', 'largest response body (10MB, 512KB)', size, 10 * 1024 * 1024)
     .addOption(
-      new Option('--scope <mode>', 'which links to follow').choices(['prefix', 'host', 'domain', 'any']).default('prefix'),
+      new Option('--scope <mode>', 'which links to follow')
+        .choices(['prefix', 'host', 'domain', 'any'])
+        .default('prefix'),
     )
     .option('--include <regex>', 'follow only URLs matching (repeatable)', collect, [])
     .option('--exclude <regex>', 'never follow URLs matching (repeatable)', collect, [])
-    .option('--timeout <s>', 'whole-request time limit (15, 15s, 500ms)', dur('s'), 15_000)
+    .option('--timeout <s>', 'whole-request time limit (15, 15s, 500ms)', dur('s'), '15s')
     .option('--retries <n>', 'retries of a failed request', int('--retries', 0), 3)
     .option('--user-agent <s>', 'User-Agent header')
     .option('--no-robots', 'ignore robots.txt')
@@ -79,36 +89,31 @@ export function registerCrawl(program: Command): void {
     .option('--resume', 'continue the crawl stored in --out', false)
     .option('--quiet', 'no progress line', false)
     .action(async (urls: string[], o: Record<string, unknown>) => {
-      let opts: ReturnType<typeof parseCrawlOptions>;
-      try {
-        opts = parseCrawlOptions({
-          seeds: urls.length > 0 ? urls : ['http://resume.invalid/'],
-          out: o.out as string,
-          processes: o.processes as number,
-          concurrency: o.concurrency as number,
-          hostConcurrency: o.hostConcurrency as number,
-          delay: o.delay as number,
-          jitter: o.jitter as number,
-          maxPages: o.maxPages as number | undefined,
-          maxDepth: o.maxDepth as number | undefined,
-          maxBytes: o.maxBytes as number,
-          scope: o.scope as 'prefix',
-          include: o.include as string[],
-          exclude: o.exclude as string[],
-          timeout: o.timeout as number,
-          retries: o.retries as number,
-          userAgent: o.userAgent as string | undefined,
-          robots: o.robots as boolean,
-          proxy: o.proxy as string | undefined,
-          storeBodies: o.store as boolean,
-          resume: o.resume as boolean,
-          quiet: o.quiet as boolean,
-        });
-      } catch (e) {
-        throw new UsageError((e as Error).message);
-      }
-      if (urls.length === 0) opts.seeds = [];
-      const code = await runCrawl(opts);
-      process.exitCode = code;
+      const input: CrawlOptionsInput = {
+        seeds: urls,
+        out: o.out as string,
+        processes: o.processes as number | undefined,
+        partition: o.partition as 'host' | 'url' | undefined,
+        memoryLimit: o.memoryLimit as number | undefined,
+        concurrency: o.concurrency as number,
+        hostConcurrency: o.hostConcurrency as number,
+        delay: o.delay as string,
+        jitter: o.jitter as number,
+        maxPages: o.maxPages as number | undefined,
+        maxDepth: o.maxDepth as number | undefined,
+        maxBytes: o.maxBytes as number,
+        scope: o.scope as 'prefix',
+        include: o.include as string[],
+        exclude: o.exclude as string[],
+        timeout: o.timeout as string,
+        retries: o.retries as number,
+        userAgent: o.userAgent as string | undefined,
+        robots: o.robots as boolean,
+        proxy: o.proxy as string | undefined,
+        storeBodies: o.store as boolean,
+        resume: o.resume as boolean,
+        quiet: o.quiet as boolean,
+      };
+      process.exitCode = await runCrawl(input);
     });
 }

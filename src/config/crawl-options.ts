@@ -2,6 +2,7 @@
  * The options of one crawl worker type: one zod schema that is the single source of truth for
  * defaults, validation and documentation, shared by `collector crawl` flags and `collector.yaml`.
  */
+import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { parseDuration, parseSize } from './units.js';
 
@@ -41,12 +42,23 @@ export const DEFAULT_USER_AGENT = 'collector/0.1 (+https://github.com/collector/
  * Every field has the default written beside it; `collector crawl --help` shows the same.
  */
 export const CrawlOptionsSchema = z.object({
-  /** Seed URLs (absolute http/https). */
-  seeds: z.array(z.string()).min(1),
+  /** Seed URLs (absolute http/https); may be empty when resuming. */
+  seeds: z.array(z.string()).default([]),
   /** Output directory (DESIGN §4 layout). Default `./data`. */
   out: z.string().default('./data'),
-  /** Worker processes. Default 1 in this version (the supervisor makes N work). */
-  processes: z.number().int().positive().default(1),
+  /** Worker processes. Default: the CPU count. */
+  processes: z.number().int().positive().default(() => availableParallelism()),
+  /**
+   * How URLs are split among processes: `host` (hash of the host: each host's politeness lives
+   * in one process) or `url` (hash of the URL, for one big site: each of N processes keeps
+   * delay × N and host-concurrency / N, so the host still sees the configured rate).
+   * Default: `url` when all seeds share one host, else `host`.
+   */
+  partition: z.enum(['host', 'url']).optional(),
+  /** Memory limit of the whole process tree, bytes. Default: the cgroup limit, else total RAM. */
+  memoryLimit: size.optional(),
+  /** Share of the memory limit the process tree may use. Default 0.8. */
+  memoryLimitFraction: z.number().gt(0).max(1).default(0.8),
   /** Fetch slots per process: requests in flight at once. Default 16. */
   concurrency: z.number().int().positive().default(16),
   /** Requests in flight at once to one host. Default 2. */

@@ -78,6 +78,8 @@ export async function readLines(file: string, onLine: (line: string) => void): P
 export class Journal {
   private frontierBuf: string[] = [];
   private itemsBuf: string[] = [];
+  private handoffBuf = new Map<number, string[]>();
+  private readonly handoffFhs = new Map<number, fs.FileHandle>();
   private chain: Promise<void> = Promise.resolve();
   private timer: NodeJS.Timeout;
   private closed = false;
@@ -115,6 +117,20 @@ export class Journal {
     this.frontierBuf.push(`${depth}\t${url}\n`);
   }
 
+  /**
+   * Record that `url`, owned by worker number `owner` of this worker type, was handed to it.
+   * Written (to `handoff-<owner>.log`) before the items that discovered it, so a handoff lost
+   * in a crash of the owner can be sent again from this log (see {@link readHandoffs}).
+   */
+  handedOff(owner: number, url: string, depth: number): void {
+    let buf = this.handoffBuf.get(owner);
+    if (buf === undefined) {
+      buf = [];
+      this.handoffBuf.set(owner, buf);
+    }
+    buf.push(`${depth}\t${url}\n`);
+  }
+
   /** Record an item (one JSON object, no newline). Triggers a flush every `saveEveryItems`. */
   item(json: string): void {
     this.itemsBuf.push(`${json}\n`);
@@ -132,10 +148,13 @@ export class Journal {
     // frontier lines taken with it or before, and the frontier lines are written first.
     const frontier = this.frontierBuf;
     const items = this.itemsBuf;
+    const handoffs = this.handoffBuf;
     this.frontierBuf = [];
     this.itemsBuf = [];
+    if (handoffs.size > 0) this.handoffBuf = new Map();
     const next = this.chain.then(async () => {
       if (frontier.length > 0) await this.frontierFh.write(frontier.join(''));
+      for (const [owner, lines] of handoffs) await (await this.handoffFile(owner)).write(lines.join(''));
       if (items.length > 0) {
         await this.itemsFh.write(items.join(''));
         this.itemsFlushed += items.length;
@@ -143,6 +162,17 @@ export class Journal {
     });
     this.chain = next.catch(() => {});
     return next;
+  }
+
+  private async handoffFile(owner: number): Promise<fs.FileHandle> {
+    let fh = this.handoffFhs.get(owner);
+    if (fh === undefined) {
+      const file = handoffLogPath(this.opts.stateDir, owner);
+      await repairTornTail(file);
+      fh = await fs.open(file, 'a');
+      this.handoffFhs.set(owner, fh);
+    }
+    return fh;
   }
 
   /** Flush and close. Safe to call twice. */
@@ -153,6 +183,35 @@ export class Journal {
     await this.flush();
     await this.frontierFh.close();
     await this.itemsFh.close();
+    for (const fh of this.handoffFhs.values()) await fh.close();
+  }
+}
+
+/** Path of the log of URLs this worker handed to worker number `owner`. */
+export function handoffLogPath(stateDir: string, owner: number): string {
+  return path.join(stateDir, `handoff-${owner}.log`);
+}
+
+/**
+ * Read back the URLs handed to `owner` (to send them again after the owner restarted; the
+ * owner's seen-set drops those it already has).
+ */
+export async function readHandoffs(
+  stateDir: string,
+  owner: number,
+  onEntry: (url: string, depth: number) => void,
+): Promise<void> {
+  let text: string;
+  try {
+    text = await fs.readFile(handoffLogPath(stateDir, owner), 'utf8');
+  } catch {
+    return;
+  }
+  // The log may be being appended to: only complete lines count.
+  let start = 0;
+  for (let nl = text.indexOf('\n'); nl >= 0; start = nl + 1, nl = text.indexOf('\n', start)) {
+    const tab = text.indexOf('\t', start);
+    if (tab > start && tab < nl) onEntry(text.slice(tab + 1, nl), Number(text.slice(start, tab)));
   }
 }
 

@@ -1,16 +1,20 @@
 /**
- * One `collector crawl` run in this process: check the seeds and `--out`, take the lock, run a
- * crawl worker, show progress on a TTY, and stop gracefully on SIGINT/SIGTERM (a second signal
- * abandons in-flight requests at once; state stays consistent either way).
+ * One `collector crawl` run: check the seeds and `--out`, take the lock, then crawl — in this
+ * process when `--processes 1`, else under the supervisor with N worker processes. Progress on a
+ * TTY; SIGINT/SIGTERM stop gracefully (a second signal abandons in-flight requests at once;
+ * state stays consistent either way).
  */
-import type { CrawlOptions } from '../config/crawl-options.js';
+import path from 'node:path';
+import { type CrawlOptions, type CrawlOptionsInput, parseCrawlOptions } from '../config/crawl-options.js';
 import { UsageError } from '../config/usage-error.js';
 import { CrawlSource } from '../sources/crawl.js';
-import { canonicalize } from '../url/canonicalize.js';
+import { canonicalize, hostKey } from '../url/canonicalize.js';
 import { Crawler } from './crawler.js';
 import { openWorkerLog } from './logger.js';
+import { checkPlan, memoryLimitBytes } from './memory-guard.js';
 import { lockOutput, prepareOutput } from './output-dir.js';
 import { ProgressLine } from './progress-line.js';
+import { Supervisor, type WorkerSpec } from './supervisor.js';
 
 /**
  * Canonicalize seed URLs.
@@ -24,19 +28,83 @@ export function canonicalSeeds(seeds: string[]): string[] {
   });
 }
 
+function kebab(key: string): string {
+  return key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+}
+
+/**
+ * Validate options as written.
+ * @throws UsageError naming the flag (`--max-bytes: ...`).
+ */
+export function parseCrawlFlags(input: CrawlOptionsInput): CrawlOptions {
+  try {
+    return parseCrawlOptions(input);
+  } catch (e) {
+    const msg = (e as Error).message.replace(
+      /(^|; )([A-Za-z]+)(\.\d+)?: /g,
+      (_m, sep, key) => `${sep}--${kebab(key)}: `,
+    );
+    throw new UsageError(msg);
+  }
+}
+
+function summary(
+  opts: CrawlOptions,
+  items: number,
+  total: number,
+  errors: number,
+  queued: number,
+  skipped: Record<string, number>,
+): string {
+  const skips = Object.entries(skipped)
+    .filter(([, n]) => n > 0)
+    .map(([k, n]) => `${k} ${n}`)
+    .join(', ');
+  return (
+    `collector: ${items} items this run (${total} total), ${errors} errors, ${queued} queued` +
+    `${skips ? `, links skipped: ${skips}` : ''}, out ${opts.out}\n`
+  );
+}
+
 /**
  * Run a crawl to the end (or to a stop signal).
  * @returns the process exit code: 0 finished or stopped, 1 runtime failure.
- * @throws UsageError for bad seeds or an unusable `--out` (exit 2, nothing touched).
+ * @throws UsageError for bad options or seeds or an unusable `--out` (exit 2, nothing touched).
  */
-export async function runCrawl(opts: CrawlOptions): Promise<number> {
+export async function runCrawl(input: CrawlOptionsInput): Promise<number> {
+  const opts = parseCrawlFlags(input);
   const given = canonicalSeeds(opts.seeds);
+  const limit = opts.memoryLimit ?? memoryLimitBytes();
+  if (opts.processes > 1)
+    checkPlan(
+      [{ processes: opts.processes, concurrency: opts.concurrency }],
+      limit,
+      opts.memoryLimitFraction,
+    );
   const seeds = await prepareOutput(opts.out, given, opts.resume);
   const unlock = await lockOutput(opts.out);
+  try {
+    if (opts.processes > 1) return await runSupervised(input, opts, seeds, limit);
+    return await runInProcess(opts, seeds);
+  } finally {
+    await unlock();
+  }
+}
+
+async function runInProcess(opts: CrawlOptions, seeds: string[]): Promise<number> {
   const workerId = 'crawl-0';
   const { log, close: closeLog } = openWorkerLog(opts.out, workerId);
   const crawler = new Crawler(opts, { workerId, source: new CrawlSource(), log });
-  const progress = !opts.quiet && process.stderr.isTTY ? new ProgressLine(crawler) : null;
+  const progress =
+    !opts.quiet && process.stderr.isTTY
+      ? new ProgressLine(() => ({
+          items: crawler.stats.items,
+          errors: crawler.stats.errors,
+          bytes: crawler.stats.bytes,
+          queued: crawler.frontier.queued,
+          stopping: crawler.isStopping,
+        }))
+      : null;
   let signals = 0;
   const onSignal = (sig: NodeJS.Signals) => {
     signals++;
@@ -65,13 +133,92 @@ export async function runCrawl(opts: CrawlOptions): Promise<number> {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
     closeLog();
-    await unlock();
   }
   if (!opts.quiet) {
     const s = crawler.stats;
     process.stderr.write(
-      `collector: ${s.itemsThisRun} items this run (${s.items} total), ${s.errors} errors, ` +
-        `${crawler.frontier.queued} queued, out ${opts.out}\n`,
+      summary(opts, s.itemsThisRun, s.items, s.errors, crawler.frontier.queued, s.skipped),
+    );
+  }
+  return code;
+}
+
+/** Worker specs of a multi-process crawl: ownership by host, or by URL for a single-host site. */
+export function crawlWorkerSpecs(
+  input: CrawlOptionsInput,
+  opts: CrawlOptions,
+  seeds: string[],
+): WorkerSpec[] {
+  const n = opts.processes;
+  const hosts = new Set(seeds.map((s) => hostKey(s)));
+  const partition = opts.partition ?? (hosts.size <= 1 ? 'url' : 'host');
+  const perWorker: CrawlOptionsInput = { ...input, seeds, processes: 1 };
+  if (partition === 'url') {
+    // Every process may hit the one host: split its politeness budget so the host sees the configured rate.
+    perWorker.delay = `${opts.delay * n}ms`;
+    perWorker.hostConcurrency = Math.max(1, Math.floor(opts.hostConcurrency / n));
+  }
+  if (opts.maxPages !== undefined) perWorker.maxPages = Math.ceil(opts.maxPages / n);
+  return Array.from({ length: n }, (_, i) => ({
+    id: `crawl-${i}`,
+    type: 'crawl',
+    index: i,
+    count: n,
+    partition,
+    options: perWorker,
+    seeds,
+  }));
+}
+
+async function runSupervised(
+  input: CrawlOptionsInput,
+  opts: CrawlOptions,
+  seeds: string[],
+  limit: number,
+): Promise<number> {
+  const { log, close: closeLog } = openWorkerLog(opts.out, 'supervisor');
+  const sup = new Supervisor(crawlWorkerSpecs(input, opts, seeds), {
+    dataDir: opts.out,
+    log,
+    memoryLimitBytes: limit,
+    limitFraction: opts.memoryLimitFraction,
+    joinTimeoutMs: opts.joinTimeout,
+    statusIntervalMs: 2000,
+    stallTimeoutMs: 300_000,
+    maxCrashes: 5,
+    crashWindowMs: 600_000,
+    restartBackoffMs: 1000,
+    memorySampleMs: 1000,
+  });
+  const progress =
+    !opts.quiet && process.stderr.isTTY
+      ? new ProgressLine(() => {
+          const t = sup.status().totals as Record<string, number>;
+          return { items: t.items, errors: t.errors, bytes: 0, queued: t.queue, stopping: false };
+        })
+      : null;
+  let signals = 0;
+  const onSignal = () => {
+    signals++;
+    if (signals === 1) sup.stop();
+    else sup.killAll();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  progress?.start();
+  let code: number;
+  try {
+    code = await sup.run();
+  } finally {
+    progress?.stop();
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    closeLog();
+  }
+  if (!opts.quiet) {
+    const st = sup.status() as { totals: Record<string, number> };
+    process.stderr.write(
+      `collector: ${st.totals.items} items, ${st.totals.errors} errors, ${opts.processes} processes, out ${path.resolve(opts.out)}\n`,
     );
   }
   return code;

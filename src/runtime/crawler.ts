@@ -10,7 +10,7 @@ import type { Logger } from 'pino';
 import type { CrawlOptions } from '../config/crawl-options.js';
 import { FingerprintSet } from '../dedup/fingerprint-set.js';
 import { Frontier, type FrontierEntry } from '../frontier/frontier.js';
-import { Journal, recoverJournal } from '../frontier/journal.js';
+import { Journal, readHandoffs, recoverJournal } from '../frontier/journal.js';
 import { FetchError, type FetchErrorKind } from '../http/fetch-error.js';
 import { Fetcher, type HopResponse, responseHeader } from '../http/fetcher.js';
 import {
@@ -23,7 +23,8 @@ import {
 import { RobotsCache } from '../http/robots.js';
 import { type BodyStore, openBodyStore } from '../sinks/threaded-file-sink.js';
 import type { Source } from '../sources/source.js';
-import { canonicalize } from '../url/canonicalize.js';
+import { canonicalize, hostKey } from '../url/canonicalize.js';
+import { hash32 } from '../url/fingerprint.js';
 import { Scope, type ScopeVerdict } from '../url/scope.js';
 
 /** Largest number of redirect hops followed for one URL. */
@@ -71,9 +72,37 @@ export interface CrawlerDeps {
   log: Logger;
   /** Called on every item written (progress). */
   onItem?: (item: Item) => void;
+  /** Set when this worker is one of several of its type (DESIGN §1 ownership). */
+  partition?: Partition;
 }
 
-type Outcome = { kind: 'item'; item: Item; body?: Buffer; links?: string[] } | { kind: 'retry'; delayMs: number };
+/**
+ * Ownership among the `count` workers of one type: a URL belongs to worker
+ * `hash(host) mod count` (or `hash(url) mod count` with `by: 'url'`); links owned by another
+ * worker are handed to it, so no URL is fetched twice without a shared seen-set.
+ */
+export interface Partition {
+  /** This worker's number, 0-based. */
+  index: number;
+  /** Workers of this type. */
+  count: number;
+  /** What is hashed: the host (politeness stays in one process) or the whole URL (one big site). */
+  by: 'host' | 'url';
+  /** Send links to their owner (batched by the crawler). */
+  handoff(owner: number, links: Array<[url: string, depth: number]>): void;
+  /** Called when the worker becomes idle (nothing queued or in flight) or busy again. */
+  onIdle(idle: boolean): void;
+}
+
+/** The owner of `url` among `count` workers. */
+export function ownerOf(url: string, count: number, by: 'host' | 'url'): number {
+  if (count <= 1) return 0;
+  return hash32(by === 'host' ? hostKey(url) : url) % count;
+}
+
+type Outcome =
+  | { kind: 'item'; item: Item; body?: Buffer; links?: string[] }
+  | { kind: 'retry'; delayMs: number };
 
 /** One crawl worker. Create, `start()`, then `run()`; `stop()` ends it gracefully. */
 export class Crawler {
@@ -82,7 +111,14 @@ export class Crawler {
     errors: 0,
     bytes: 0,
     retries: 0,
-    skipped: { 'out-of-scope': 0, excluded: 0, 'trap-length': 0, 'trap-repeat': 0, 'trap-query': 0, depth: 0 },
+    skipped: {
+      'out-of-scope': 0,
+      excluded: 0,
+      'trap-length': 0,
+      'trap-repeat': 0,
+      'trap-query': 0,
+      depth: 0,
+    },
     itemsThisRun: 0,
   };
   readonly frontier: Frontier;
@@ -103,6 +139,11 @@ export class Crawler {
   private pendingBytes = 0;
   private readonly writes = new Set<Promise<void>>();
   private wake: (() => void) | null = null;
+  private finishRequested = false;
+  private paused = false;
+  private idleReported = false;
+  private readonly outbox = new Map<number, Array<[string, number]>>();
+  private outboxTimer: NodeJS.Timeout | null = null;
   private readonly lastFailure = new Map<string, Item>();
   private readonly crawlDelaySet = new Set<string>();
 
@@ -160,11 +201,16 @@ export class Crawler {
   async start(seeds: string[]): Promise<void> {
     for (const s of seeds) this.scope.addSeed(s);
     if (this.opts.resume) {
-      const rec = await recoverJournal({ stateDir: this.stateDir, itemsPath: this.itemsPath }, this.seen, (it) =>
-        this.countRecovered(it),
+      const rec = await recoverJournal(
+        { stateDir: this.stateDir, itemsPath: this.itemsPath },
+        this.seen,
+        (it) => this.countRecovered(it),
       );
       for (const p of rec.pending) this.frontier.push(p.url, p.depth);
-      this.deps.log.info({ pending: rec.pending.length, done: rec.done, repairedBytes: rec.repairedBytes }, 'resumed');
+      this.deps.log.info(
+        { pending: rec.pending.length, done: rec.done, repairedBytes: rec.repairedBytes },
+        'resumed',
+      );
     }
     this.journal = await Journal.open({
       stateDir: this.stateDir,
@@ -172,7 +218,61 @@ export class Crawler {
       saveEveryItems: this.opts.saveEveryItems,
       saveIntervalMs: this.opts.saveInterval,
     });
-    for (const s of seeds) this.enqueue(s, 0);
+    const part = this.deps.partition;
+    if (part && this.opts.resume) {
+      // URLs already handed to their owners count as seen here.
+      for (let o = 0; o < part.count; o++) {
+        if (o !== part.index) await readHandoffs(this.stateDir, o, (url) => this.seen.add(url));
+      }
+    }
+    for (const s of seeds) {
+      if (part === undefined || ownerOf(s, part.count, part.by) === part.index) this.enqueue(s, 0);
+    }
+  }
+
+  /** Links handed to this worker by their discoverer (already scope-checked there). */
+  receive(links: Array<[url: string, depth: number]>): void {
+    for (const [url, depth] of links) this.enqueue(url, depth);
+    this.wakeUp();
+  }
+
+  /**
+   * Send again to worker `owner` every URL ever handed to it (after it restarted: whatever it
+   * had not saved is queued again; its seen-set drops the rest).
+   */
+  async resendHandoffs(owner: number): Promise<number> {
+    const part = this.deps.partition;
+    if (!part) return 0;
+    await this.journal.flush();
+    let batch: Array<[string, number]> = [];
+    let n = 0;
+    await readHandoffs(this.stateDir, owner, (url, depth) => {
+      batch.push([url, depth]);
+      n++;
+      if (batch.length >= 1000) {
+        part.handoff(owner, batch);
+        batch = [];
+      }
+    });
+    if (batch.length > 0) part.handoff(owner, batch);
+    return n;
+  }
+
+  /** Pause or resume taking new URLs (the memory guard); in-flight requests go on. */
+  setPaused(paused: boolean): void {
+    this.paused = paused;
+    this.wakeUp();
+  }
+
+  /** Requests in flight, including bodies waiting for the disk. */
+  get busy(): number {
+    return this.active;
+  }
+
+  /** In a multi-process crawl: end `run()` once idle (the supervisor saw every worker idle). */
+  finishWhenIdle(): void {
+    this.finishRequested = true;
+    this.wakeUp();
   }
 
   private countRecovered(it: Record<string, unknown>): void {
@@ -229,7 +329,7 @@ export class Crawler {
   async run(): Promise<boolean> {
     const concurrency = this.opts.concurrency;
     while (!this.stopping) {
-      while (this.active < concurrency && this.pendingBytes < this.opts.maxPendingBytes) {
+      while (this.active < concurrency && this.pendingBytes < this.opts.maxPendingBytes && !this.paused) {
         if (!this.budgetLeft()) break;
         const entry = this.frontier.next();
         if (entry === null) break;
@@ -241,7 +341,19 @@ export class Crawler {
         });
       }
       const idle = this.active === 0 && this.pendingBytes === 0;
-      if (idle && (this.frontier.queued === 0 || (!this.budgetLeft() && this.frontier.inFlight === 0))) break;
+      const drained =
+        idle && (this.frontier.queued === 0 || (!this.budgetLeft() && this.frontier.inFlight === 0));
+      const part = this.deps.partition;
+      if (drained && part === undefined) break;
+      if (part !== undefined) {
+        // Several workers: idle is reported, and only the supervisor decides that all are done.
+        if (drained) this.flushOutbox();
+        if (drained !== this.idleReported) {
+          this.idleReported = drained;
+          part.onIdle(drained);
+        }
+        if (drained && this.finishRequested) break;
+      }
       const wait = Math.min(this.frontier.nextReadyIn(), 1000);
       await new Promise<void>((resolve) => {
         const t = setTimeout(resolve, wait);
@@ -252,6 +364,7 @@ export class Crawler {
       });
       this.wake = null;
     }
+    this.flushOutbox();
     const finished = !this.stopping;
     await this.drain();
     return finished;
@@ -341,17 +454,44 @@ export class Crawler {
       if (res.location !== null) {
         const target = canonicalize(res.location, url);
         if (target === null) {
-          return this.final(entry, res, url, { redirectTo: res.location, note: 'redirect to a non-http(s) URL' });
+          return this.final(entry, res, url, {
+            redirectTo: res.location,
+            note: 'redirect to a non-http(s) URL',
+          });
         }
         if (hops.includes(target)) {
-          return this.failure(entry, target, 'redirect-loop', `redirect loop: ${[...hops, target].join(' -> ')}`, res.status, false, null);
+          return this.failure(
+            entry,
+            target,
+            'redirect-loop',
+            `redirect loop: ${[...hops, target].join(' -> ')}`,
+            res.status,
+            false,
+            null,
+          );
         }
         if (hops.length > MAX_REDIRECTS) {
-          return this.failure(entry, target, 'redirect-loop', `more than ${MAX_REDIRECTS} redirects`, res.status, false, null);
+          return this.failure(
+            entry,
+            target,
+            'redirect-loop',
+            `more than ${MAX_REDIRECTS} redirects`,
+            res.status,
+            false,
+            null,
+          );
         }
         const verdict = this.scope.check(target);
         if (verdict !== 'ok') {
-          return this.failure(entry, target, 'out-of-scope', `redirect to ${target} (${verdict})`, res.status, false, null);
+          return this.failure(
+            entry,
+            target,
+            'out-of-scope',
+            `redirect to ${target} (${verdict})`,
+            res.status,
+            false,
+            null,
+          );
         }
         if (!this.seen.add(target)) {
           // Already collected or queued under its own URL: record the redirect, do not fetch twice.
@@ -366,7 +506,16 @@ export class Crawler {
       if (RETRYABLE_STATUS.has(res.status)) {
         if (SLOW_DOWN_STATUS.has(res.status)) this.frontier.slowDown(entry.host);
         const retryAfter = parseRetryAfter(responseHeader(res.headers, 'retry-after'));
-        return this.failure(entry, url, 'http-status', `HTTP ${res.status}`, res.status, true, retryAfter, res);
+        return this.failure(
+          entry,
+          url,
+          'http-status',
+          `HTTP ${res.status}`,
+          res.status,
+          true,
+          retryAfter,
+          res,
+        );
       }
       return this.final(entry, res, url, undefined);
     }
@@ -382,7 +531,15 @@ export class Crawler {
     }
     if (verdict.allowed) return null;
     if (verdict.reason === 'unavailable') {
-      return this.failure(entry, url, 'robots-disallowed', 'robots.txt unavailable (5xx or unreachable)', null, true, 60_000);
+      return this.failure(
+        entry,
+        url,
+        'robots-disallowed',
+        'robots.txt unavailable (5xx or unreachable)',
+        null,
+        true,
+        60_000,
+      );
     }
     return this.failure(entry, url, 'robots-disallowed', 'disallowed by robots.txt', null, false, null);
   }
@@ -410,7 +567,12 @@ export class Crawler {
     const item = this.errorItem(entry, url, kind, message, status, res);
     if (retryable && entry.attempt < this.opts.retries && !this.stopping) {
       this.lastFailure.set(entry.url, item);
-      const delayMs = backoffMs(entry.attempt + 1, this.opts.retryBackoff, retryAfterMs, this.opts.maxRetryAfter);
+      const delayMs = backoffMs(
+        entry.attempt + 1,
+        this.opts.retryBackoff,
+        retryAfterMs,
+        this.opts.maxRetryAfter,
+      );
       return { kind: 'retry', delayMs };
     }
     return { kind: 'item', item };
@@ -433,7 +595,12 @@ export class Crawler {
     return item;
   }
 
-  private baseItem(entry: FrontierEntry, finalUrl: string, status: number | null, contentType: string | null): Item {
+  private baseItem(
+    entry: FrontierEntry,
+    finalUrl: string,
+    status: number | null,
+    contentType: string | null,
+  ): Item {
     return {
       url: entry.url,
       finalUrl,
@@ -449,7 +616,12 @@ export class Crawler {
   }
 
   /** A final response: content-dedup, source extraction for 2xx, error item for other statuses. */
-  private final(entry: FrontierEntry, res: HopResponse, finalUrl: string, data: Record<string, unknown> | undefined): Outcome {
+  private final(
+    entry: FrontierEntry,
+    res: HopResponse,
+    finalUrl: string,
+    data: Record<string, unknown> | undefined,
+  ): Outcome {
     const item = this.baseItem(entry, finalUrl, res.status, res.contentType);
     if (data) item.data = { ...data };
     const body = res.body;
@@ -488,12 +660,38 @@ export class Crawler {
       if (r.data) item.data = { ...item.data, ...r.data };
       links = r.links;
     } catch (e) {
-      item.error = { kind: 'decode', message: `source ${this.deps.source.name} failed: ${(e as Error).message}` };
+      item.error = {
+        kind: 'decode',
+        message: `source ${this.deps.source.name} failed: ${(e as Error).message}`,
+      };
     }
     return { kind: 'item', item, body: body.length > 0 ? body : undefined, links };
   }
 
   /** Send links through depth and scope into the frontier. */
+  /** Queue a foreign link for its owner; batches go out every 50 ms or 500 links. */
+  private handOff(owner: number, url: string, depth: number): void {
+    if (!this.seen.add(url)) return;
+    this.journal.handedOff(owner, url, depth);
+    let box = this.outbox.get(owner);
+    if (box === undefined) {
+      box = [];
+      this.outbox.set(owner, box);
+    }
+    box.push([url, depth]);
+    if (box.length >= 500) this.flushOutbox();
+    else if (this.outboxTimer === null) this.outboxTimer = setTimeout(() => this.flushOutbox(), 50);
+  }
+
+  private flushOutbox(): void {
+    if (this.outboxTimer !== null) clearTimeout(this.outboxTimer);
+    this.outboxTimer = null;
+    const part = this.deps.partition;
+    if (!part) return;
+    for (const [owner, links] of this.outbox) if (links.length > 0) part.handoff(owner, links);
+    this.outbox.clear();
+  }
+
   private follow(links: string[], depth: number): void {
     if (this.opts.maxDepth !== undefined && depth > this.opts.maxDepth) {
       this.stats.skipped.depth += links.length;
@@ -504,6 +702,14 @@ export class Crawler {
       if (verdict !== 'ok') {
         this.stats.skipped[verdict]++;
         continue;
+      }
+      const part = this.deps.partition;
+      if (part !== undefined) {
+        const owner = ownerOf(link, part.count, part.by);
+        if (owner !== part.index) {
+          this.handOff(owner, link, depth);
+          continue;
+        }
       }
       this.enqueue(link, depth);
     }

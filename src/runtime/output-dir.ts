@@ -50,7 +50,9 @@ export async function lockOutput(out: string): Promise<() => Promise<void>> {
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
       const pid = Number((await fs.readFile(file, 'utf8').catch(() => '')).trim());
       if (pid > 0 && pid !== process.pid && alive(pid)) {
-        throw new UsageError(`--out ${out}: in use by another collector (pid ${pid}); stop it first or choose another --out`);
+        throw new UsageError(
+          `--out ${out}: in use by another collector (pid ${pid}); stop it first or choose another --out`,
+        );
       }
       await fs.rm(file, { force: true });
     }
@@ -76,7 +78,8 @@ export async function prepareOutput(out: string, seeds: string[], resume: boolea
     throw new UsageError(`--out ${out}: not writable (${code}); choose a directory you can write to`);
   }
   const recordPath = path.join(out, 'state', 'crawl.json');
-  const hasCrawl = (await nonEmptyDir(path.join(out, 'items'))) || (await nonEmptyDir(path.join(out, 'state')));
+  const hasCrawl =
+    (await nonEmptyDir(path.join(out, 'items'))) || (await nonEmptyDir(path.join(out, 'state')));
   if (!resume) {
     if (hasCrawl) {
       throw new UsageError(
@@ -94,7 +97,9 @@ export async function prepareOutput(out: string, seeds: string[], resume: boolea
     rec = JSON.parse(await fs.readFile(recordPath, 'utf8')) as CrawlRecord;
   } catch {
     if (seeds.length === 0) {
-      throw new UsageError(`--out ${out}: no crawl to resume (no state/crawl.json); give seed URLs or drop --resume`);
+      throw new UsageError(
+        `--out ${out}: no crawl to resume (no state/crawl.json); give seed URLs or drop --resume`,
+      );
     }
     rec = { version: 1, seeds: [], createdAt: new Date().toISOString() };
   }

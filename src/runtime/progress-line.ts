@@ -2,7 +2,15 @@
  * The live progress line on a TTY's stderr: pages, pages/s, queued, errors, bytes — redrawn in
  * place once a second and cleared at the end.
  */
-import type { Crawler } from './crawler.js';
+
+/** Counters the progress line shows. */
+export interface ProgressCounters {
+  items: number;
+  errors: number;
+  bytes: number;
+  queued: number;
+  stopping: boolean;
+}
 
 function mb(bytes: number): string {
   return `${(bytes / 1048576).toFixed(1)} MB`;
@@ -15,26 +23,26 @@ export class ProgressLine {
   private lastAt = 0;
 
   constructor(
-    private readonly crawler: Crawler,
+    private readonly read: () => ProgressCounters,
     private readonly out: NodeJS.WriteStream = process.stderr,
   ) {}
 
   start(): void {
     this.lastAt = performance.now();
-    this.lastItems = this.crawler.stats.items;
+    this.lastItems = this.read().items;
     this.timer = setInterval(() => this.draw(), 1000);
     this.timer.unref();
   }
 
   private draw(): void {
-    const s = this.crawler.stats;
+    const s = this.read();
     const now = performance.now();
     const rate = ((s.items - this.lastItems) * 1000) / Math.max(1, now - this.lastAt);
     this.lastItems = s.items;
     this.lastAt = now;
     this.out.write(
-      `\r\x1b[Kpages ${s.items}  ${rate.toFixed(0)}/s  queued ${this.crawler.frontier.queued}  ` +
-        `errors ${s.errors}  ${mb(s.bytes)}${this.crawler.isStopping ? '  stopping…' : ''}`,
+      `\r\x1b[Kpages ${s.items}  ${rate.toFixed(0)}/s  queued ${s.queued}  ` +
+        `errors ${s.errors}  ${mb(s.bytes)}${s.stopping ? '  stopping…' : ''}`,
     );
   }
 

@@ -62,7 +62,7 @@ describe('collector crawl (end to end)', () => {
   it('crawls a site: one item per URL, scope, robots, dedup, files, redirects', async () => {
     const out = tempDir();
     const before = site.requests.length;
-    const r = await runCli(['crawl', `${site.origin}/site/`, '--out', out, '--delay', '0', '--quiet']);
+    const r = await runCli(['crawl', `${site.origin}/site/`, '--processes', '1', '--out', out, '--delay', '0', '--quiet']);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     const items = readItems(out);
@@ -128,17 +128,17 @@ describe('collector crawl (end to end)', () => {
 
   it('honours --max-depth, --max-pages and --scope host', async () => {
     const out1 = tempDir();
-    await runCli(['crawl', `${site.origin}/site/`, '--out', out1, '--delay', '0', '--quiet', '--max-depth', '1']);
+    await runCli(['crawl', `${site.origin}/site/`, '--processes', '1', '--out', out1, '--delay', '0', '--quiet', '--max-depth', '1']);
     const depths = readItems(out1).map((i) => i.depth);
     expect(Math.max(...depths)).toBe(1);
     expect(readItems(out1).some((i) => i.url.endsWith('/deep/d1.html'))).toBe(false);
 
     const out2 = tempDir();
-    await runCli(['crawl', `${site.origin}/site/`, '--out', out2, '--delay', '0', '--quiet', '--max-pages', '3']);
+    await runCli(['crawl', `${site.origin}/site/`, '--processes', '1', '--out', out2, '--delay', '0', '--quiet', '--max-pages', '3']);
     expect(readItems(out2)).toHaveLength(3);
 
     const out3 = tempDir();
-    await runCli(['crawl', `${site.origin}/site/`, '--out', out3, '--delay', '0', '--quiet', '--scope', 'host']);
+    await runCli(['crawl', `${site.origin}/site/`, '--processes', '1', '--out', out3, '--delay', '0', '--quiet', '--scope', 'host']);
     expect(readItems(out3).some((i) => i.url === `${site.origin}/outside.html`)).toBe(true);
   });
 
@@ -150,6 +150,8 @@ describe('collector crawl (end to end)', () => {
       const r = await runCli([
         'crawl',
         `${s.origin}/`,
+        '--processes',
+        '1',
         '--out',
         out,
         '--delay',
@@ -206,10 +208,10 @@ describe('bad input', () => {
 
   it('refuses an --out holding another crawl without --resume, touching nothing', async () => {
     const out = tempDir();
-    await runCli(['crawl', `${site.origin}/site/`, '--out', out, '--delay', '0', '--quiet', '--max-pages', '2']);
+    await runCli(['crawl', `${site.origin}/site/`, '--processes', '1', '--out', out, '--delay', '0', '--quiet', '--max-pages', '2']);
     const itemsFile = path.join(out, 'items', 'crawl-0.jsonl');
     const before = fs.readFileSync(itemsFile);
-    const r = await runCli(['crawl', `${site.origin}/site/`, '--out', out, '--quiet']);
+    const r = await runCli(['crawl', `${site.origin}/site/`, '--processes', '1', '--out', out, '--quiet']);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/--resume/);
     expect(fs.readFileSync(itemsFile).equals(before)).toBe(true);

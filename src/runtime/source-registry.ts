@@ -1,0 +1,27 @@
+/**
+ * Worker types by name: the sources a config may name in `workers[].source`.
+ */
+import { UsageError } from '../config/usage-error.js';
+import { CrawlSource } from '../sources/crawl.js';
+import type { Source } from '../sources/source.js';
+
+const SOURCES: Record<string, () => Source> = {
+  crawl: () => new CrawlSource(),
+};
+
+/** Names of the known sources. */
+export function sourceNames(): string[] {
+  return Object.keys(SOURCES);
+}
+
+/**
+ * Create the source named `name`.
+ * @throws UsageError naming the known sources when `name` is unknown.
+ */
+export function createSource(name: string): Source {
+  const make = SOURCES[name];
+  if (make === undefined) {
+    throw new UsageError(`unknown source "${name}": expected one of ${sourceNames().join(', ')}`);
+  }
+  return make();
+}

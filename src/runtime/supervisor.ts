@@ -1,0 +1,441 @@
+/**
+ * The supervisor: forks every worker process of a plan, routes handed-off links to their owner,
+ * keeps the shared counter and `<data>/status.json`, detects the end of a one-shot crawl,
+ * restarts crashed or stalled workers with backoff (parking one that crashes in a loop), guards
+ * memory (pause the largest worker, then recycle it), and shuts everything down on a signal.
+ */
+import { type ChildProcess, fork } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Logger } from 'pino';
+import type { CrawlOptionsInput } from '../config/crawl-options.js';
+import { writeFileAtomic } from '../sinks/atomic-file.js';
+import type { FromWorker, ToWorker, WorkerStats } from './ipc.js';
+import { rssOf } from './memory-guard.js';
+
+/** One worker process to run. */
+export interface WorkerSpec {
+  /** e.g. `crawl-0`. */
+  id: string;
+  /** Worker type (source name). */
+  type: string;
+  /** Position among the processes of its type. */
+  index: number;
+  count: number;
+  partition: 'host' | 'url';
+  options: CrawlOptionsInput;
+  seeds: string[];
+  /** Pause between rounds for continuous sources, ms; undefined = one round (one-shot). */
+  intervalMs?: number;
+}
+
+/** Supervisor settings. */
+export interface SupervisorOptions {
+  dataDir: string;
+  log: Logger;
+  /** Memory limit, bytes (cgroup/RAM or `--memory-limit`). */
+  memoryLimitBytes: number;
+  /** Share of the limit the whole tree may use. Default 0.8. */
+  limitFraction: number;
+  /** Time given to workers to stop before SIGKILL, ms. Default 10 s. */
+  joinTimeoutMs: number;
+  /** status.json rewrite period, ms. Default 2 s (the contract is ≤ 5 s). */
+  statusIntervalMs: number;
+  /** A worker with queued work and no item for this long is restarted, ms. Default 5 min. */
+  stallTimeoutMs: number;
+  /** Crashes within `crashWindowMs` after which a worker is parked. Default 5. */
+  maxCrashes: number;
+  /** Default 10 min. */
+  crashWindowMs: number;
+  /** First restart backoff, ms; doubles per consecutive crash, capped at 60 s. Default 1 s. */
+  restartBackoffMs: number;
+  /** Memory sampling period, ms. Default 1 s. */
+  memorySampleMs: number;
+}
+
+type WorkerState = 'starting' | 'running' | 'idle' | 'stopping' | 'restarting' | 'parked' | 'done';
+
+class WorkerHandle {
+  child: ChildProcess | null = null;
+  state: WorkerState = 'starting';
+  stats: WorkerStats | null = null;
+  restarts = 0;
+  crashes: number[] = [];
+  consecutiveCrashes = 0;
+  /** Links sent to this worker since its current process started. */
+  forwarded = 0;
+  paused = false;
+  pausedAt = 0;
+  recycling = false;
+  finishedCleanly = false;
+  rss = 0;
+  rateItems = 0;
+  rateAt = Date.now();
+  pagesPerSec = 0;
+  startedAt = Date.now();
+  lastError: string | null = null;
+  constructor(readonly spec: WorkerSpec) {}
+  get pid(): number | null {
+    return this.child?.pid ?? null;
+  }
+}
+
+const WORKER_MAIN = fileURLToPath(new URL('./worker-main.js', import.meta.url));
+
+/** Runs a plan of worker processes until they finish or are stopped. */
+export class Supervisor {
+  private readonly workers: WorkerHandle[];
+  private readonly byType = new Map<string, WorkerHandle[]>();
+  private stopping = false;
+  private killed = false;
+  private timers: NodeJS.Timeout[] = [];
+  private resolveDone: ((code: number) => void) | null = null;
+  readonly startedAt = new Date();
+
+  constructor(
+    specs: WorkerSpec[],
+    private readonly opts: SupervisorOptions,
+  ) {
+    this.workers = specs.map((s) => new WorkerHandle(s));
+    for (const w of this.workers) {
+      const list = this.byType.get(w.spec.type) ?? [];
+      list[w.spec.index] = w;
+      this.byType.set(w.spec.type, list);
+    }
+  }
+
+  /** Items written by all workers (the shared counter). */
+  get totalItems(): number {
+    return this.workers.reduce((a, w) => a + (w.stats?.items ?? 0), 0);
+  }
+
+  /** Start every worker; resolves with the exit code when all are done or stopped. */
+  run(): Promise<number> {
+    for (const w of this.workers) this.spawn(w, Boolean(w.spec.options.resume));
+    this.timers.push(setInterval(() => void this.writeStatus(), this.opts.statusIntervalMs));
+    this.timers.push(setInterval(() => this.guardMemory(), this.opts.memorySampleMs));
+    this.timers.push(setInterval(() => this.checkStalls(), 5000));
+    void this.writeStatus();
+    return new Promise((resolve) => {
+      this.resolveDone = resolve;
+    });
+  }
+
+  /** Graceful stop: workers finish or abandon in-flight requests, flush, exit; SIGKILL after the join timeout. */
+  stop(): void {
+    if (this.stopping) return;
+    this.stopping = true;
+    this.opts.log.info('stopping all workers');
+    for (const w of this.workers) {
+      if (w.state === 'restarting' || w.state === 'parked') w.state = 'done';
+      this.send(w, { t: 'stop' });
+      if (w.state !== 'done') w.state = 'stopping';
+    }
+    const t = setTimeout(() => this.killAll(), this.opts.joinTimeoutMs);
+    t.unref();
+    this.maybeDone();
+  }
+
+  /** Immediate stop (second signal): SIGKILL every worker. Their state stays consistent. */
+  killAll(): void {
+    this.stopping = true;
+    this.killed = true;
+    for (const w of this.workers) {
+      if (w.child && w.child.exitCode === null && w.child.signalCode === null) w.child.kill('SIGKILL');
+      if (w.state === 'restarting' || w.state === 'parked') w.state = 'done';
+    }
+  }
+
+  private spawn(w: WorkerHandle, resume: boolean): void {
+    const child = fork(WORKER_MAIN, [], {
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      env: process.env,
+    });
+    w.child = child;
+    w.state = 'starting';
+    w.forwarded = 0;
+    w.startedAt = Date.now();
+    w.paused = false;
+    w.recycling = false;
+    w.finishedCleanly = false;
+    child.on('message', (m: FromWorker) => this.onMessage(w, m));
+    child.on('exit', (code, signal) => this.onExit(w, child, code, signal));
+    child.on('error', (e) =>
+      this.opts.log.error({ worker: w.spec.id, err: e.message }, 'worker process error'),
+    );
+    const init: ToWorker = {
+      t: 'init',
+      id: w.spec.id,
+      type: w.spec.type,
+      index: w.spec.index,
+      count: w.spec.count,
+      partition: w.spec.partition,
+      options: { ...w.spec.options, resume, quiet: true },
+      seeds: w.spec.seeds,
+    };
+    child.send(init);
+  }
+
+  private send(w: WorkerHandle, msg: ToWorker): boolean {
+    const c = w.child;
+    if (!c || !c.connected) return false;
+    try {
+      c.send(msg);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  private onMessage(w: WorkerHandle, m: FromWorker): void {
+    switch (m.t) {
+      case 'ready': {
+        if (w.state === 'starting') w.state = 'running';
+        if (this.stopping) this.send(w, { t: 'stop' });
+        // After a restart, siblings send again what they handed to this worker.
+        if (w.restarts > 0) {
+          for (const s of this.byType.get(w.spec.type) ?? []) {
+            if (s !== w) this.send(s, { t: 'resend', owner: w.spec.index });
+          }
+        }
+        break;
+      }
+      case 'handoff': {
+        const target = this.byType.get(w.spec.type)?.[m.to];
+        // A target that is down gets these again from the sender's handoff log when it restarts.
+        if (
+          target &&
+          (target.state === 'running' || target.state === 'idle') &&
+          this.send(target, { t: 'links', links: m.links })
+        ) {
+          target.forwarded += m.links.length;
+          if (target.state === 'idle') target.state = 'running';
+        }
+        break;
+      }
+      case 'stats': {
+        const { t: _t, ...stats } = m;
+        const now = Date.now();
+        if (now - w.rateAt >= 1000 && w.stats) {
+          w.pagesPerSec = ((stats.items - w.rateItems) * 1000) / (now - w.rateAt);
+          w.rateItems = stats.items;
+          w.rateAt = now;
+        } else if (!w.stats) {
+          w.rateItems = stats.items;
+          w.rateAt = now;
+        }
+        w.stats = stats;
+        if (w.state === 'running' || w.state === 'idle') w.state = stats.idle ? 'idle' : 'running';
+        this.maybeFinish();
+        break;
+      }
+      case 'done':
+        w.finishedCleanly = m.finished;
+        break;
+      case 'fatal':
+        w.lastError = m.message;
+        this.opts.log.error({ worker: w.spec.id, message: m.message }, 'worker failed');
+        break;
+    }
+  }
+
+  /** One-shot end: every live worker idle, and each has received every link sent to it. */
+  private maybeFinish(): void {
+    if (this.stopping) return;
+    const live = this.workers.filter((w) => w.state !== 'parked' && w.state !== 'done');
+    if (live.length === 0) return;
+    for (const w of live) {
+      if (w.state !== 'idle' || w.stats === null || w.stats.received !== w.forwarded) return;
+      if (w.spec.intervalMs !== undefined) return;
+    }
+    for (const w of live) this.send(w, { t: 'finish' });
+  }
+
+  private onExit(
+    w: WorkerHandle,
+    child: ChildProcess,
+    code: number | null,
+    signal: NodeJS.Signals | null,
+  ): void {
+    if (w.child !== child) return;
+    w.child = null;
+    w.rss = 0;
+    const clean = code === 0 && signal === null;
+    if (this.stopping || (clean && !w.recycling)) {
+      w.state = 'done';
+      this.opts.log.info({ worker: w.spec.id, code, signal }, 'worker exited');
+      this.maybeDone();
+      return;
+    }
+    if (w.recycling && clean) {
+      // Planned restart by the memory guard: not a crash.
+      this.opts.log.warn({ worker: w.spec.id }, 'worker recycled by the memory guard');
+      w.restarts++;
+      this.spawn(w, true);
+      return;
+    }
+    const now = Date.now();
+    w.crashes = w.crashes.filter((t) => now - t < this.opts.crashWindowMs);
+    w.crashes.push(now);
+    w.consecutiveCrashes++;
+    w.lastError = w.lastError ?? `exit code ${code}, signal ${signal}`;
+    if (w.crashes.length >= this.opts.maxCrashes) {
+      w.state = 'parked';
+      this.opts.log.error(
+        { worker: w.spec.id, crashes: w.crashes.length },
+        'worker crashes in a loop: parked',
+      );
+      process.stderr.write(
+        `collector: worker ${w.spec.id} crashed ${w.crashes.length} times; parked (see logs/${w.spec.id}.log)\n`,
+      );
+      this.maybeFinish();
+      this.maybeDone();
+      return;
+    }
+    const delay = Math.min(60_000, this.opts.restartBackoffMs * 2 ** (w.consecutiveCrashes - 1));
+    w.state = 'restarting';
+    this.opts.log.warn({ worker: w.spec.id, code, signal, delay }, 'worker crashed; restarting');
+    const t = setTimeout(() => {
+      if (this.stopping || w.state !== 'restarting') return;
+      w.restarts++;
+      this.spawn(w, true);
+    }, delay);
+    t.unref();
+    this.timers.push(t);
+  }
+
+  private maybeDone(): void {
+    if (!this.workers.every((w) => w.state === 'done' || w.state === 'parked')) return;
+    for (const t of this.timers) clearInterval(t);
+    this.timers = [];
+    const parked = this.workers.some((w) => w.state === 'parked');
+    const resolve = this.resolveDone;
+    this.resolveDone = null;
+    void this.writeStatus().then(() => resolve?.(parked && !this.stopping ? 1 : 0));
+  }
+
+  /** Restart a worker that has work but wrote no item for `stallTimeoutMs`. */
+  private checkStalls(): void {
+    if (this.stopping) return;
+    const now = Date.now();
+    for (const w of this.workers) {
+      const s = w.stats;
+      if (w.state !== 'running' || s === null || w.paused) continue;
+      const since = Math.max(s.lastProgressAt, w.startedAt);
+      if (s.queued + s.inFlight > 0 && now - since > this.opts.stallTimeoutMs) {
+        this.opts.log.warn(
+          { worker: w.spec.id, idleMs: now - since },
+          'no progress with work pending; restarting',
+        );
+        w.lastError = `no progress for ${Math.round((now - since) / 1000)} s with work pending`;
+        w.child?.kill('SIGKILL');
+      }
+    }
+  }
+
+  /**
+   * Keep the tree under `limitFraction × limit`: above it, pause the largest worker; if still
+   * above after 3 s (or above 95% of the limit at once), recycle it gracefully. Resume paused
+   * workers once below 90% of the budget.
+   */
+  private guardMemory(): void {
+    const budget = this.opts.memoryLimitBytes * this.opts.limitFraction;
+    let total = process.memoryUsage.rss();
+    for (const w of this.workers) {
+      w.rss = w.child?.pid ? rssOf(w.child.pid) : 0;
+      total += w.rss;
+    }
+    const now = Date.now();
+    if (total > budget && !this.stopping) {
+      const live = this.workers.filter(
+        (w) => w.child && !w.recycling && (w.state === 'running' || w.state === 'idle'),
+      );
+      const largest = live.sort((a, b) => b.rss - a.rss)[0];
+      if (!largest) return;
+      if (!largest.paused) {
+        largest.paused = true;
+        largest.pausedAt = now;
+        this.send(largest, { t: 'pause', paused: true });
+        this.opts.log.warn(
+          { worker: largest.spec.id, totalMB: total >> 20, budgetMB: budget >> 20 },
+          'memory over budget: paused',
+        );
+      }
+      if (now - largest.pausedAt >= 3000 || total > this.opts.memoryLimitBytes * 0.95) {
+        largest.recycling = true;
+        this.send(largest, { t: 'stop' });
+        this.opts.log.warn(
+          { worker: largest.spec.id, rssMB: largest.rss >> 20 },
+          'memory over budget: recycling',
+        );
+      }
+    } else if (total < budget * 0.9) {
+      for (const w of this.workers) {
+        if (w.paused && !w.recycling) {
+          w.paused = false;
+          this.send(w, { t: 'pause', paused: false });
+        }
+      }
+    }
+  }
+
+  /** The status document (also written to `<data>/status.json`). */
+  status(): Record<string, unknown> {
+    const workers = this.workers.map((w) => ({
+      id: w.spec.id,
+      type: w.spec.type,
+      pid: w.pid,
+      state: w.paused && w.state === 'running' ? 'paused' : w.state,
+      items: w.stats?.items ?? 0,
+      pagesPerSec: Math.round(w.pagesPerSec * 10) / 10,
+      errors: w.stats?.errors ?? 0,
+      queue: w.stats?.queued ?? 0,
+      inFlight: w.stats?.inFlight ?? 0,
+      rssMB: Math.round((w.rss || (w.stats?.rss ?? 0)) / 1048576),
+      lastProgressAt: w.stats ? new Date(w.stats.lastProgressAt).toISOString() : null,
+      restarts: w.restarts,
+      lastError: w.lastError,
+    }));
+    const sum = (k: 'items' | 'errors' | 'queue' | 'rssMB' | 'pagesPerSec') =>
+      workers.reduce((a, w) => a + (w[k] as number), 0);
+    return {
+      supervisorPid: process.pid,
+      startedAt: this.startedAt.toISOString(),
+      updatedAt: new Date().toISOString(),
+      state: this.workers.every((w) => w.state === 'done' || w.state === 'parked')
+        ? this.stopping
+          ? 'stopped'
+          : 'finished'
+        : this.stopping
+          ? 'stopping'
+          : 'running',
+      memoryLimitMB: Math.round(this.opts.memoryLimitBytes / 1048576),
+      workers,
+      totals: {
+        items: sum('items'),
+        errors: sum('errors'),
+        queue: sum('queue'),
+        pagesPerSec: Math.round(sum('pagesPerSec') * 10) / 10,
+        rssMB: sum('rssMB') + Math.round(process.memoryUsage.rss() / 1048576),
+        workers: workers.length,
+        parked: workers.filter((w) => w.state === 'parked').length,
+      },
+    };
+  }
+
+  private async writeStatus(): Promise<void> {
+    try {
+      await writeFileAtomic(
+        path.join(this.opts.dataDir, 'status.json'),
+        `${JSON.stringify(this.status(), null, 2)}\n`,
+      );
+    } catch (e) {
+      this.opts.log.error({ err: (e as Error).message }, 'writing status.json failed');
+    }
+  }
+
+  /** Whether the workers were killed rather than stopped (second signal). */
+  get wasKilled(): boolean {
+    return this.killed;
+  }
+}

@@ -1,0 +1,132 @@
+/**
+ * Entry point of a worker process (forked by the supervisor): its own HTTP session, state dir
+ * and log. It crawls the URLs it owns, hands the others to their owner through the supervisor,
+ * reports counters every second, and exits by itself when the supervisor goes away.
+ */
+import { parseCrawlOptions } from '../config/crawl-options.js';
+import { Crawler } from './crawler.js';
+import type { FromWorker, ToWorker, WorkerInit } from './ipc.js';
+import { openWorkerLog } from './logger.js';
+import { createSource } from './source-registry.js';
+
+function send(msg: FromWorker): void {
+  if (process.connected) process.send?.(msg);
+}
+
+let crawler: Crawler | null = null;
+let received = 0;
+let idle = false;
+let lastProgressAt = Date.now();
+const early: ToWorker[] = [];
+
+function stats(): FromWorker {
+  const c = crawler as Crawler;
+  const s = c.stats;
+  return {
+    t: 'stats',
+    items: s.items,
+    itemsThisRun: s.itemsThisRun,
+    errors: s.errors,
+    queued: c.frontier.queued,
+    inFlight: c.busy,
+    bytes: s.bytes,
+    received,
+    idle,
+    rss: process.memoryUsage.rss(),
+    lastProgressAt,
+    skipped: s.skipped,
+  };
+}
+
+function handle(msg: ToWorker): void {
+  const c = crawler;
+  if (c === null) {
+    early.push(msg);
+    return;
+  }
+  switch (msg.t) {
+    case 'links':
+      received += msg.links.length;
+      c.receive(msg.links);
+      break;
+    case 'resend':
+      void c.resendHandoffs(msg.owner);
+      break;
+    case 'finish':
+      c.finishWhenIdle();
+      break;
+    case 'stop':
+      c.stop();
+      break;
+    case 'pause':
+      c.setPaused(msg.paused);
+      break;
+  }
+}
+
+async function main(init: WorkerInit): Promise<void> {
+  const opts = parseCrawlOptions(init.options);
+  const { log, close: closeLog } = openWorkerLog(opts.out, init.id);
+  const source = createSource(init.type);
+  const c = new Crawler(opts, {
+    workerId: init.id,
+    source,
+    log,
+    onItem: () => {
+      lastProgressAt = Date.now();
+    },
+    partition: {
+      index: init.index,
+      count: init.count,
+      by: init.partition,
+      handoff: (to, links) => send({ t: 'handoff', to, links }),
+      onIdle: (isIdle) => {
+        idle = isIdle;
+        send(stats());
+      },
+    },
+  });
+  crawler = c;
+  // The supervisor died (IPC closed): stop by ourselves, never linger as an orphan.
+  process.on('disconnect', () => {
+    c.stop();
+    setTimeout(() => process.exit(0), opts.joinTimeout + 2000).unref();
+  });
+  const onSignal = () => c.stop();
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', () => {
+    // The terminal's Ctrl-C reaches the whole process group; the supervisor decides.
+  });
+  await c.start(init.seeds);
+  for (const m of early.splice(0)) handle(m);
+  send({ t: 'ready' });
+  const timer = setInterval(() => send(stats()), 1000);
+  timer.unref();
+  let finished = false;
+  try {
+    finished = await c.run();
+  } finally {
+    clearInterval(timer);
+    await c.close();
+    send(stats());
+    send({ t: 'done', finished });
+    log.info({ finished, ...c.stats }, 'worker done');
+    closeLog();
+  }
+}
+
+process.on('message', (msg: ToWorker) => {
+  if (msg.t === 'init') {
+    main(msg).then(
+      () => {
+        process.disconnect?.();
+        process.exitCode = 0;
+      },
+      (e: Error) => {
+        send({ t: 'fatal', message: e.message });
+        process.stderr.write(`collector worker: ${e.stack ?? e.message}\n`);
+        process.exit(1);
+      },
+    );
+  } else handle(msg);
+});
