@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import {
   type CrawlOptionsInput,
@@ -23,7 +24,8 @@ describe('parseCrawlOptions: defaults', () => {
     expect(o).toMatchObject({
       seeds: SEED,
       out: './data',
-      processes: 1,
+      processes: availableParallelism(),
+      memoryLimitFraction: 0.8,
       delay: 500,
       jitter: 0.5,
       concurrency: 16,
@@ -106,9 +108,9 @@ describe('parseCrawlOptions: units and values', () => {
 });
 
 describe('parseCrawlOptions: errors are `path: message`', () => {
-  it('requires at least one seed', () => {
-    expect(errorOf({ seeds: [] })).toMatch(/^seeds: /);
-    expect(errorOf({})).toMatch(/^seeds: /);
+  it('allows no seeds (resume) but rejects a non-array', () => {
+    expect(parseCrawlOptions({}).seeds).toEqual([]);
+    expect(errorOf({ seeds: 'http://x/' as unknown as string[] })).toMatch(/^seeds: /);
   });
 
   it('names a bad duration, size and regex with the input', () => {
