@@ -82,6 +82,21 @@ export function registerCrawl(program: Command): void {
     .option('--exclude <regex>', 'never follow URLs matching (repeatable)', collect, [])
     .option('--timeout <s>', 'whole-request time limit (15, 15s, 500ms)', dur('s'), '15s')
     .option('--retries <n>', 'retries of a failed request', int('--retries', 0), 3)
+    .option('--retry-backoff <ms>', 'first retry backoff, doubling each retry (1s, 200ms)', dur('ms'), '1s')
+    .option(
+      '--max-retry-after <s>',
+      'longest wait honoured from Retry-After, rate-limit resets, Crawl-delay (600, 10m)',
+      dur('s'),
+      '600s',
+    )
+    .option('--max-url-length <n>', 'skip longer URLs as traps', int('--max-url-length', 1), 2048)
+    .option('--max-path-repeat <n>', 'skip URLs repeating a run of path segments more often', int('--max-path-repeat', 1), 3)
+    .option(
+      '--max-query-variants <n>',
+      'distinct queries followed per path, 0 = unlimited',
+      int('--max-query-variants', 0),
+      1000,
+    )
     .option('--user-agent <s>', 'User-Agent header')
     .option('--no-robots', 'ignore robots.txt')
     .option('--proxy <url>', 'proxy for all requests (default: HTTP_PROXY/HTTPS_PROXY)')
@@ -107,6 +122,11 @@ export function registerCrawl(program: Command): void {
         exclude: o.exclude as string[],
         timeout: o.timeout as string,
         retries: o.retries as number,
+        retryBackoff: o.retryBackoff as string,
+        maxRetryAfter: o.maxRetryAfter as string,
+        maxUrlLength: o.maxUrlLength as number,
+        maxPathRepeat: o.maxPathRepeat as number,
+        maxQueryVariants: o.maxQueryVariants as number,
         userAgent: o.userAgent as string | undefined,
         robots: o.robots as boolean,
         proxy: o.proxy as string | undefined,

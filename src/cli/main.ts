@@ -5,6 +5,7 @@
 import { Command, CommanderError } from 'commander';
 import { UsageError } from '../config/usage-error.js';
 import { registerCrawl } from './crawl.js';
+import { registerRun } from './run.js';
 
 const program = new Command();
 program
@@ -17,6 +18,7 @@ program
     outputError: (s, write) => write(`collector: ${s.replace(/^error: /, '').trim()}\n`),
   });
 registerCrawl(program);
+registerRun(program);
 for (const c of program.commands) c.exitOverride();
 
 try {

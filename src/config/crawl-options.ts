@@ -47,7 +47,11 @@ export const CrawlOptionsSchema = z.object({
   /** Output directory (DESIGN §4 layout). Default `./data`. */
   out: z.string().default('./data'),
   /** Worker processes. Default: the CPU count. */
-  processes: z.number().int().positive().default(() => availableParallelism()),
+  processes: z
+    .number()
+    .int()
+    .positive()
+    .default(() => availableParallelism()),
   /**
    * How URLs are split among processes: `host` (hash of the host: each host's politeness lives
    * in one process) or `url` (hash of the URL, for one big site: each of N processes keeps
@@ -107,6 +111,9 @@ export const CrawlOptionsSchema = z.object({
   saveInterval: duration('ms').default(5000),
   /** Time allowed at stop for in-flight requests to finish before they are abandoned, ms. Default 10 s. */
   joinTimeout: duration('s').default(10_000),
+  /** Continuous collection: after the frontier drains, wait this long and fetch the seeds again
+   * to find new links (only new URLs are fetched). Default: none (one-shot). */
+  interval: duration('s').optional(),
   /** No progress line on stderr. */
   quiet: z.boolean().default(false),
   /** Body bytes held in memory waiting for the disk, across all pages; fetching pauses above it. Default 64 MiB. */

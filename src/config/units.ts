@@ -41,7 +41,8 @@ const UNIT_RE = /^\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]*)\s*$/;
  */
 export function parseDuration(input: string | number, defaultUnit: 'ms' | 's' = 'ms'): number {
   if (typeof input === 'number') {
-    if (!Number.isFinite(input) || input < 0) throw new Error(`expected a non-negative duration, got ${input}`);
+    if (!Number.isFinite(input) || input < 0)
+      throw new Error(`expected a non-negative duration, got ${input}`);
     return input * DURATION_UNITS[defaultUnit];
   }
   const m = UNIT_RE.exec(input);

@@ -22,7 +22,11 @@ export class TooLargeError extends Error {
 /** Thrown when the compressed stream is corrupt or truncated. */
 export class DecodeError extends Error {}
 
-function inflateLimited(fn: (b: Buffer, o: zlib.ZlibOptions) => Buffer, raw: Buffer, maxBytes: number): Buffer {
+function inflateLimited(
+  fn: (b: Buffer, o: zlib.ZlibOptions) => Buffer,
+  raw: Buffer,
+  maxBytes: number,
+): Buffer {
   try {
     return fn(raw, { maxOutputLength: maxBytes + 1 });
   } catch (e) {

@@ -107,7 +107,12 @@ export class Fetcher {
       const declared = Number(header(headers, 'content-length') ?? -1);
       if (declared > maxBytes) {
         res.body.destroy();
-        throw new FetchError('too-large', url, `Content-Length ${declared} exceeds ${maxBytes} bytes`, res.statusCode);
+        throw new FetchError(
+          'too-large',
+          url,
+          `Content-Length ${declared} exceeds ${maxBytes} bytes`,
+          res.statusCode,
+        );
       }
       const chunks: Buffer[] = [];
       let size = 0;

@@ -162,6 +162,7 @@ export function crawlWorkerSpecs(
   return Array.from({ length: n }, (_, i) => ({
     id: `crawl-${i}`,
     type: 'crawl',
+    group: 'crawl',
     index: i,
     count: n,
     partition,

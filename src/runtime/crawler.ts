@@ -20,7 +20,7 @@ import {
   rateLimitPauseMs,
   SLOW_DOWN_STATUS,
 } from '../http/retry-policy.js';
-import { RobotsCache } from '../http/robots.js';
+import { ROBOTS_DEFAULTS, RobotsCache } from '../http/robots.js';
 import { type BodyStore, openBodyStore } from '../sinks/threaded-file-sink.js';
 import type { Source } from '../sources/source.js';
 import { canonicalize, hostKey } from '../url/canonicalize.js';
@@ -140,6 +140,10 @@ export class Crawler {
   private readonly writes = new Set<Promise<void>>();
   private wake: (() => void) | null = null;
   private finishRequested = false;
+  private readonly ownedSeeds: string[] = [];
+  /** Continuous mode: round number and when the next round starts (epoch ms, 0 = not scheduled). */
+  private round = 0;
+  private nextRoundAt = 0;
   private paused = false;
   private idleReported = false;
   private readonly outbox = new Map<number, Array<[string, number]>>();
@@ -176,6 +180,8 @@ export class Crawler {
     this.robots = opts.robots
       ? new RobotsCache({
           userAgent: opts.userAgent,
+          // an unavailable robots.txt is fetched again when the URLs it blocked are retried
+          errorRetryMs: Math.min(ROBOTS_DEFAULTS.errorRetryMs, opts.maxRetryAfter),
           fetch: async (url) => {
             const r = await this.fetcher.fetchHop(url, this.stopController.signal);
             return { status: r.status, location: r.location, body: r.body.toString('utf8') };
@@ -226,8 +232,24 @@ export class Crawler {
       }
     }
     for (const s of seeds) {
-      if (part === undefined || ownerOf(s, part.count, part.by) === part.index) this.enqueue(s, 0);
+      if (part === undefined || ownerOf(s, part.count, part.by) === part.index) {
+        this.ownedSeeds.push(s);
+        this.enqueue(s, 0);
+      }
     }
+  }
+
+  /**
+   * Continuous collection: fetch the owned seeds again (bypassing the seen-set) so new links are
+   * found; a seed whose body is unchanged is recorded with `data.unchanged` and not stored again.
+   */
+  startRound(): void {
+    this.round++;
+    for (const s of this.ownedSeeds) {
+      this.frontier.push(s, 0);
+      this.journal.enqueued(s, 0);
+    }
+    this.deps.log.info({ round: this.round, seeds: this.ownedSeeds.length }, 'round started');
   }
 
   /** Links handed to this worker by their discoverer (already scope-checked there). */
@@ -353,6 +375,15 @@ export class Crawler {
           part.onIdle(drained);
         }
         if (drained && this.finishRequested) break;
+        if (drained && this.opts.interval !== undefined && !this.stopping) {
+          const now = Date.now();
+          if (this.nextRoundAt === 0) this.nextRoundAt = now + this.opts.interval;
+          else if (now >= this.nextRoundAt) {
+            this.nextRoundAt = 0;
+            this.startRound();
+            continue;
+          }
+        }
       }
       const wait = Math.min(this.frontier.nextReadyIn(), 1000);
       await new Promise<void>((resolve) => {
@@ -538,7 +569,7 @@ export class Crawler {
         'robots.txt unavailable (5xx or unreachable)',
         null,
         true,
-        60_000,
+        Math.min(ROBOTS_DEFAULTS.errorRetryMs, this.opts.maxRetryAfter),
       );
     }
     return this.failure(entry, url, 'robots-disallowed', 'disallowed by robots.txt', null, false, null);
@@ -639,12 +670,20 @@ export class Crawler {
     if (body.length > 0) {
       const key = item.sha256.slice(0, 16);
       const original = this.contentIndex.get(key);
-      if (original !== undefined && original !== entry.url) {
-        item.data = { ...item.data, duplicateOf: original };
+      if (original !== undefined) {
+        // Same body already stored: under another URL (duplicate) or this one (a seed fetched
+        // again in a later round, unchanged).
+        item.data = {
+          ...item.data,
+          ...(original === entry.url ? { unchanged: true } : { duplicateOf: original }),
+        };
+        if (this.round > 0) item.data.round = this.round;
         return { kind: 'item', item };
       }
       this.contentIndex.set(key, entry.url);
     }
+    // Still encoded (unknown or nested Content-Encoding): stored as received, flagged, not parsed.
+    if (res.encodingFlag === 'unknown-encoding') return { kind: 'item', item, body };
     let links: string[] | undefined;
     try {
       const r = this.deps.source.handle({

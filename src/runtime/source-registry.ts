@@ -3,11 +3,13 @@
  */
 import { UsageError } from '../config/usage-error.js';
 import { CrawlSource } from '../sources/crawl.js';
+import { MemoryHogSource } from '../sources/memory-hog.js';
 import type { Source } from '../sources/source.js';
 
 const SOURCES: Record<string, () => Source> = {
   crawl: () => new CrawlSource(),
 };
+if (process.env.COLLECTOR_TEST_SOURCES === '1') SOURCES['memory-hog'] = () => new MemoryHogSource();
 
 /** Names of the known sources. */
 export function sourceNames(): string[] {

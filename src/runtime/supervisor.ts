@@ -17,8 +17,10 @@ import { rssOf } from './memory-guard.js';
 export interface WorkerSpec {
   /** e.g. `crawl-0`. */
   id: string;
-  /** Worker type (source name). */
+  /** Source name. */
   type: string;
+  /** Worker type name (the processes that share ownership of URLs), e.g. `crawl` or `docs`. */
+  group: string;
   /** Position among the processes of its type. */
   index: number;
   count: number;
@@ -68,6 +70,8 @@ class WorkerHandle {
   pausedAt = 0;
   recycling = false;
   finishedCleanly = false;
+  /** The current process was started with resume (it restores state from disk). */
+  resumed = false;
   rss = 0;
   rateItems = 0;
   rateAt = Date.now();
@@ -98,9 +102,9 @@ export class Supervisor {
   ) {
     this.workers = specs.map((s) => new WorkerHandle(s));
     for (const w of this.workers) {
-      const list = this.byType.get(w.spec.type) ?? [];
+      const list = this.byType.get(w.spec.group) ?? [];
       list[w.spec.index] = w;
-      this.byType.set(w.spec.type, list);
+      this.byType.set(w.spec.group, list);
     }
   }
 
@@ -158,6 +162,7 @@ export class Supervisor {
     w.paused = false;
     w.recycling = false;
     w.finishedCleanly = false;
+    w.resumed = resume;
     child.on('message', (m: FromWorker) => this.onMessage(w, m));
     child.on('exit', (code, signal) => this.onExit(w, child, code, signal));
     child.on('error', (e) =>
@@ -192,16 +197,17 @@ export class Supervisor {
       case 'ready': {
         if (w.state === 'starting') w.state = 'running';
         if (this.stopping) this.send(w, { t: 'stop' });
-        // After a restart, siblings send again what they handed to this worker.
-        if (w.restarts > 0) {
-          for (const s of this.byType.get(w.spec.type) ?? []) {
+        // A worker that resumed (restart or --resume) may lack links handed to it before it
+        // stopped: its siblings send again, from their handoff logs, what they handed to it.
+        if (w.resumed) {
+          for (const s of this.byType.get(w.spec.group) ?? []) {
             if (s !== w) this.send(s, { t: 'resend', owner: w.spec.index });
           }
         }
         break;
       }
       case 'handoff': {
-        const target = this.byType.get(w.spec.type)?.[m.to];
+        const target = this.byType.get(w.spec.group)?.[m.to];
         // A target that is down gets these again from the sender's handoff log when it restarts.
         if (
           target &&

@@ -86,9 +86,9 @@ async function main(init: WorkerInit): Promise<void> {
       },
     },
   });
-  crawler = c;
   // The supervisor died (IPC closed): stop by ourselves, never linger as an orphan.
   process.on('disconnect', () => {
+    if (crawler === null) process.exit(0);
     c.stop();
     setTimeout(() => process.exit(0), opts.joinTimeout + 2000).unref();
   });
@@ -98,6 +98,8 @@ async function main(init: WorkerInit): Promise<void> {
     // The terminal's Ctrl-C reaches the whole process group; the supervisor decides.
   });
   await c.start(init.seeds);
+  // Messages that arrived while the state was loading are handled now, in order.
+  crawler = c;
   for (const m of early.splice(0)) handle(m);
   send({ t: 'ready' });
   const timer = setInterval(() => send(stats()), 1000);

@@ -84,6 +84,7 @@ export class ThreadedFileSink implements BodyStore {
  */
 export function openBodyStore(outDir: string): BodyStore {
   const workerFile = fileURLToPath(new URL('./file-writer-worker.js', import.meta.url));
-  if (import.meta.url.endsWith('.js') && existsSync(workerFile)) return new ThreadedFileSink(workerFile, { outDir });
+  if (import.meta.url.endsWith('.js') && existsSync(workerFile))
+    return new ThreadedFileSink(workerFile, { outDir });
   return new FileSink({ outDir });
 }

@@ -14,7 +14,11 @@ const HTML_TYPES = /^\s*(text\/html|application\/xhtml\+xml)\b/i;
  */
 export function isHtml(contentType: string | null, body: Buffer): boolean {
   if (contentType) return HTML_TYPES.test(contentType);
-  const head = body.subarray(0, 256).toString('latin1').replace(/^\uFEFF|^\u00EF\u00BB\u00BF/, '').trimStart();
+  const head = body
+    .subarray(0, 256)
+    .toString('latin1')
+    .replace(/^\uFEFF|^\u00EF\u00BB\u00BF/, '')
+    .trimStart();
   return /^<(!doctype\s+html|html)[\s>]/i.test(head);
 }
 

@@ -1,0 +1,33 @@
+/**
+ * `collector run [--config collector.yaml]`: continuous multi-source collection (DESIGN §5).
+ */
+import { type Command, InvalidArgumentError } from 'commander';
+import { loadConfig } from '../config/config-file.js';
+import { parseSize } from '../config/units.js';
+import { runConfig } from '../runtime/run-job.js';
+
+/** Register the `run` command. */
+export function registerRun(program: Command): void {
+  program
+    .command('run')
+    .description('run every worker type of a config file under one supervisor')
+    .option('--config <file>', 'config file (.yaml, .json, .mjs)', 'collector.yaml')
+    .option(
+      '--memory-limit <size>',
+      'memory limit of the process tree, e.g. 2G (default: cgroup limit or RAM)',
+      (v) => {
+        try {
+          return parseSize(v);
+        } catch (e) {
+          throw new InvalidArgumentError((e as Error).message);
+        }
+      },
+    )
+    .option('--quiet', 'print nothing but errors', false)
+    .action(async (o: { config: string; memoryLimit?: number; quiet: boolean }) => {
+      const { config, raw } = await loadConfig(o.config);
+      // The worker entries as written keep their units, for the workers to parse again.
+      const rawWorkers = (raw.workers ?? []) as unknown as Array<Record<string, unknown>>;
+      process.exitCode = await runConfig(config, rawWorkers, { memoryLimit: o.memoryLimit, quiet: o.quiet });
+    });
+}

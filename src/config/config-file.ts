@@ -1,0 +1,158 @@
+/**
+ * `collector.yaml` (or `.json`, `.js`/`.mjs`/`.ts` exporting `defineConfig({...})`): one zod
+ * schema for the whole file — defaults, validation and docs — reusing the crawl options for each
+ * worker type. Errors name the file, the path in it, what is expected and what was found:
+ * `collector.yaml: workers[1].processes: expected a positive integer, got "four"`.
+ */
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import YAML from 'yaml';
+import { z } from 'zod';
+import { CrawlOptionsSchema } from './crawl-options.js';
+import { parseSize } from './units.js';
+import { UsageError } from './usage-error.js';
+
+const positiveInt = z
+  .number({ error: 'expected a positive integer' })
+  .int({ error: 'expected a positive integer' })
+  .positive({ error: 'expected a positive integer' });
+
+const sizeValue = z.union([z.number(), z.string()]).transform((v, ctx) => {
+  try {
+    return parseSize(v);
+  } catch (e) {
+    ctx.addIssue({ code: 'custom', message: (e as Error).message });
+    return z.NEVER;
+  }
+});
+
+/** One worker type: a source × processes, with the crawl options as per-type keys. */
+export const WorkerTypeSchema = CrawlOptionsSchema.omit({
+  out: true,
+  resume: true,
+  quiet: true,
+  processes: true,
+})
+  .extend({
+    /** Source name: `crawl` (docs, blogs). */
+    source: z.string({ error: 'expected a source name such as "crawl"' }),
+    /** Worker processes of this type. Default 1. */
+    processes: positiveInt.default(1),
+    /** Fetch slots per process. Default 16. */
+    concurrency: positiveInt.default(16),
+  })
+  .strict();
+
+/** The whole config file. */
+export const ConfigFileSchema = z
+  .object({
+    /** Data directory (DESIGN §4 layout). Default `./data`. */
+    data: z.string().default('./data'),
+    /** `embedded` (files on local disk). Default embedded. */
+    backend: z.string().default('embedded'),
+    memory: z
+      .object({
+        /** Share of the memory limit the process tree may use. Default 0.8. */
+        limitFraction: z.number().gt(0).max(1).default(0.8),
+        /** Memory limit, e.g. `2G`. Default: cgroup limit, else total RAM. */
+        limit: sizeValue.optional(),
+      })
+      .strict()
+      .default({ limitFraction: 0.8 }),
+    workers: z.array(WorkerTypeSchema).min(1, { error: 'expected at least one worker type' }),
+  })
+  .strict();
+
+/** Config as written. */
+export type ConfigInput = z.input<typeof ConfigFileSchema>;
+/** Config with defaults applied. */
+export type Config = z.output<typeof ConfigFileSchema>;
+
+/** Typed helper for `.js`/`.ts` configs: `export default defineConfig({...})`. */
+export function defineConfig(config: ConfigInput): ConfigInput {
+  return config;
+}
+
+function pathString(p: PropertyKey[]): string {
+  let s = '';
+  for (const k of p) s += typeof k === 'number' ? `[${k}]` : s ? `.${String(k)}` : String(k);
+  return s || '(top level)';
+}
+
+function valueAt(root: unknown, p: PropertyKey[]): unknown {
+  let v: unknown = root;
+  for (const k of p) {
+    if (v === null || typeof v !== 'object') return undefined;
+    v = (v as Record<PropertyKey, unknown>)[k];
+  }
+  return v;
+}
+
+function show(v: unknown): string {
+  if (v === undefined) return 'nothing';
+  const s = JSON.stringify(v);
+  return s.length > 60 ? `${s.slice(0, 57)}...` : s;
+}
+
+/**
+ * Validate a parsed config object.
+ * @param file name used in messages.
+ * @throws UsageError with one line per problem: `file: path: expected X, got Y`.
+ */
+export function validateConfig(raw: unknown, file: string): Config {
+  const r = ConfigFileSchema.safeParse(raw);
+  if (r.success) return r.data;
+  const lines = r.error.issues.slice(0, 5).map((i) => {
+    const at = pathString(i.path);
+    if (i.code === 'unrecognized_keys')
+      return `${file}: ${at}: unknown key ${i.keys.map((k) => `"${k}"`).join(', ')}`;
+    const got = valueAt(raw, i.path);
+    const msg = i.message.replace(/^Invalid input: /, '');
+    return `${file}: ${at}: ${msg}${/, got /.test(msg) ? '' : `, got ${show(got)}`}`;
+  });
+  throw new UsageError(lines.join('\n'));
+}
+
+/**
+ * Load and validate a config file (`.yaml`/`.yml`, `.json`, `.js`/`.mjs`, `.ts` where Node can
+ * load TypeScript).
+ * @returns the validated config and the object as written (units unconverted, for workers).
+ * @throws UsageError when the file is missing, unparsable or invalid.
+ */
+export async function loadConfig(file: string): Promise<{ config: Config; raw: ConfigInput }> {
+  const abs = path.resolve(file);
+  const ext = path.extname(abs).toLowerCase();
+  let raw: unknown;
+  if (ext === '.js' || ext === '.mjs' || ext === '.ts' || ext === '.mts') {
+    try {
+      await fs.access(abs);
+    } catch {
+      throw new UsageError(`--config ${file}: not found; create it (see examples/collector.yaml)`);
+    }
+    try {
+      const mod = (await import(pathToFileURL(abs).href)) as { default?: unknown };
+      raw = mod.default;
+    } catch (e) {
+      const hint = ext.endsWith('ts') ? ' (Node 20 cannot load TypeScript: use .yaml, .json or .mjs)' : '';
+      throw new UsageError(`--config ${file}: cannot load: ${(e as Error).message.split('\n')[0]}${hint}`);
+    }
+  } else {
+    let text: string;
+    try {
+      text = await fs.readFile(abs, 'utf8');
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      throw new UsageError(`--config ${file}: ${code === 'ENOENT' ? 'not found' : `cannot read (${code})`}`);
+    }
+    try {
+      raw = ext === '.json' ? JSON.parse(text) : YAML.parse(text);
+    } catch (e) {
+      throw new UsageError(
+        `${file}: not valid ${ext === '.json' ? 'JSON' : 'YAML'}: ${(e as Error).message.split('\n')[0]}`,
+      );
+    }
+  }
+  const config = validateConfig(raw ?? {}, path.basename(file));
+  return { config, raw: raw as ConfigInput };
+}

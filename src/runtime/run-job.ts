@@ -1,0 +1,137 @@
+/**
+ * `collector run`: continuous multi-source collection from a config file. Every worker type runs
+ * `processes` worker processes under one supervisor; state lives in `<data>` and a restart
+ * continues where the last run stopped.
+ */
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import type { Config } from '../config/config-file.js';
+import type { CrawlOptionsInput } from '../config/crawl-options.js';
+import { UsageError } from '../config/usage-error.js';
+import { hostKey } from '../url/canonicalize.js';
+import { canonicalSeeds } from './crawl-job.js';
+import { openWorkerLog } from './logger.js';
+import { checkPlan, memoryLimitBytes } from './memory-guard.js';
+import { lockOutput } from './output-dir.js';
+import { createSource } from './source-registry.js';
+import { Supervisor, type WorkerSpec } from './supervisor.js';
+
+/** Options of `collector run` beyond the config file. */
+export interface RunFlags {
+  /** Overrides `memory.limit` (simulate a smaller box). */
+  memoryLimit?: number;
+  quiet?: boolean;
+}
+
+/**
+ * Worker specs for a config: ids `<type>-<i>`, where the type is the source name (suffixed with
+ * its position when a source appears twice).
+ * @throws UsageError for an unknown source or a bad seed.
+ */
+export function runWorkerSpecs(config: Config, raw: Array<Record<string, unknown>>): WorkerSpec[] {
+  const specs: WorkerSpec[] = [];
+  const counts = new Map<string, number>();
+  for (const w of config.workers) counts.set(w.source, (counts.get(w.source) ?? 0) + 1);
+  config.workers.forEach((w, t) => {
+    try {
+      createSource(w.source);
+    } catch (e) {
+      throw new UsageError(`workers[${t}].source: ${(e as Error).message}`);
+    }
+    const group = (counts.get(w.source) ?? 0) > 1 ? `${w.source}${t}` : w.source;
+    let seeds: string[];
+    try {
+      seeds = canonicalSeeds(w.seeds);
+    } catch (e) {
+      throw new UsageError(`workers[${t}].seeds: ${(e as Error).message}`);
+    }
+    if (seeds.length === 0) throw new UsageError(`workers[${t}].seeds: expected at least one seed URL`);
+    const { source: _s, processes: _p, ...rest } = raw[t];
+    const n = w.processes;
+    const partition = w.partition ?? (new Set(seeds.map(hostKey)).size <= 1 ? 'url' : 'host');
+    const options = { ...rest, seeds, out: config.data, resume: true, quiet: true } as CrawlOptionsInput;
+    if (partition === 'url' && n > 1) {
+      options.delay = `${w.delay * n}ms`;
+      options.hostConcurrency = Math.max(1, Math.floor(w.hostConcurrency / n));
+    }
+    for (let i = 0; i < n; i++) {
+      specs.push({
+        id: `${group}-${i}`,
+        type: w.source,
+        group,
+        index: i,
+        count: n,
+        partition,
+        options,
+        seeds,
+      });
+    }
+  });
+  return specs;
+}
+
+/**
+ * Run the config until a signal (continuous types) or until every one-shot type is done.
+ * @returns exit code (0 stopped/finished, 1 a worker type was parked).
+ * @throws UsageError for an invalid plan, backend or data dir.
+ */
+export async function runConfig(
+  config: Config,
+  raw: Array<Record<string, unknown>>,
+  flags: RunFlags,
+): Promise<number> {
+  if (config.backend !== 'embedded') {
+    throw new UsageError(`backend "${config.backend}": only "embedded" is available in this version`);
+  }
+  const specs = runWorkerSpecs(config, raw);
+  const limit = flags.memoryLimit ?? config.memory.limit ?? memoryLimitBytes();
+  checkPlan(
+    config.workers.map((w) => ({ processes: w.processes, concurrency: w.concurrency })),
+    limit,
+    config.memory.limitFraction,
+  );
+  try {
+    await fs.mkdir(config.data, { recursive: true });
+    await fs.access(config.data, fs.constants.W_OK);
+  } catch (e) {
+    throw new UsageError(
+      `data ${config.data}: not writable (${(e as NodeJS.ErrnoException).code}); choose a directory you can write to`,
+    );
+  }
+  const unlock = await lockOutput(config.data);
+  const { log, close: closeLog } = openWorkerLog(config.data, 'supervisor');
+  const sup = new Supervisor(specs, {
+    dataDir: config.data,
+    log,
+    memoryLimitBytes: limit,
+    limitFraction: config.memory.limitFraction,
+    joinTimeoutMs: 10_000,
+    statusIntervalMs: 2000,
+    stallTimeoutMs: 300_000,
+    maxCrashes: 5,
+    crashWindowMs: 600_000,
+    restartBackoffMs: 1000,
+    memorySampleMs: 1000,
+  });
+  let signals = 0;
+  const onSignal = () => {
+    signals++;
+    if (signals === 1) sup.stop();
+    else sup.killAll();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  if (!flags.quiet) {
+    process.stderr.write(
+      `collector: running ${specs.length} worker processes; status in ${path.join(config.data, 'status.json')}\n`,
+    );
+  }
+  try {
+    return await sup.run();
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    closeLog();
+    await unlock();
+  }
+}

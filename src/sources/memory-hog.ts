@@ -1,0 +1,20 @@
+/**
+ * A test-only source that behaves like `crawl` but keeps `COLLECTOR_HOG_MB` (default 4) MiB
+ * alive per page, to exercise the supervisor's memory guard. Registered only when the
+ * environment has `COLLECTOR_TEST_SOURCES=1`.
+ */
+import { CrawlSource } from './crawl.js';
+import type { Page, SourceResult } from './source.js';
+
+const kept: Buffer[] = [];
+
+/** Crawl source that leaks memory on purpose (tests only). */
+export class MemoryHogSource extends CrawlSource {
+  override readonly name = 'crawl';
+
+  override handle(page: Page): SourceResult {
+    const mb = Number(process.env.COLLECTOR_HOG_MB ?? 4);
+    kept.push(Buffer.alloc(mb * 1024 * 1024, 1));
+    return super.handle(page);
+  }
+}

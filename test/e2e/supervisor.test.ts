@@ -1,0 +1,242 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readItems, runCli, startCli, tempDir, waitExit } from '../fixtures/cli.js';
+import { type FixtureServer, page, startServer } from '../fixtures/site-server.js';
+
+// Four hosts (127.0.0.1–127.0.0.4 are all loopback); page i on host h links to pages on the
+// other hosts, so most links are owned by another process and must be handed off.
+const HOSTS = ['127.0.0.1', '127.0.0.2', '127.0.0.3', '127.0.0.4'];
+const PER_HOST = 60;
+let servers: FixtureServer[] = [];
+let delayMs = 3;
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return !/\) Z /.test(stat); // a zombie counts as gone only once reaped; report it as alive
+  } catch {
+    return false;
+  }
+}
+
+function childrenOf(pid: number): number[] {
+  const out: number[] = [];
+  for (const d of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid === pid) out.push(Number(d));
+    } catch {
+      // gone
+    }
+  }
+  return out;
+}
+
+beforeAll(async () => {
+  servers = await Promise.all(
+    HOSTS.map((host, h) =>
+      startServer(
+        {},
+        (req, res) => {
+          const m = /^\/p(\d+)\.html$/.exec(req.url ?? '');
+          if (!m) {
+            res.writeHead(404);
+            res.end();
+            return;
+          }
+          const i = Number(m[1]);
+          const links = [1, 2, 3].map((k) => {
+            const other = servers[(h + k) % HOSTS.length];
+            return `${other.origin}/p${(i * 7 + k) % PER_HOST}.html`;
+          });
+          links.push(`p${(i + 1) % PER_HOST}.html`);
+          setTimeout(() => {
+            res.writeHead(200, { 'content-type': 'text/html' });
+            res.end(page(`${host} ${i}`, links));
+          }, delayMs);
+        },
+        host,
+      ),
+    ),
+  );
+});
+
+afterAll(async () => {
+  await Promise.all(servers.map((s) => s.close()));
+});
+
+const allUrls = () => servers.flatMap((s) => Array.from({ length: PER_HOST }, (_, i) => `${s.origin}/p${i}.html`));
+const args = (out: string, n = 4) => [
+  'crawl',
+  `${servers[0].origin}/p0.html`,
+  '--processes',
+  String(n),
+  '--partition',
+  'host',
+  '--scope',
+  'any',
+  '--delay',
+  '0',
+  '--no-robots',
+  '--quiet',
+  '--out',
+  out,
+];
+
+function requestsSince(marks: number[]): string[] {
+  return servers.flatMap((s, h) => s.requests.slice(marks[h]).map((r) => `${s.origin}${r.path}`));
+}
+
+async function waitFor(cond: () => boolean, ms = 10_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+function itemCount(out: string): number {
+  const dir = path.join(out, 'items');
+  if (!fs.existsSync(dir)) return 0;
+  return fs.readdirSync(dir).reduce((a, f) => a + fs.readFileSync(path.join(dir, f), 'utf8').split('\n').length - 1, 0);
+}
+
+describe('supervisor: N worker processes', () => {
+  it('4 processes over 4 hosts fetch every URL exactly once (server logs) and write it once', async () => {
+    const out = tempDir();
+    const marks = servers.map((s) => s.requests.length);
+    const r = await runCli(args(out));
+    expect(r.code).toBe(0);
+    const fetched = requestsSince(marks);
+    expect(fetched.sort()).toEqual(allUrls().sort());
+    const items = readItems(out);
+    expect(items.map((i) => i.url).sort()).toEqual(allUrls().sort());
+    // ownership by host: each host's URLs are all in one worker's items
+    for (const s of servers) {
+      const workers = new Set(items.filter((i) => i.url.startsWith(s.origin)).map((i) => i.worker));
+      expect(workers.size).toBe(1);
+    }
+    expect(fs.readdirSync(path.join(out, 'items')).sort()).toEqual([0, 1, 2, 3].map((i) => `crawl-${i}.jsonl`));
+    const status = JSON.parse(fs.readFileSync(path.join(out, 'status.json'), 'utf8'));
+    expect(status.state).toBe('finished');
+    expect(status.totals.items).toBe(HOSTS.length * PER_HOST);
+    expect(status.workers).toHaveLength(4);
+    expect(status.workers.map((w: { restarts: number }) => w.restarts)).toEqual([0, 0, 0, 0]);
+  });
+
+  it('a worker killed with -9 mid-crawl is restarted, resumes, and every URL is still written once', async () => {
+    delayMs = 15;
+    try {
+      const out = tempDir();
+      const child = startCli(args(out));
+      const exited = waitExit(child);
+      await waitFor(() => itemCount(out) >= 40);
+      const status = JSON.parse(fs.readFileSync(path.join(out, 'status.json'), 'utf8'));
+      const victim = status.workers.find((w: { pid: number | null }) => w.pid !== null);
+      process.kill(victim.pid, 'SIGKILL');
+      const r = await exited;
+      expect(r.code).toBe(0);
+      const urls = readItems(out).map((i) => i.url);
+      expect(urls.sort()).toEqual(allUrls().sort());
+      const final = JSON.parse(fs.readFileSync(path.join(out, 'status.json'), 'utf8'));
+      expect(final.workers.find((w: { id: string }) => w.id === victim.id).restarts).toBeGreaterThanOrEqual(1);
+    } finally {
+      delayMs = 3;
+    }
+  });
+
+  it('SIGTERM: every process gone within the join timeout, state flushed, no zombies', async () => {
+    delayMs = 30;
+    try {
+      const out = tempDir();
+      const child = startCli(args(out));
+      const exited = waitExit(child);
+      await waitFor(() => itemCount(out) >= 20);
+      const workers = childrenOf(child.pid as number);
+      expect(workers.length).toBeGreaterThanOrEqual(4);
+      const t0 = Date.now();
+      child.kill('SIGTERM');
+      const r = await exited;
+      expect(Date.now() - t0).toBeLessThan(10_000);
+      expect(r.code).toBe(0);
+      for (const pid of workers) expect(alive(pid)).toBe(false);
+      const got = readItems(out).map((i) => i.url);
+      expect(new Set(got).size).toBe(got.length);
+      // Resume finishes the crawl, still exactly once.
+      const r2 = await runCli([...args(out), '--resume']);
+      expect(r2.code).toBe(0);
+      expect(readItems(out).map((i) => i.url).sort()).toEqual(allUrls().sort());
+      const status = JSON.parse(fs.readFileSync(path.join(out, 'status.json'), 'utf8'));
+      expect(status.workers.map((w: { restarts: number }) => w.restarts)).toEqual([0, 0, 0, 0]);
+    } finally {
+      delayMs = 3;
+    }
+  });
+
+  it('workers exit by themselves when the supervisor is killed', async () => {
+    delayMs = 30;
+    try {
+      const out = tempDir();
+      const child = startCli(args(out));
+      const exited = waitExit(child);
+      await waitFor(() => itemCount(out) >= 10);
+      const workers = childrenOf(child.pid as number);
+      expect(workers.length).toBeGreaterThanOrEqual(4);
+      child.kill('SIGKILL');
+      await exited;
+      await waitFor(() => workers.every((p) => !alive(p)), 15_000);
+    } finally {
+      delayMs = 3;
+    }
+  });
+});
+
+describe('memory guard', () => {
+  it('refuses a plan over the memory budget, naming the largest safe process count', async () => {
+    const out = tempDir();
+    const r = await runCli([...args(out, 8), '--memory-limit', '400MB']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/largest safe process count is \d+/);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(fs.existsSync(path.join(out, 'items'))).toBe(false);
+  });
+
+  it('recycles a worker that grows past the budget, and the crawl still completes', async () => {
+    delayMs = 10;
+    try {
+      const dir = tempDir();
+      const config = path.join(dir, 'collector.yaml');
+      fs.writeFileSync(
+        config,
+        [
+          `data: ${path.join(dir, 'data')}`,
+          'workers:',
+          '  - source: memory-hog',
+          '    processes: 2',
+          '    concurrency: 4',
+          '    scope: any',
+          '    delay: 0',
+          '    robots: false',
+          `    seeds: ["${servers[0].origin}/p0.html"]`,
+          '',
+        ].join('\n'),
+      );
+      const r = await runCli(['run', '--config', config, '--memory-limit', '600MB', '--quiet'], {
+        COLLECTOR_TEST_SOURCES: '1',
+        COLLECTOR_HOG_MB: '8',
+      });
+      expect(r.code).toBe(0);
+      const log = fs.readFileSync(path.join(dir, 'data', 'logs', 'supervisor.log'), 'utf8');
+      expect(log).toMatch(/memory over budget: paused/);
+      expect(log).toMatch(/recycled by the memory guard/);
+      const urls = readItems(path.join(dir, 'data')).map((i) => i.url);
+      expect(urls.sort()).toEqual(allUrls().sort());
+    } finally {
+      delayMs = 3;
+    }
+  }, 60_000);
+});

@@ -1,0 +1,60 @@
+/**
+ * Fault kind 3, timeouts: a server that trickles bytes and one that never answers are cut off at
+ * `--timeout` (error `timeout`), retried once, and the crawl finishes.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { crawlFaults, expectFaultItems, type FaultSite, startFaultSite } from '../fixtures/fault-crawl.js';
+import { startSilentServer, timeoutFaults } from '../fixtures/fault-routes.js';
+
+/** --timeout of FAULT_FLAGS, ms. */
+const LIMIT = 1000;
+/** How late after the limit the server may see the connection closed (timer and scheduling slack). */
+const SLACK = 400;
+
+let site: FaultSite;
+beforeAll(async () => {
+  site = await startFaultSite([timeoutFaults()]);
+});
+afterAll(() => site.server.close());
+
+describe('timeouts (kind 3)', () => {
+  it('cuts a trickling and a silent response at --timeout, twice each (1 retry), and finishes', async () => {
+    const crawl = await crawlFaults(site.seed);
+    expect(crawl.result.code).toBe(0);
+    expectFaultItems(site, crawl);
+    for (const p of ['/t/trickle.html', '/t/hang.html']) {
+      for (const r of site.server.requestsFor(p)) {
+        // server-side: the client hung up at the limit (its clock started before connecting), not much after
+        const held = (r.closedAt ?? Number.POSITIVE_INFINITY) - r.at;
+        expect(held, p).toBeGreaterThanOrEqual(LIMIT - 50);
+        expect(held, p).toBeLessThan(LIMIT + SLACK);
+      }
+    }
+    const item = crawl.items.find((i) => i.url.endsWith('/t/trickle.html'))!;
+    expect(item.error.message).toBe(`no complete response within ${LIMIT} ms`);
+    // two attempts of 1 s each (in parallel for the two URLs), a short backoff, start-up
+    expect(crawl.ms).toBeLessThan(2 * LIMIT + 2500);
+  });
+
+  it('records a host that accepts connections and never answers (robots.txt included) and finishes', async () => {
+    const silent = await startSilentServer('127.0.0.2');
+    try {
+      const crawl = await crawlFaults(`${silent.origin}/`, ['--no-robots']);
+      expect(crawl.result.code).toBe(0);
+      expect(crawl.items).toHaveLength(1);
+      expect(crawl.items[0]).toMatchObject({ url: `${silent.origin}/`, status: null, error: { kind: 'timeout' } });
+      expect(silent.requests()).toBe(2);
+      expect(crawl.ms).toBeLessThan(2 * LIMIT + 2500);
+
+      // with robots.txt obeyed, the silent robots.txt makes the host unavailable: disallowed, retried once
+      const withRobots = await crawlFaults(`${silent.origin}/`, ['--max-retry-after', '1s']);
+      expect(withRobots.result.code).toBe(0);
+      expect(withRobots.items).toHaveLength(1);
+      expect(withRobots.items[0]).toMatchObject({ status: null, error: { kind: 'robots-disallowed' } });
+      expect(withRobots.items[0].error.message).toMatch(/unavailable/);
+      expect(silent.requests()).toBe(4); // robots.txt twice, the page never
+    } finally {
+      await silent.close();
+    }
+  });
+});
