@@ -90,7 +90,12 @@ export function registerCrawl(program: Command): void {
       '600s',
     )
     .option('--max-url-length <n>', 'skip longer URLs as traps', int('--max-url-length', 1), 2048)
-    .option('--max-path-repeat <n>', 'skip URLs repeating a run of path segments more often', int('--max-path-repeat', 1), 3)
+    .option(
+      '--max-path-repeat <n>',
+      'skip URLs repeating a run of path segments more often',
+      int('--max-path-repeat', 1),
+      3,
+    )
     .option(
       '--max-query-variants <n>',
       'distinct queries followed per path, 0 = unlimited',

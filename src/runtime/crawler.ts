@@ -458,8 +458,9 @@ export class Crawler {
       return;
     }
     this.lastFailure.delete(entry.url);
-    const ok = outcome.item.error === undefined;
-    this.frontier.done(entry, ok);
+    // Any answer but 429/503 lets the host's slow-down penalty decay: a 404 does not mean "too fast".
+    const answered = outcome.item.status !== null && !SLOW_DOWN_STATUS.has(outcome.item.status);
+    this.frontier.done(entry, answered);
     const { item, body, links } = outcome;
     if (links) this.follow(links, entry.depth + 1);
     this.finish(item, body);

@@ -62,7 +62,17 @@ describe('collector crawl (end to end)', () => {
   it('crawls a site: one item per URL, scope, robots, dedup, files, redirects', async () => {
     const out = tempDir();
     const before = site.requests.length;
-    const r = await runCli(['crawl', `${site.origin}/site/`, '--processes', '1', '--out', out, '--delay', '0', '--quiet']);
+    const r = await runCli([
+      'crawl',
+      `${site.origin}/site/`,
+      '--processes',
+      '1',
+      '--out',
+      out,
+      '--delay',
+      '0',
+      '--quiet',
+    ]);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     const items = readItems(out);
@@ -87,7 +97,13 @@ describe('collector crawl (end to end)', () => {
         .sort(),
     );
     const home = m.get(`${o}/site/`)!;
-    expect(home).toMatchObject({ status: 200, title: 'Home & Start', depth: 0, source: 'crawl', worker: 'crawl-0' });
+    expect(home).toMatchObject({
+      status: 200,
+      title: 'Home & Start',
+      depth: 0,
+      source: 'crawl',
+      worker: 'crawl-0',
+    });
     expect(home.file).toBe(`files/127.0.0.1_${site.port}/site/index.html`);
     expect(fs.readFileSync(path.join(out, home.file), 'utf8')).toContain('Home &amp; Start');
     expect(home.sha256).toMatch(/^[0-9a-f]{64}$/);
@@ -113,7 +129,11 @@ describe('collector crawl (end to end)', () => {
     expect(pdf.bytes).toBe(PDF.length);
     expect(site.hits('/site/never.html')).toBe(0);
     // redirect followed, finalUrl set
-    expect(m.get(`${o}/site/moved.html`)).toMatchObject({ status: 200, finalUrl: `${o}/site/target.html`, title: 'Target' });
+    expect(m.get(`${o}/site/moved.html`)).toMatchObject({
+      status: 200,
+      finalUrl: `${o}/site/target.html`,
+      title: 'Target',
+    });
     // out of scope never fetched
     expect(site.hits('/outside.html')).toBe(0);
     // every request after robots.txt was for a distinct URL
@@ -128,17 +148,53 @@ describe('collector crawl (end to end)', () => {
 
   it('honours --max-depth, --max-pages and --scope host', async () => {
     const out1 = tempDir();
-    await runCli(['crawl', `${site.origin}/site/`, '--processes', '1', '--out', out1, '--delay', '0', '--quiet', '--max-depth', '1']);
+    await runCli([
+      'crawl',
+      `${site.origin}/site/`,
+      '--processes',
+      '1',
+      '--out',
+      out1,
+      '--delay',
+      '0',
+      '--quiet',
+      '--max-depth',
+      '1',
+    ]);
     const depths = readItems(out1).map((i) => i.depth);
     expect(Math.max(...depths)).toBe(1);
     expect(readItems(out1).some((i) => i.url.endsWith('/deep/d1.html'))).toBe(false);
 
     const out2 = tempDir();
-    await runCli(['crawl', `${site.origin}/site/`, '--processes', '1', '--out', out2, '--delay', '0', '--quiet', '--max-pages', '3']);
+    await runCli([
+      'crawl',
+      `${site.origin}/site/`,
+      '--processes',
+      '1',
+      '--out',
+      out2,
+      '--delay',
+      '0',
+      '--quiet',
+      '--max-pages',
+      '3',
+    ]);
     expect(readItems(out2)).toHaveLength(3);
 
     const out3 = tempDir();
-    await runCli(['crawl', `${site.origin}/site/`, '--processes', '1', '--out', out3, '--delay', '0', '--quiet', '--scope', 'host']);
+    await runCli([
+      'crawl',
+      `${site.origin}/site/`,
+      '--processes',
+      '1',
+      '--out',
+      out3,
+      '--delay',
+      '0',
+      '--quiet',
+      '--scope',
+      'host',
+    ]);
     expect(readItems(out3).some((i) => i.url === `${site.origin}/outside.html`)).toBe(true);
   });
 
@@ -208,7 +264,19 @@ describe('bad input', () => {
 
   it('refuses an --out holding another crawl without --resume, touching nothing', async () => {
     const out = tempDir();
-    await runCli(['crawl', `${site.origin}/site/`, '--processes', '1', '--out', out, '--delay', '0', '--quiet', '--max-pages', '2']);
+    await runCli([
+      'crawl',
+      `${site.origin}/site/`,
+      '--processes',
+      '1',
+      '--out',
+      out,
+      '--delay',
+      '0',
+      '--quiet',
+      '--max-pages',
+      '2',
+    ]);
     const itemsFile = path.join(out, 'items', 'crawl-0.jsonl');
     const before = fs.readFileSync(itemsFile);
     const r = await runCli(['crawl', `${site.origin}/site/`, '--processes', '1', '--out', out, '--quiet']);

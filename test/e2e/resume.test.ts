@@ -31,7 +31,18 @@ afterAll(async () => {
   await site.close();
 });
 
-const args = (out: string) => ['crawl', `${site.origin}/p/0.html`, '--processes', '1', '--out', out, '--delay', '0', '--no-robots', '--quiet'];
+const args = (out: string) => [
+  'crawl',
+  `${site.origin}/p/0.html`,
+  '--processes',
+  '1',
+  '--out',
+  out,
+  '--delay',
+  '0',
+  '--no-robots',
+  '--quiet',
+];
 
 async function waitForItems(out: string, n: number): Promise<void> {
   const file = path.join(out, 'items', 'crawl-0.jsonl');
@@ -83,7 +94,18 @@ describe('crash safety and resume', () => {
     const out = tempDir();
     await runCli([...args(out), '--max-pages', '30']);
     expect(readItems(out)).toHaveLength(30);
-    const r = await runCli(['crawl', '--resume', '--processes', '1', '--out', out, '--delay', '0', '--no-robots', '--quiet']);
+    const r = await runCli([
+      'crawl',
+      '--resume',
+      '--processes',
+      '1',
+      '--out',
+      out,
+      '--delay',
+      '0',
+      '--no-robots',
+      '--quiet',
+    ]);
     expect(r.code).toBe(0);
     expectExactlyOnce(out);
   });

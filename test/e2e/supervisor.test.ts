@@ -69,7 +69,8 @@ afterAll(async () => {
   await Promise.all(servers.map((s) => s.close()));
 });
 
-const allUrls = () => servers.flatMap((s) => Array.from({ length: PER_HOST }, (_, i) => `${s.origin}/p${i}.html`));
+const allUrls = () =>
+  servers.flatMap((s) => Array.from({ length: PER_HOST }, (_, i) => `${s.origin}/p${i}.html`));
 const args = (out: string, n = 4) => [
   'crawl',
   `${servers[0].origin}/p0.html`,
@@ -102,7 +103,9 @@ async function waitFor(cond: () => boolean, ms = 10_000): Promise<void> {
 function itemCount(out: string): number {
   const dir = path.join(out, 'items');
   if (!fs.existsSync(dir)) return 0;
-  return fs.readdirSync(dir).reduce((a, f) => a + fs.readFileSync(path.join(dir, f), 'utf8').split('\n').length - 1, 0);
+  return fs
+    .readdirSync(dir)
+    .reduce((a, f) => a + fs.readFileSync(path.join(dir, f), 'utf8').split('\n').length - 1, 0);
 }
 
 describe('supervisor: N worker processes', () => {
@@ -120,7 +123,9 @@ describe('supervisor: N worker processes', () => {
       const workers = new Set(items.filter((i) => i.url.startsWith(s.origin)).map((i) => i.worker));
       expect(workers.size).toBe(1);
     }
-    expect(fs.readdirSync(path.join(out, 'items')).sort()).toEqual([0, 1, 2, 3].map((i) => `crawl-${i}.jsonl`));
+    expect(fs.readdirSync(path.join(out, 'items')).sort()).toEqual(
+      [0, 1, 2, 3].map((i) => `crawl-${i}.jsonl`),
+    );
     const status = JSON.parse(fs.readFileSync(path.join(out, 'status.json'), 'utf8'));
     expect(status.state).toBe('finished');
     expect(status.totals.items).toBe(HOSTS.length * PER_HOST);
@@ -143,7 +148,9 @@ describe('supervisor: N worker processes', () => {
       const urls = readItems(out).map((i) => i.url);
       expect(urls.sort()).toEqual(allUrls().sort());
       const final = JSON.parse(fs.readFileSync(path.join(out, 'status.json'), 'utf8'));
-      expect(final.workers.find((w: { id: string }) => w.id === victim.id).restarts).toBeGreaterThanOrEqual(1);
+      expect(final.workers.find((w: { id: string }) => w.id === victim.id).restarts).toBeGreaterThanOrEqual(
+        1,
+      );
     } finally {
       delayMs = 3;
     }
@@ -169,7 +176,11 @@ describe('supervisor: N worker processes', () => {
       // Resume finishes the crawl, still exactly once.
       const r2 = await runCli([...args(out), '--resume']);
       expect(r2.code).toBe(0);
-      expect(readItems(out).map((i) => i.url).sort()).toEqual(allUrls().sort());
+      expect(
+        readItems(out)
+          .map((i) => i.url)
+          .sort(),
+      ).toEqual(allUrls().sort());
       const status = JSON.parse(fs.readFileSync(path.join(out, 'status.json'), 'utf8'));
       expect(status.workers.map((w: { restarts: number }) => w.restarts)).toEqual([0, 0, 0, 0]);
     } finally {

@@ -4,7 +4,13 @@
  * Timing is measured on the server, where it matters.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { crawlFaults, expectFaultItems, type FaultSite, gaps, startFaultSite } from '../fixtures/fault-crawl.js';
+import {
+  crawlFaults,
+  expectFaultItems,
+  type FaultSite,
+  gaps,
+  startFaultSite,
+} from '../fixtures/fault-crawl.js';
 import { type RetryProbe, retryFaults } from '../fixtures/fault-routes.js';
 import { html, page, startServer } from '../fixtures/site-server.js';
 
@@ -41,17 +47,28 @@ describe('retries and rate limits (kinds 5 and 6)', () => {
     expect(after.wall).toBeGreaterThanOrEqual(probe.rateLimitReset! * 1000);
     // no request of this host before the reset once the pause is known
     const [limited] = s.requestsFor('/r/rate-limit.html');
-    const during = s.requests.filter((q) => q.at > (limited.closedAt ?? 0) + 50 && q.wall < probe.rateLimitReset! * 1000);
+    const during = s.requests.filter(
+      (q) => q.at > (limited.closedAt ?? 0) + 50 && q.wall < probe.rateLimitReset! * 1000,
+    );
     expect(during.map((q) => q.path)).toEqual([]);
   });
 
   it('backs off exponentially with jitter between retries', async () => {
     const s = await startServer({ '/': html(page('Always 500'), 500) });
     try {
-      const crawl = await crawlFaults(`${s.origin}/`, ['--retries', '3', '--retry-backoff', '200ms', '--no-robots']);
+      const crawl = await crawlFaults(`${s.origin}/`, [
+        '--retries',
+        '3',
+        '--retry-backoff',
+        '200ms',
+        '--no-robots',
+      ]);
       expect(crawl.result.code).toBe(0);
       expect(crawl.items).toHaveLength(1);
-      expect(crawl.items[0]).toMatchObject({ status: 500, error: { kind: 'http-status', message: 'HTTP 500' } });
+      expect(crawl.items[0]).toMatchObject({
+        status: 500,
+        error: { kind: 'http-status', message: 'HTTP 500' },
+      });
       const g = gaps(s.requestsFor('/').map((q) => q.at));
       expect(g).toHaveLength(3);
       // base × 2^(n-1) plus up to 50 % jitter (and a little scheduling slack)

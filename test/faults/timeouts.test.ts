@@ -42,7 +42,11 @@ describe('timeouts (kind 3)', () => {
       const crawl = await crawlFaults(`${silent.origin}/`, ['--no-robots']);
       expect(crawl.result.code).toBe(0);
       expect(crawl.items).toHaveLength(1);
-      expect(crawl.items[0]).toMatchObject({ url: `${silent.origin}/`, status: null, error: { kind: 'timeout' } });
+      expect(crawl.items[0]).toMatchObject({
+        url: `${silent.origin}/`,
+        status: null,
+        error: { kind: 'timeout' },
+      });
       expect(silent.requests()).toBe(2);
       expect(crawl.ms).toBeLessThan(2 * LIMIT + 2500);
 

@@ -1,0 +1,101 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadConfig, validateConfig } from '../../src/config/config-file.js';
+import { runWorkerSpecs } from '../../src/runtime/run-job.js';
+
+const SEED = 'http://127.0.0.1:9/docs/';
+
+function errorOf(raw: unknown): string {
+  try {
+    validateConfig(raw, 'collector.yaml');
+  } catch (e) {
+    return (e as Error).message;
+  }
+  return '';
+}
+
+function write(name: string, text: string): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'collector-cfg-'));
+  const file = path.join(dir, name);
+  fs.writeFileSync(file, text);
+  return file;
+}
+
+describe('config file', () => {
+  it('applies defaults and converts units', () => {
+    const c = validateConfig(
+      { workers: [{ source: 'crawl', seeds: [SEED], delay: '2s', interval: '5m', maxBytes: '1MB' }] },
+      'c.yaml',
+    );
+    expect(c.data).toBe('./data');
+    expect(c.memory.limitFraction).toBe(0.8);
+    expect(c.workers[0]).toMatchObject({
+      processes: 1,
+      concurrency: 16,
+      delay: 2000,
+      interval: 300_000,
+      maxBytes: 1048576,
+    });
+  });
+
+  it('names the file, the path, what is expected and what was found', () => {
+    expect(
+      errorOf({
+        workers: [
+          { source: 'crawl', seeds: [SEED] },
+          { source: 'crawl', seeds: [SEED], processes: 'four' },
+        ],
+      }),
+    ).toBe('collector.yaml: workers[1].processes: expected a positive integer, got "four"');
+    expect(errorOf({ workers: [{ source: 'crawl', seeds: [SEED], processes: 0 }] })).toBe(
+      'collector.yaml: workers[0].processes: expected a positive integer, got 0',
+    );
+    expect(errorOf({ workers: [{ source: 'crawl', seeds: [SEED], delay: 'soon' }] })).toMatch(
+      /^collector\.yaml: workers\[0\]\.delay: expected a duration such as 500ms/,
+    );
+    expect(errorOf({ workers: [{ source: 'crawl', seeds: [SEED], speed: 3 }] })).toBe(
+      'collector.yaml: workers[0]: unknown key "speed"',
+    );
+    expect(errorOf({ workers: [] })).toMatch(/^collector\.yaml: workers: expected at least one worker type/);
+    expect(errorOf({})).toMatch(/^collector\.yaml: workers: /);
+  });
+
+  it('loads YAML and JSON, and reports unreadable or invalid files in one line', async () => {
+    const y = write(
+      'collector.yaml',
+      `data: /tmp/x\nworkers:\n  - source: crawl\n    seeds: [${SEED}]\n    processes: 2\n`,
+    );
+    const { config, raw } = await loadConfig(y);
+    expect(config.workers[0].processes).toBe(2);
+    expect(raw.workers?.[0].processes).toBe(2);
+    const j = write('c.json', JSON.stringify({ workers: [{ source: 'crawl', seeds: [SEED] }] }));
+    expect((await loadConfig(j)).config.workers).toHaveLength(1);
+    await expect(loadConfig('/nonexistent/collector.yaml')).rejects.toThrow(
+      /--config \/nonexistent\/collector\.yaml: not found/,
+    );
+    await expect(loadConfig(write('bad.yaml', 'workers: [\n'))).rejects.toThrow(/bad\.yaml: not valid YAML/);
+  });
+
+  it('loads a .mjs config exporting defineConfig', async () => {
+    const m = write(
+      'collector.mjs',
+      `export default { workers: [{ source: 'crawl', seeds: ['${SEED}'], processes: 3 }] };\n`,
+    );
+    expect((await loadConfig(m)).config.workers[0].processes).toBe(3);
+  });
+
+  it('builds worker specs: ids, ownership, split politeness for one host, unknown source refused', () => {
+    const raw = [{ source: 'crawl', seeds: [SEED], processes: 2, delay: '1s', hostConcurrency: 4 }];
+    const c = validateConfig({ workers: raw }, 'c.yaml');
+    const specs = runWorkerSpecs(c, raw);
+    expect(specs.map((s) => s.id)).toEqual(['crawl-0', 'crawl-1']);
+    expect(specs[0]).toMatchObject({ partition: 'url', count: 2, group: 'crawl' });
+    expect(specs[0].options).toMatchObject({ delay: '2000ms', hostConcurrency: 2, resume: true });
+    const bad = [{ source: 'rss-magic', seeds: [SEED] }];
+    expect(() => runWorkerSpecs(validateConfig({ workers: bad }, 'c.yaml'), bad)).toThrow(
+      /workers\[0\]\.source: unknown source "rss-magic": expected one of crawl/,
+    );
+  });
+});
