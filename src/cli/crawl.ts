@@ -5,7 +5,6 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import type { CrawlOptionsInput } from '../config/crawl-options.js';
 import { parseDuration, parseSize } from '../config/units.js';
-import { runCrawl } from '../runtime/crawl-job.js';
 
 function int(name: string, min: number) {
   return (v: string): number => {
@@ -139,6 +138,8 @@ export function registerCrawl(program: Command): void {
         resume: o.resume as boolean,
         quiet: o.quiet as boolean,
       };
+      // Loaded on use, so `collector --help` and other commands start fast.
+      const { runCrawl } = await import('../runtime/crawl-job.js');
       process.exitCode = await runCrawl(input);
     });
 }

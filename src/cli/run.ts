@@ -2,9 +2,7 @@
  * `collector run [--config collector.yaml]`: continuous multi-source collection (DESIGN §5).
  */
 import { type Command, InvalidArgumentError } from 'commander';
-import { loadConfig } from '../config/config-file.js';
 import { parseSize } from '../config/units.js';
-import { runConfig } from '../runtime/run-job.js';
 
 /** Register the `run` command. */
 export function registerRun(program: Command): void {
@@ -25,6 +23,8 @@ export function registerRun(program: Command): void {
     )
     .option('--quiet', 'print nothing but errors', false)
     .action(async (o: { config: string; memoryLimit?: number; quiet: boolean }) => {
+      const { loadConfig } = await import('../config/config-file.js');
+      const { runConfig } = await import('../runtime/run-job.js');
       const { config, raw } = await loadConfig(o.config);
       // The worker entries as written keep their units, for the workers to parse again.
       const rawWorkers = (raw.workers ?? []) as unknown as Array<Record<string, unknown>>;

@@ -116,14 +116,24 @@ export class Fetcher {
       }
       const chunks: Buffer[] = [];
       let size = 0;
-      for await (const chunk of res.body) {
-        size += (chunk as Buffer).length;
-        if (size > maxBytes) {
-          res.body.destroy();
-          throw new FetchError('too-large', url, `body exceeds ${maxBytes} bytes`, res.statusCode);
-        }
-        chunks.push(chunk as Buffer);
-      }
+      // 'data' events rather than `for await`: the async iterator costs a promise per chunk.
+      await new Promise<void>((resolve, reject) => {
+        const body = res.body;
+        body.on('data', (chunk: Buffer) => {
+          size += chunk.length;
+          if (size > maxBytes) {
+            body.destroy();
+            reject(new FetchError('too-large', url, `body exceeds ${maxBytes} bytes`, res.statusCode));
+            return;
+          }
+          chunks.push(chunk);
+        });
+        body.once('end', resolve);
+        body.once('error', reject);
+        body.once('close', () => {
+          if (!body.readableEnded) reject(Object.assign(new Error('connection closed before the body ended'), { code: 'UND_ERR_SOCKET' }));
+        });
+      });
       const raw = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size);
       let decoded: ReturnType<typeof decodeContent>;
       try {

@@ -23,10 +23,13 @@ export class ThreadedFileSink implements BodyStore {
   private readonly pending = new Map<number, { resolve: (f: string) => void; reject: (e: Error) => void }>();
   private closing: Promise<void> | null = null;
   private batch: WriteRequest[] = [];
+  private transfer: ArrayBuffer[] = [];
   private readonly postBatch = (): void => {
     const batch = this.batch;
+    const transfer = this.transfer;
     this.batch = [];
-    if (batch.length > 0) this.worker.postMessage(batch);
+    this.transfer = [];
+    if (batch.length > 0) this.worker.postMessage(batch, transfer);
   };
 
   constructor(workerFile: string, opts: { outDir: string; maxConcurrentWrites?: number }) {
@@ -56,7 +59,11 @@ export class ThreadedFileSink implements BodyStore {
     return new Promise<string>((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
       // Batched: one message per event-loop turn, not one per body (postMessage costs ~50 µs).
-      this.batch.push({ id, url, body });
+      // Copy the bytes into an ArrayBuffer of their own and transfer it: cloning a Buffer would
+      // serialize its whole backing store (often a shared pool or a larger zlib buffer).
+      const own = new Uint8Array(body).buffer as ArrayBuffer;
+      this.batch.push({ id, url, body: new Uint8Array(own) });
+      this.transfer.push(own);
       if (this.batch.length === 1) setImmediate(this.postBatch);
     });
   }
