@@ -35,6 +35,11 @@ export const WorkerTypeSchema = CrawlOptionsSchema.omit({
   processes: true,
 })
   .extend({
+    /** Name of this worker type: names its processes (`<name>-<i>`), items, state and logs. Default: the source. */
+    name: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]+$/, { error: 'expected letters, digits, "_" or "-"' })
+      .optional(),
     /** Source name: `crawl` (docs, blogs). */
     source: z.string({ error: 'expected a source name such as "crawl"' }),
     /** Worker processes of this type. Default 1. */

@@ -187,7 +187,8 @@ export function extractHtml(html: string, pageUrl: string): HtmlExtract {
         if (!nofollow && a.href !== undefined) addLink(a.href);
         break;
       case Tag.Link:
-        if (!nofollow && a.href !== undefined && a.rel !== undefined && hasFollowedRel(a.rel)) addLink(a.href);
+        if (!nofollow && a.href !== undefined && a.rel !== undefined && hasFollowedRel(a.rel))
+          addLink(a.href);
         break;
       case Tag.Base:
         if (!baseSeen && a.href !== undefined) {

@@ -45,6 +45,9 @@ function header(h: HopResponse['headers'], name: string): string | null {
 /** Read a header from a hop's headers (case-insensitive names are already lowercased by undici). */
 export { header as responseHeader };
 
+/** undici ProxyAgent option (not in EnvHttpProxyAgent's typings, passed through to its ProxyAgents). */
+const NO_HTTP_TUNNEL = { proxyTunnel: false };
+
 function makeDispatcher(opts: FetcherOptions): Dispatcher {
   const common = {
     connections: opts.connections ?? 16,
@@ -54,10 +57,15 @@ function makeDispatcher(opts: FetcherOptions): Dispatcher {
     headersTimeout: opts.timeoutMs,
     bodyTimeout: opts.timeoutMs,
   };
-  if (opts.proxy) return new ProxyAgent({ uri: opts.proxy, ...common });
+  // Plain-http targets go to an http proxy in absolute-URI form (`GET http://host/path`), which
+  // every forward proxy accepts; CONNECT tunnels (undici's default) are often refused for port 80.
+  // https targets are tunnelled whatever this says.
+  const proxied = { ...common, ...NO_HTTP_TUNNEL };
+  if (opts.proxy) return new ProxyAgent({ uri: opts.proxy, ...proxied });
   const env = process.env;
   if (env.HTTP_PROXY || env.http_proxy || env.HTTPS_PROXY || env.https_proxy) {
-    return new EnvHttpProxyAgent(common);
+    // NO_PROXY / no_proxy are honoured by EnvHttpProxyAgent
+    return new EnvHttpProxyAgent(proxied);
   }
   return new Agent(common);
 }
@@ -131,7 +139,10 @@ export class Fetcher {
         body.once('end', resolve);
         body.once('error', reject);
         body.once('close', () => {
-          if (!body.readableEnded) reject(Object.assign(new Error('connection closed before the body ended'), { code: 'UND_ERR_SOCKET' }));
+          if (!body.readableEnded)
+            reject(
+              Object.assign(new Error('connection closed before the body ended'), { code: 'UND_ERR_SOCKET' }),
+            );
         });
       });
       const raw = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size);

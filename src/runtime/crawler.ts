@@ -30,6 +30,9 @@ import { Scope, type ScopeVerdict } from '../url/scope.js';
 /** Largest number of redirect hops followed for one URL. */
 export const MAX_REDIRECTS = 10;
 
+/** Trap links logged per reason (`trap link skipped`); past this they are only counted in the stats. */
+export const TRAP_LOG_LIMIT = 100;
+
 /** Counters of one worker, reported in status and the progress line. */
 export interface CrawlStats {
   /** Items written (URLs attempted to the end), including those from before a resume. */
@@ -149,6 +152,8 @@ export class Crawler {
   private readonly outbox = new Map<number, Array<[string, number]>>();
   private outboxTimer: NodeJS.Timeout | null = null;
   private readonly lastFailure = new Map<string, Item>();
+  /** Redirect targets a URL's earlier tries added to the seen-set: its retry may follow them again. */
+  private readonly ownHops = new Map<string, Set<string>>();
   private readonly crawlDelaySet = new Set<string>();
 
   constructor(
@@ -369,7 +374,11 @@ export class Crawler {
       if (drained && part === undefined) break;
       if (part !== undefined) {
         // Several workers: idle is reported, and only the supervisor decides that all are done.
-        if (drained) this.flushOutbox();
+        if (drained) {
+          this.flushOutbox();
+          // Nothing else to do: make the items visible now rather than at the next save.
+          if (this.journal.pendingItems > 0) void this.journal.flush().catch(() => {});
+        }
         if (drained !== this.idleReported) {
           this.idleReported = drained;
           part.onIdle(drained);
@@ -458,6 +467,7 @@ export class Crawler {
       return;
     }
     this.lastFailure.delete(entry.url);
+    this.ownHops.delete(entry.url);
     // Any answer but 429/503 lets the host's slow-down penalty decay: a 404 does not mean "too fast".
     const answered = outcome.item.status !== null && !SLOW_DOWN_STATUS.has(outcome.item.status);
     this.frontier.done(entry, answered);
@@ -525,10 +535,12 @@ export class Crawler {
             null,
           );
         }
-        if (!this.seen.add(target)) {
+        if (!this.seen.add(target) && !this.ownHops.get(entry.url)?.has(target)) {
           // Already collected or queued under its own URL: record the redirect, do not fetch twice.
           return this.final(entry, res, target, { redirectTo: target, redirectSeen: true });
         }
+        const own = this.ownHops.get(entry.url) ?? new Set<string>();
+        this.ownHops.set(entry.url, own.add(target));
         hops.push(target);
         url = target;
         const deniedHop = await this.robotsCheck(entry, url);
@@ -740,7 +752,10 @@ export class Crawler {
     for (const link of links) {
       const verdict = this.scope.check(link);
       if (verdict !== 'ok') {
-        this.stats.skipped[verdict]++;
+        const n = ++this.stats.skipped[verdict];
+        if (n <= TRAP_LOG_LIMIT && verdict.startsWith('trap-')) {
+          this.deps.log.info({ url: link, reason: verdict }, 'trap link skipped');
+        }
         continue;
       }
       const part = this.deps.partition;

@@ -38,7 +38,12 @@ export function runWorkerSpecs(config: Config, raw: Array<Record<string, unknown
     } catch (e) {
       throw new UsageError(`workers[${t}].source: ${(e as Error).message}`);
     }
-    const group = (counts.get(w.source) ?? 0) > 1 ? `${w.source}${t}` : w.source;
+    const group = w.name ?? ((counts.get(w.source) ?? 0) > 1 ? `${w.source}${t}` : w.source);
+    if (specs.some((s) => s.group === group)) {
+      throw new UsageError(
+        `workers[${t}].name: "${group}" is used by another worker type; give each a different name`,
+      );
+    }
     let seeds: string[];
     try {
       seeds = canonicalSeeds(w.seeds);
@@ -46,7 +51,7 @@ export function runWorkerSpecs(config: Config, raw: Array<Record<string, unknown
       throw new UsageError(`workers[${t}].seeds: ${(e as Error).message}`);
     }
     if (seeds.length === 0) throw new UsageError(`workers[${t}].seeds: expected at least one seed URL`);
-    const { source: _s, processes: _p, ...rest } = raw[t];
+    const { source: _s, processes: _p, name: _n, ...rest } = raw[t];
     const n = w.processes;
     const partition = w.partition ?? (new Set(seeds.map(hostKey)).size <= 1 ? 'url' : 'host');
     const options = { ...rest, seeds, out: config.data, resume: true, quiet: true } as CrawlOptionsInput;
@@ -64,6 +69,7 @@ export function runWorkerSpecs(config: Config, raw: Array<Record<string, unknown
         partition,
         options,
         seeds,
+        intervalMs: w.interval,
       });
     }
   });

@@ -99,3 +99,23 @@ describe('config file', () => {
     );
   });
 });
+
+describe('examples/collector.yaml', () => {
+  it('is a valid config whose plan fits a 2 GB box', async () => {
+    const { config, raw } = await loadConfig(
+      path.resolve(import.meta.dirname, '../../examples/collector.yaml'),
+    );
+    const specs = runWorkerSpecs(config, raw.workers as unknown as Array<Record<string, unknown>>);
+    expect(specs.map((s) => s.id)).toEqual(['docs-0', 'docs-1', 'blog-0']);
+    expect(specs[0].options).toMatchObject({ delay: '1000ms', hostConcurrency: 1 });
+    expect(specs[2].intervalMs).toBe(30 * 60_000);
+    const { checkPlan } = await import('../../src/runtime/memory-guard.js');
+    expect(() =>
+      checkPlan(
+        config.workers.map((w) => ({ processes: w.processes, concurrency: w.concurrency })),
+        2 * 1024 ** 3,
+        config.memory.limitFraction,
+      ),
+    ).not.toThrow();
+  });
+});
