@@ -99,6 +99,11 @@ export const CrawlOptionsSchema = z.object({
   resume: z.boolean().default(false),
   /** Store response bodies under `<out>/files/`. Default true. */
   storeBodies: z.boolean().default(true),
+  /**
+   * Write bodies from a worker thread (file creation off the event loop; ~10 MB more RSS per
+   * process). Default true; a multi-process plan with more processes than CPUs turns it off.
+   */
+  writerThread: z.boolean().default(true),
   /** URLs longer than this are skipped as traps. Default 2048. */
   maxUrlLength: z.number().int().positive().default(2048),
   /** A path segment sequence repeated more than this is a trap (`/a/b/a/b/a/b/a/b`). Default 3. */

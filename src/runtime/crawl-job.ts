@@ -4,14 +4,13 @@
  * TTY; SIGINT/SIGTERM stop gracefully (a second signal abandons in-flight requests at once;
  * state stays consistent either way).
  */
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { type CrawlOptions, type CrawlOptionsInput, parseCrawlOptions } from '../config/crawl-options.js';
 import { UsageError } from '../config/usage-error.js';
-import { CrawlSource } from '../sources/crawl.js';
 import { canonicalize, hostKey } from '../url/canonicalize.js';
-import { Crawler } from './crawler.js';
 import { openWorkerLog } from './logger.js';
-import { checkPlan, memoryLimitBytes } from './memory-guard.js';
+import { checkPlan, memoryLimitBytes, readMeasuredRss } from './memory-guard.js';
 import { lockOutput, prepareOutput } from './output-dir.js';
 import { ProgressLine } from './progress-line.js';
 import { Supervisor, type WorkerSpec } from './supervisor.js';
@@ -48,7 +47,7 @@ export function parseCrawlFlags(input: CrawlOptionsInput): CrawlOptions {
   }
 }
 
-function summary(
+export function summary(
   opts: CrawlOptions,
   items: number,
   total: number,
@@ -56,14 +55,19 @@ function summary(
   queued: number,
   skipped: Record<string, number>,
 ): string {
+  return (
+    `collector: ${items} items this run (${total} total), ${errors} errors, ${queued} queued` +
+    `${skippedText(skipped)}, out ${opts.out}\n`
+  );
+}
+
+/** `, links skipped: trap-length 1, trap-query 3` for the non-zero reasons, or nothing. */
+function skippedText(skipped: Record<string, number>): string {
   const skips = Object.entries(skipped)
     .filter(([, n]) => n > 0)
     .map(([k, n]) => `${k} ${n}`)
     .join(', ');
-  return (
-    `collector: ${items} items this run (${total} total), ${errors} errors, ${queued} queued` +
-    `${skips ? `, links skipped: ${skips}` : ''}, out ${opts.out}\n`
-  );
+  return skips ? `, links skipped: ${skips}` : '';
 }
 
 /**
@@ -85,62 +89,12 @@ export async function runCrawl(input: CrawlOptionsInput): Promise<number> {
   const unlock = await lockOutput(opts.out);
   try {
     if (opts.processes > 1) return await runSupervised(input, opts, seeds, limit);
+    // Loaded only here: the supervisor process of a multi-process crawl never loads the crawler.
+    const { runInProcess } = await import('./crawl-in-process.js');
     return await runInProcess(opts, seeds);
   } finally {
     await unlock();
   }
-}
-
-async function runInProcess(opts: CrawlOptions, seeds: string[]): Promise<number> {
-  const workerId = 'crawl-0';
-  const { log, close: closeLog } = openWorkerLog(opts.out, workerId);
-  const crawler = new Crawler(opts, { workerId, source: new CrawlSource(), log });
-  const progress =
-    !opts.quiet && process.stderr.isTTY
-      ? new ProgressLine(() => ({
-          items: crawler.stats.items,
-          errors: crawler.stats.errors,
-          bytes: crawler.stats.bytes,
-          queued: crawler.frontier.queued,
-          stopping: crawler.isStopping,
-        }))
-      : null;
-  let signals = 0;
-  const onSignal = (sig: NodeJS.Signals) => {
-    signals++;
-    log.info({ sig }, signals === 1 ? 'stopping' : 'abandoning in-flight requests');
-    if (signals === 1) crawler.stop();
-    else crawler.abort();
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
-  let code = 0;
-  try {
-    await crawler.start(seeds);
-    progress?.start();
-    const finished = await crawler.run();
-    log.info({ finished, ...crawler.stats }, finished ? 'frontier empty' : 'stopped');
-  } catch (e) {
-    log.error({ err: e }, 'crawl failed');
-    process.stderr.write(`collector: crawl failed: ${(e as Error).message}\n`);
-    code = 1;
-  } finally {
-    progress?.stop();
-    await crawler.close().catch((e) => {
-      process.stderr.write(`collector: closing state failed: ${(e as Error).message}\n`);
-      code = 1;
-    });
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
-    closeLog();
-  }
-  if (!opts.quiet) {
-    const s = crawler.stats;
-    process.stderr.write(
-      summary(opts, s.itemsThisRun, s.items, s.errors, crawler.frontier.queued, s.skipped),
-    );
-  }
-  return code;
 }
 
 /** Worker specs of a multi-process crawl: ownership by host, or by URL for a single-host site. */
@@ -152,7 +106,12 @@ export function crawlWorkerSpecs(
   const n = opts.processes;
   const hosts = new Set(seeds.map((s) => hostKey(s)));
   const partition = opts.partition ?? (hosts.size <= 1 ? 'url' : 'host');
-  const perWorker: CrawlOptionsInput = { ...input, seeds, processes: 1 };
+  const perWorker: CrawlOptionsInput = {
+    ...input,
+    seeds,
+    processes: 1,
+    writerThread: input.writerThread ?? n <= availableParallelism(),
+  };
   if (partition === 'url') {
     // Every process may hit the one host: split its politeness budget so the host sees the configured rate.
     perWorker.delay = `${opts.delay * n}ms`;
@@ -217,9 +176,10 @@ async function runSupervised(
     closeLog();
   }
   if (!opts.quiet) {
-    const st = sup.status() as { totals: Record<string, number> };
+    const st = sup.status() as { totals: Record<string, number> & { skipped: Record<string, number> } };
     process.stderr.write(
-      `collector: ${st.totals.items} items, ${st.totals.errors} errors, ${opts.processes} processes, out ${path.resolve(opts.out)}\n`,
+      `collector: ${st.totals.items} items, ${st.totals.errors} errors, ${opts.processes} processes` +
+        `${skippedText(st.totals.skipped)}, out ${path.resolve(opts.out)}\n`,
     );
   }
   return code;

@@ -193,7 +193,7 @@ export class Crawler {
           },
         })
       : null;
-    this.files = opts.storeBodies ? openBodyStore(opts.out) : null;
+    this.files = opts.storeBodies ? openBodyStore(opts.out, opts.writerThread) : null;
   }
 
   private get itemsPath(): string {

@@ -7,8 +7,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import { UsageError } from '../config/usage-error.js';
 
-/** Resident set size assumed for a worker before one has been measured, bytes (measured ~60 MB idle). */
-export const DEFAULT_WORKER_RSS = 64 * 1024 * 1024;
+/**
+ * Resident set size assumed for a worker before one has been measured on this data dir, bytes:
+ * an idle worker measures 70–84 MB on Node 20 (undici's parser alone is ~20 MB).
+ */
+export const DEFAULT_WORKER_RSS = 80 * 1024 * 1024;
 
 /** Average body held per fetch slot for the estimate, bytes. */
 export const BODY_ESTIMATE_PER_SLOT = 256 * 1024;
@@ -47,6 +50,34 @@ export function rssOf(pid: number): number {
   }
 }
 
+const MEASURED_FILE = 'worker-rss.json';
+
+/**
+ * The largest worker RSS measured by an earlier run on this data dir (bytes), or null.
+ * Kept in `<data>/state/worker-rss.json` by the supervisor.
+ */
+export function readMeasuredRss(dataDir: string): number | null {
+  try {
+    const v = JSON.parse(fs.readFileSync(`${dataDir}/state/${MEASURED_FILE}`, 'utf8')).peakWorkerRss;
+    return typeof v === 'number' && v > 16 * 1048576 && v < 64 * 1024 ** 3 ? v : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Record the largest worker RSS seen in this run (bytes), for the next plan check. */
+export function writeMeasuredRss(dataDir: string, peakWorkerRss: number): void {
+  try {
+    fs.mkdirSync(`${dataDir}/state`, { recursive: true });
+    fs.writeFileSync(
+      `${dataDir}/state/${MEASURED_FILE}`,
+      `${JSON.stringify({ peakWorkerRss, at: new Date().toISOString() })}\n`,
+    );
+  } catch {
+    // advisory only
+  }
+}
+
 /** One worker type's share of a plan. */
 export interface PlanEntry {
   processes: number;
@@ -54,33 +85,36 @@ export interface PlanEntry {
 }
 
 /**
- * Estimated memory of a plan, bytes: per process the measured (or default) idle RSS plus its
- * fetch slots' bodies, plus one supervisor.
+ * Estimated memory of a plan, bytes, plus one supervisor: per process the peak worker RSS
+ * measured by an earlier run on the same data (`measured`), else the default idle RSS plus its
+ * fetch slots' bodies.
  */
-export function estimatePlan(plan: PlanEntry[], workerRss = DEFAULT_WORKER_RSS): number {
-  let total = workerRss; // the supervisor
-  for (const p of plan) total += p.processes * (workerRss + p.concurrency * BODY_ESTIMATE_PER_SLOT);
+export function estimatePlan(plan: PlanEntry[], measured: number | null = null): number {
+  let total = DEFAULT_WORKER_RSS; // the supervisor
+  for (const p of plan) {
+    total += p.processes * (measured ?? DEFAULT_WORKER_RSS + p.concurrency * BODY_ESTIMATE_PER_SLOT);
+  }
   return total;
 }
 
 const mb = (b: number) => `${Math.round(b / 1048576)} MB`;
 
 /**
- * Refuse a plan whose estimate exceeds `fraction × limit`.
+ * Refuse a plan whose estimate ({@link estimatePlan}) exceeds `fraction × limit`.
  * @throws UsageError saying the estimate, the budget and the largest safe process count.
  */
 export function checkPlan(
   plan: PlanEntry[],
   limitBytes: number,
   fraction: number,
-  workerRss = DEFAULT_WORKER_RSS,
+  measured: number | null = null,
 ): void {
   const budget = limitBytes * fraction;
-  const need = estimatePlan(plan, workerRss);
+  const need = estimatePlan(plan, measured);
   if (need <= budget) return;
   const processes = plan.reduce((a, p) => a + p.processes, 0);
-  const perProcess = (need - workerRss) / Math.max(1, processes);
-  const safe = Math.max(0, Math.floor((budget - workerRss) / perProcess));
+  const perProcess = (need - DEFAULT_WORKER_RSS) / Math.max(1, processes);
+  const safe = Math.max(0, Math.floor((budget - DEFAULT_WORKER_RSS) / perProcess));
   throw new UsageError(
     `plan of ${processes} processes needs about ${mb(need)}, over ${Math.round(fraction * 100)}% of the ${mb(limitBytes)} memory limit (${mb(budget)}); ` +
       `the largest safe process count is ${safe} (lower processes or concurrency, or raise memory.limitFraction)`,

@@ -4,6 +4,7 @@
  * continues where the last run stopped.
  */
 import fs from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import type { Config } from '../config/config-file.js';
 import type { CrawlOptionsInput } from '../config/crawl-options.js';
@@ -11,7 +12,7 @@ import { UsageError } from '../config/usage-error.js';
 import { hostKey } from '../url/canonicalize.js';
 import { canonicalSeeds } from './crawl-job.js';
 import { openWorkerLog } from './logger.js';
-import { checkPlan, memoryLimitBytes } from './memory-guard.js';
+import { checkPlan, memoryLimitBytes, readMeasuredRss } from './memory-guard.js';
 import { lockOutput } from './output-dir.js';
 import { createSource } from './source-registry.js';
 import { Supervisor, type WorkerSpec } from './supervisor.js';
@@ -31,6 +32,7 @@ export interface RunFlags {
 export function runWorkerSpecs(config: Config, raw: Array<Record<string, unknown>>): WorkerSpec[] {
   const specs: WorkerSpec[] = [];
   const counts = new Map<string, number>();
+  const totalProcesses = config.workers.reduce((a, w) => a + w.processes, 0);
   for (const w of config.workers) counts.set(w.source, (counts.get(w.source) ?? 0) + 1);
   config.workers.forEach((w, t) => {
     try {
@@ -55,6 +57,8 @@ export function runWorkerSpecs(config: Config, raw: Array<Record<string, unknown
     const n = w.processes;
     const partition = w.partition ?? (new Set(seeds.map(hostKey)).size <= 1 ? 'url' : 'host');
     const options = { ...rest, seeds, out: config.data, resume: true, quiet: true } as CrawlOptionsInput;
+    // More processes than CPUs: the writer thread per process costs more memory than it saves time.
+    options.writerThread ??= totalProcesses <= availableParallelism();
     if (partition === 'url' && n > 1) {
       options.delay = `${w.delay * n}ms`;
       options.hostConcurrency = Math.max(1, Math.floor(w.hostConcurrency / n));
@@ -95,6 +99,7 @@ export async function runConfig(
     config.workers.map((w) => ({ processes: w.processes, concurrency: w.concurrency })),
     limit,
     config.memory.limitFraction,
+    readMeasuredRss(config.data),
   );
   try {
     await fs.mkdir(config.data, { recursive: true });

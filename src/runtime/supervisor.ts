@@ -11,7 +11,7 @@ import type { Logger } from 'pino';
 import type { CrawlOptionsInput } from '../config/crawl-options.js';
 import { writeFileAtomic } from '../sinks/atomic-file.js';
 import type { FromWorker, ToWorker, WorkerStats } from './ipc.js';
-import { rssOf } from './memory-guard.js';
+import { rssOf, writeMeasuredRss } from './memory-guard.js';
 
 /** One worker process to run. */
 export interface WorkerSpec {
@@ -94,6 +94,8 @@ export class Supervisor {
   private killed = false;
   private timers: NodeJS.Timeout[] = [];
   private resolveDone: ((code: number) => void) | null = null;
+  /** Largest worker RSS sampled, bytes (recorded for the next run's plan check). */
+  private peakWorkerRss = 0;
   readonly startedAt = new Date();
 
   constructor(
@@ -315,6 +317,7 @@ export class Supervisor {
     for (const t of this.timers) clearInterval(t);
     this.timers = [];
     const parked = this.workers.some((w) => w.state === 'parked');
+    if (this.peakWorkerRss > 0) writeMeasuredRss(this.opts.dataDir, this.peakWorkerRss);
     const resolve = this.resolveDone;
     this.resolveDone = null;
     void this.writeStatus().then(() => resolve?.(parked && !this.stopping ? 1 : 0));
@@ -350,6 +353,7 @@ export class Supervisor {
     for (const w of this.workers) {
       w.rss = w.child?.pid ? rssOf(w.child.pid) : 0;
       total += w.rss;
+      if (w.rss > this.peakWorkerRss && !w.recycling) this.peakWorkerRss = w.rss;
     }
     const now = Date.now();
     if (total > budget && !this.stopping) {
@@ -425,8 +429,19 @@ export class Supervisor {
         rssMB: sum('rssMB') + Math.round(process.memoryUsage.rss() / 1048576),
         workers: workers.length,
         parked: workers.filter((w) => w.state === 'parked').length,
+        skipped: this.skippedTotals(),
       },
     };
+  }
+
+  /** Links not followed, by reason, summed over the workers' last stats. */
+  private skippedTotals(): Record<string, number> {
+    const total: Record<string, number> = {};
+    for (const w of this.workers) {
+      for (const [reason, n] of Object.entries(w.stats?.skipped ?? {}))
+        total[reason] = (total[reason] ?? 0) + n;
+    }
+    return total;
   }
 
   private async writeStatus(): Promise<void> {

@@ -35,6 +35,8 @@ export class ThreadedFileSink implements BodyStore {
   constructor(workerFile: string, opts: { outDir: string; maxConcurrentWrites?: number }) {
     this.worker = new Worker(workerFile, {
       workerData: { outDir: opts.outDir, maxConcurrentWrites: opts.maxConcurrentWrites ?? 16 },
+      // The thread only moves bytes (bodies are transferred, outside its heap): a small heap is enough.
+      resourceLimits: { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 48 },
     });
     this.worker.unref();
     this.worker.on('message', (msgs: WriteReply[] | 'closed') => {
@@ -86,12 +88,13 @@ export class ThreadedFileSink implements BodyStore {
 }
 
 /**
- * The body store for a crawl: a worker thread when the compiled worker file is available (the
- * built CLI), else an in-process FileSink (running from TypeScript sources, e.g. in unit tests).
+ * The body store for a crawl: a worker thread when asked for and the compiled worker file is
+ * available (the built CLI), else an in-process FileSink (async fs on libuv's thread pool).
  */
-export function openBodyStore(outDir: string): BodyStore {
+export function openBodyStore(outDir: string, thread = true): BodyStore {
   const workerFile = fileURLToPath(new URL('./file-writer-worker.js', import.meta.url));
-  if (import.meta.url.endsWith('.js') && existsSync(workerFile))
+  if (thread && import.meta.url.endsWith('.js') && existsSync(workerFile)) {
     return new ThreadedFileSink(workerFile, { outDir });
+  }
   return new FileSink({ outDir });
 }
