@@ -54,7 +54,7 @@ export async function runInProcess(opts: CrawlOptions, seeds: string[]): Promise
     });
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
-    closeLog();
+    await closeLog();
   }
   if (!opts.quiet) {
     const s = crawler.stats;

@@ -173,7 +173,7 @@ async function runSupervised(
     progress?.stop();
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
-    closeLog();
+    await closeLog();
   }
   if (!opts.quiet) {
     const st = sup.status() as { totals: Record<string, number> & { skipped: Record<string, number> } };

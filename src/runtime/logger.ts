@@ -22,18 +22,18 @@ export const LOG_ROTATION_DEFAULTS: LogRotation = { maxBytes: 10 * 1024 * 1024, 
  * Open the log of one worker.
  * @param outDir the crawl's output directory.
  * @param workerId e.g. `crawl-0`.
- * @returns a pino logger and a function that flushes and closes it.
+ * @returns a pino logger and a function that flushes and closes it (resolves once written).
  */
 export function openWorkerLog(
   outDir: string,
   workerId: string,
   rotation: LogRotation = LOG_ROTATION_DEFAULTS,
-): { log: Logger; close: () => void } {
+): { log: Logger; close: () => Promise<void> } {
   const dir = path.join(outDir, 'logs');
   fs.mkdirSync(dir, { recursive: true });
   const file = path.join(dir, `${workerId}.log`);
-  const open = () => pino.destination({ dest: fs.openSync(file, 'a'), sync: false });
-  let dest = open();
+  // One stream by path: SonicBoom's reopen() keeps the order of buffered lines across a rotation.
+  const dest = pino.destination({ dest: file, sync: false, mkdir: true });
   let size = 0;
   try {
     size = fs.statSync(file).size;
@@ -41,15 +41,14 @@ export function openWorkerLog(
     // new file
   }
   const rotate = () => {
+    // Not while the file is still being opened; the next line tries again.
+    if ((dest as unknown as { fd: number }).fd < 0) return;
     try {
       for (let i = rotation.keep; i >= 1; i--) {
         const from = i === 1 ? file : `${file}.${i - 1}`;
         if (fs.existsSync(from)) fs.renameSync(from, `${file}.${i}`);
       }
-      // Lines still buffered go to the renamed file as the old stream ends; new ones to a fresh `x.log`.
-      const old = dest;
-      dest = open();
-      old.end();
+      dest.reopen();
     } catch {
       // rotation is best effort: logging must never stop the crawl
     }
@@ -65,13 +64,15 @@ export function openWorkerLog(
   const log = pino({ base: { worker: workerId, pid: process.pid } }, stream);
   return {
     log,
-    close: () => {
-      try {
-        dest.flushSync();
-      } catch {
-        // not yet open or already closed
-      }
-      dest.end();
-    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        try {
+          dest.flushSync();
+        } catch {
+          // a write is in progress: end() below still flushes everything
+        }
+        dest.once('close', () => resolve());
+        dest.end();
+      }),
   };
 }

@@ -142,7 +142,7 @@ export async function runConfig(
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
-    closeLog();
+    await closeLog();
     await unlock();
   }
 }

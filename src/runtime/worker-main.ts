@@ -113,7 +113,7 @@ async function main(init: WorkerInit): Promise<void> {
     send(stats());
     send({ t: 'done', finished });
     log.info({ finished, ...c.stats }, 'worker done');
-    closeLog();
+    await closeLog();
   }
 }
 

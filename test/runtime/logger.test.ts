@@ -9,8 +9,7 @@ describe('worker log rotation', () => {
     const out = fs.mkdtempSync(path.join(os.tmpdir(), 'collector-log-'));
     const { log, close } = openWorkerLog(out, 'crawl-0', { maxBytes: 2000, keep: 2 });
     for (let i = 0; i < 200; i++) log.info({ i, pad: 'x'.repeat(50) }, 'line');
-    close();
-    await new Promise((r) => setTimeout(r, 100));
+    await close();
     const files = fs.readdirSync(path.join(out, 'logs')).sort();
     expect(files).toEqual(['crawl-0.log', 'crawl-0.log.1', 'crawl-0.log.2']);
     let total = 0;
