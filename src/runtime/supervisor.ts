@@ -211,9 +211,11 @@ export class Supervisor {
       case 'handoff': {
         const target = this.byType.get(w.spec.group)?.[m.to];
         // A target that is down gets these again from the sender's handoff log when it restarts.
+        // One still starting gets them now (it queues messages until its state is loaded): a
+        // fresh start has no resend, so dropping them here would lose them.
         if (
           target &&
-          (target.state === 'running' || target.state === 'idle') &&
+          (target.state === 'starting' || target.state === 'running' || target.state === 'idle') &&
           this.send(target, { t: 'links', links: m.links })
         ) {
           target.forwarded += m.links.length;
