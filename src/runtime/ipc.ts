@@ -53,4 +53,6 @@ export type FromWorker =
   | { t: 'handoff'; to: number; links: Array<[string, number]> }
   | ({ t: 'stats' } & WorkerStats)
   | { t: 'done'; finished: boolean }
+  /** All handoffs to `owner` were sent again (answer to `resend`; the end of a one-shot crawl waits for it). */
+  | { t: 'resent'; owner: number; count: number }
   | { t: 'fatal'; message: string };

@@ -72,6 +72,8 @@ class WorkerHandle {
   finishedCleanly = false;
   /** The current process was started with resume (it restores state from disk). */
   resumed = false;
+  /** `resend` requests sent to this process and not yet answered with `resent`. */
+  resendsOwed = 0;
   rss = 0;
   rateItems = 0;
   rateAt = Date.now();
@@ -165,6 +167,7 @@ export class Supervisor {
     w.recycling = false;
     w.finishedCleanly = false;
     w.resumed = resume;
+    w.resendsOwed = 0;
     child.on('message', (m: FromWorker) => this.onMessage(w, m));
     child.on('exit', (code, signal) => this.onExit(w, child, code, signal));
     child.on('error', (e) =>
@@ -203,7 +206,7 @@ export class Supervisor {
         // stopped: its siblings send again, from their handoff logs, what they handed to it.
         if (w.resumed) {
           for (const s of this.byType.get(w.spec.group) ?? []) {
-            if (s !== w) this.send(s, { t: 'resend', owner: w.spec.index });
+            if (s !== w && this.send(s, { t: 'resend', owner: w.spec.index })) s.resendsOwed++;
           }
         }
         break;
@@ -239,6 +242,10 @@ export class Supervisor {
         this.maybeFinish();
         break;
       }
+      case 'resent':
+        w.resendsOwed = Math.max(0, w.resendsOwed - 1);
+        this.maybeFinish();
+        break;
       case 'done':
         w.finishedCleanly = m.finished;
         break;
@@ -251,7 +258,8 @@ export class Supervisor {
 
   /** One-shot end: every live worker idle, and each has received every link sent to it. */
   private maybeFinish(): void {
-    if (this.stopping) return;
+    // Links being sent again to a restarted worker may not have reached it yet.
+    if (this.stopping || this.workers.some((w) => w.resendsOwed > 0)) return;
     const live = this.workers.filter((w) => w.state !== 'parked' && w.state !== 'done');
     if (live.length === 0) return;
     for (const w of live) {
@@ -269,6 +277,7 @@ export class Supervisor {
   ): void {
     if (w.child !== child) return;
     w.child = null;
+    w.resendsOwed = 0; // a dead process answers nothing; when it restarts it resends its own logs
     w.rss = 0;
     const clean = code === 0 && signal === null;
     if (this.stopping || (clean && !w.recycling)) {

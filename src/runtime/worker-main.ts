@@ -49,9 +49,14 @@ function handle(msg: ToWorker): void {
       received += msg.links.length;
       c.receive(msg.links);
       break;
-    case 'resend':
-      void c.resendHandoffs(msg.owner);
+    case 'resend': {
+      const owner = msg.owner;
+      void c.resendHandoffs(owner).then(
+        (count) => send({ t: 'resent', owner, count }),
+        () => send({ t: 'resent', owner, count: 0 }),
+      );
       break;
+    }
     case 'finish':
       c.finishWhenIdle();
       break;
@@ -102,6 +107,13 @@ async function main(init: WorkerInit): Promise<void> {
   crawler = c;
   for (const m of early.splice(0)) handle(m);
   send({ t: 'ready' });
+  if (opts.resume) {
+    // Links this worker handed off just before it stopped may never have reached their owner
+    // (batched, or in flight when it died): send its handoff logs again; owners drop duplicates.
+    for (let owner = 0; owner < init.count; owner++) {
+      if (owner !== init.index) await c.resendHandoffs(owner);
+    }
+  }
   const timer = setInterval(() => send(stats()), 1000);
   timer.unref();
   let finished = false;
