@@ -2,21 +2,34 @@
 /**
  * Benchmark runner: runs the scenarios of bench/scenarios.js, each as a child process measured
  * from outside (wall, CPU of the process tree, peak RSS summed over the tree), and prints one
- * Markdown table row per scenario: medians over --runs, pages/s also as min–max.
+ * Markdown table row per scenario: medians over --runs, pages/s also as min–max. Custom
+ * scenarios (synthetic-1m, politeness-200, idle-rss, run-20-on-2g) run once each afterwards and
+ * print their own tables.
  *
  *   node bench/run.js [--runs 3] [--only corpus-tmpfs,corpus-disk] [--warmup 1] [--json FILE] [--idle-wait 120]
- *                    [--timeout 120]
+ *                    [--timeout 120] [--synthetic-seconds 120] [--politeness-seconds 30] [--run20-seconds 20]
  *
  * Progress and warnings go to stderr, the table to stdout. See bench/README.md.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  statfsSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Corpus } from './lib/corpus.js';
 import { killAll, machineBusySeconds, measure } from './lib/measure.js';
+import { killStarted } from './lib/proc.js';
 import { SCENARIOS } from './scenarios.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -29,12 +42,17 @@ const { values: opts } = parseArgs({
     json: { type: 'string' },
     'idle-wait': { type: 'string', default: '120' },
     timeout: { type: 'string', default: '120' },
+    'synthetic-seconds': { type: 'string', default: '120' },
+    'politeness-seconds': { type: 'string', default: '30' },
+    'run20-seconds': { type: 'string', default: '20' },
+    'in-place': { type: 'boolean', default: false },
     help: { type: 'boolean', short: 'h' },
   },
 });
 if (opts.help) {
   process.stdout.write(
-    `usage: node bench/run.js [--runs N] [--only a,b] [--warmup N] [--json FILE] [--idle-wait S] [--timeout S]\nscenarios: ${SCENARIOS.map((s) => s.name).join(', ')}\n`,
+    `usage: node bench/run.js [--runs N] [--only a,b] [--warmup N] [--json FILE] [--idle-wait S] [--timeout S]\n` +
+      `       [--synthetic-seconds S] [--politeness-seconds S] [--run20-seconds S] [--in-place]\nscenarios: ${SCENARIOS.map((s) => s.name).join(', ')}\n`,
   );
   process.exit(0);
 }
@@ -54,9 +72,16 @@ for (const n of wanted)
 // A scenario's ceiling runs in the same run, before it.
 const selected = new Set(wanted);
 for (const n of wanted) if (byName.get(n).ceiling) selected.add(byName.get(n).ceiling);
-const order = SCENARIOS.filter((s) => selected.has(s.name)).sort(
+const order = SCENARIOS.filter((s) => selected.has(s.name) && s.kind !== 'custom').sort(
   (a, b) => Number(isCeiling(b)) - Number(isCeiling(a)),
 );
+const customs = SCENARIOS.filter((s) => selected.has(s.name) && s.kind === 'custom');
+const longOpts = {
+  syntheticSeconds: Number(opts['synthetic-seconds']),
+  politenessSeconds: Number(opts['politeness-seconds']),
+  run20Seconds: Number(opts['run20-seconds']),
+};
+for (const [k, v] of Object.entries(longOpts)) if (!(v > 0 && v <= 600)) usage(`${k} must be in (0, 600] s`);
 
 if (!existsSync(path.join(root, 'dist/cli/main.js'))) usage('dist/ is missing: run `npm run build` first');
 
@@ -100,6 +125,44 @@ function removeOut(dir) {
   liveOuts.delete(dir);
 }
 
+// ---- the code measured ---------------------------------------------------------------------
+
+/**
+ * A private copy of bin/, dist/ and package.json (node_modules linked), taken once at start, so a
+ * `npm run build` by someone else during the bench cannot swap files under a running crawl.
+ * `--in-place` runs the working tree's bin/collector.js instead.
+ */
+function snapshotCode() {
+  if (opts['in-place']) return { dir: null, cli: path.join(root, 'bin/collector.js') };
+  const newestDist = () =>
+    Math.max(
+      ...readdirSync(path.join(root, 'dist'), { recursive: true }).map(
+        (f) => statSync(path.join(root, 'dist', String(f))).mtimeMs,
+      ),
+    );
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'collector-bench-code-'));
+    const before = newestDist();
+    // a build in progress writes dist/ for a few seconds: copy only when it has been quiet for 2 s
+    if (Date.now() - before < 2000) {
+      rmSync(dir, { recursive: true, force: true });
+      execFileSync('sleep', ['2']);
+      continue;
+    }
+    for (const f of ['bin', 'dist', 'package.json'])
+      cpSync(path.join(root, f), path.join(dir, f), { recursive: true });
+    symlinkSync(path.join(root, 'node_modules'), path.join(dir, 'node_modules'));
+    if (newestDist() === before) {
+      execFileSync(process.execPath, [path.join(dir, 'bin/collector.js'), '--version'], { stdio: 'ignore' });
+      return { dir, cli: path.join(dir, 'bin/collector.js'), builtAt: new Date(before).toISOString() };
+    }
+    rmSync(dir, { recursive: true, force: true });
+  }
+  usage('dist/ kept changing (a build running?); try again or pass --in-place');
+}
+
+const code = snapshotCode();
+
 // ---- fixtures -----------------------------------------------------------------------------
 
 const corpus = new Corpus(root);
@@ -107,6 +170,7 @@ const needs = new Set(order.flatMap((s) => s.needs ?? []));
 
 function cleanupAll() {
   killAll();
+  killStarted();
   for (const d of liveOuts) rmSync(d, { recursive: true, force: true });
   liveOuts.clear();
   try {
@@ -114,6 +178,7 @@ function cleanupAll() {
   } catch (e) {
     log(`warning: stopping the corpus server: ${e.message}`);
   }
+  if (code.dir) rmSync(code.dir, { recursive: true, force: true });
 }
 for (const sig of ['SIGINT', 'SIGTERM']) {
   process.on(sig, () => {
@@ -124,7 +189,7 @@ for (const sig of ['SIGINT', 'SIGTERM']) {
 
 // ---- running ------------------------------------------------------------------------------
 
-const ctx = { root, corpus, outDir };
+const ctx = { root, cli: code.cli, corpus, outDir };
 const records = new Map(order.map((s) => [s.name, []]));
 const warnings = [];
 let failed = false;
@@ -134,8 +199,12 @@ async function runOnce(sc, label) {
   const prepared = sc.prepare(ctx);
   try {
     const server0 = corpus.serverCpuSeconds();
+    const workers0 = corpus.workerCpuSeconds();
     const m = await measure(prepared.argv, { cwd: prepared.cwd ?? root, timeoutS: Number(opts.timeout) });
     const serverS = corpus.serverCpuSeconds() - server0;
+    const workers1 = corpus.workerCpuSeconds();
+    // nginx worker CPU during the run: is the server the bottleneck? (1 worker = 1 core at most)
+    const nginxS = workers1.seconds - workers0.seconds;
     // CPU the machine spent on neither the measured command nor the server: interference.
     const otherS = Math.max(0, m.busyS - m.cpuS - serverS);
     if (otherS > OTHER_CPU_WARN * m.wallS) {
@@ -165,6 +234,10 @@ async function runOnce(sc, label) {
       pages: r.pages,
       seconds,
       pps: r.pages / seconds,
+      nginxS,
+      nginxWorkers: workers1.workers,
+      exactlyOnce: r.exactlyOnce,
+      phases: r.phases,
     };
     for (const w of r.warnings ?? []) warnings.push(`${sc.name} ${label}: ${w}`);
     if (r.expectedPages !== undefined && r.pages !== r.expectedPages) {
@@ -175,7 +248,8 @@ async function runOnce(sc, label) {
     log(
       `  ${sc.name.padEnd(16)} ${label.padEnd(8)} pages ${r.pages}  ${seconds.toFixed(3)} s  ${rec.pps.toFixed(0)} pages/s` +
         `  cpu ${m.userS.toFixed(2)}u+${m.sysS.toFixed(2)}s  rss ${(m.peakRssBytes / 2 ** 20).toFixed(0)} MB` +
-        ` (${m.processes} proc)  server ${serverS.toFixed(2)} cpu-s  other ${otherS.toFixed(2)} cpu-s`,
+        ` (${m.processes} proc)  server ${serverS.toFixed(2)} cpu-s (nginx workers ${nginxS.toFixed(2)} = ${((100 * nginxS) / m.wallS).toFixed(0)}% of wall)` +
+        `  other ${otherS.toFixed(2)} cpu-s`,
     );
     return rec;
   } finally {
@@ -208,12 +282,46 @@ async function waitIdle(label) {
   }
 }
 
+/** ctx of the custom scenarios. */
+const customCtx = {
+  root,
+  cli: code.cli,
+  opts: longOpts,
+  outDir,
+  removeOut,
+  waitIdle,
+  log,
+};
+const customResults = new Map();
+
+async function runCustom(sc) {
+  await waitIdle(sc.name);
+  log(`${sc.name}: running`);
+  const t0 = performance.now();
+  let res;
+  try {
+    res = await sc.run(customCtx);
+  } catch (e) {
+    res = {
+      rows: [[sc.name, `failed: ${e.message}`]],
+      notes: [],
+      warnings: [`${sc.name}: ${e.stack}`],
+      failed: true,
+    };
+  }
+  log(`${sc.name}: done in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
+  for (const w of res.warnings ?? []) warnings.push(w);
+  if (res.failed) failed = true;
+  customResults.set(sc.name, res);
+}
+
 try {
   if (needs.has('corpus')) {
     corpus.start();
     log(`corpus: ${corpus.url} (${corpus.pages} pages)${corpus.startedHere ? ', started by the bench' : ''}`);
   }
   log(`outputs: tmpfs ${outBases.tmpfs}, disk ${outBases.disk}`);
+  log(code.dir ? `code: snapshot of dist/ built ${code.builtAt}, run from ${code.dir}` : 'code: in place');
   for (let w = 0; w < warmups; w++) {
     // Warm the server (page cache, open_file_cache) so the first measured run is not cold.
     for (const sc of order.filter(isCeiling)) await runOnce(sc, 'warmup');
@@ -225,11 +333,17 @@ try {
       execFileSync('sync');
     }
   }
-  printTable();
+  for (const sc of customs) {
+    await runCustom(sc);
+    execFileSync('sync');
+  }
+  if (order.length) printTable();
+  printCustomTables();
   if (opts.json) {
+    const custom = Object.fromEntries([...customResults].map(([k, v]) => [k, { ...v, raw: v.raw }]));
     writeFileSync(
       opts.json,
-      `${JSON.stringify({ date: new Date().toISOString(), records: Object.fromEntries(records), warnings }, null, 1)}\n`,
+      `${JSON.stringify({ date: new Date().toISOString(), records: Object.fromEntries(records), custom, warnings }, null, 1)}\n`,
     );
   }
 } finally {
@@ -256,12 +370,16 @@ function printTable() {
     'peak RSS MB (max)',
     'fetch-only ceiling pages/s',
     'ratio to ceiling',
+    'nginx worker CPU s (% of wall)',
+    'exactly once',
+    'start-up / fetching / tail s',
+    `cores busy: command + nginx (of ${os.availableParallelism()})`,
   ];
   const rows = [head, head.map((_h, i) => (i === 0 ? '---' : '---:'))];
   for (const sc of order) {
     const recs = records.get(sc.name).filter(Boolean);
     if (!recs.length) {
-      rows.push([sc.name, 'failed', '', '', '', '', '', '']);
+      rows.push([sc.name, 'failed', ...head.slice(2).map(() => '')]);
       continue;
     }
     const pps = recs.map((r) => r.pps);
@@ -285,9 +403,67 @@ function printTable() {
       (Math.max(...recs.map((r) => r.peakRssBytes)) / 2 ** 20).toFixed(0),
       ceilingCell,
       ratioCell,
+      `${median(recs.map((r) => r.nginxS)).toFixed(2)} (${fmt0(median(recs.map((r) => (100 * r.nginxS) / r.seconds)))}%)`,
+      exactlyOnceCell(recs),
+      phasesCell(recs),
+      `${median(recs.map((r) => r.cpuS / r.wallS)).toFixed(2)} + ${median(recs.map((r) => r.nginxS / r.wallS)).toFixed(2)}`,
     ]);
   }
   process.stdout.write(`${rows.map((r) => `| ${r.join(' | ')} |`).join('\n')}\n`);
+  // The issue's multi-process target: N processes vs one, per run, unless nginx is the bottleneck.
+  const one = records.get('corpus-tmpfs');
+  const notes = [];
+  for (const name of ['corpus-2proc', 'corpus-4proc']) {
+    const many = records.get(name);
+    if (!one || !many) continue;
+    const pairs = many
+      .filter(Boolean)
+      .map((r) => [r, one.find((o) => o && o.run === r.run)])
+      .filter(([, o]) => o);
+    if (!pairs.length) continue;
+    const speed = median(pairs.map(([r, o]) => r.pps / o.pps));
+    const busy = median(pairs.map(([r]) => r.nginxS / r.seconds));
+    const workers = pairs[0][0].nginxWorkers;
+    notes.push(
+      `${name} ÷ corpus-tmpfs pages/s: ${speed.toFixed(2)}× (median of per-run ratios; target ≥ 1.5×). ` +
+        `nginx (${workers} worker${workers === 1 ? '' : 's'}) was busy ${(100 * busy).toFixed(0)}% of the crawl's wall time ` +
+        `(of at most ${workers * 100}%)${busy > 0.8 * workers ? ': the server is near saturation' : ''}.`,
+    );
+  }
+  if (notes.length) process.stdout.write(`\n${notes.map((n) => `- ${n}`).join('\n')}\n`);
+}
+
+/** Medians of start → first item, first → last item, last item → exit (fetchedAt has ms resolution). */
+function phasesCell(recs) {
+  const ps = recs.map((r) => r.phases).filter(Boolean);
+  if (!ps.length) return '—';
+  return ['startupS', 'fetchS', 'tailS'].map((k) => median(ps.map((p) => p[k])).toFixed(2)).join(' / ');
+}
+
+function exactlyOnceCell(recs) {
+  const checked = recs.filter((r) => r.exactlyOnce !== undefined);
+  if (!checked.length) return '—';
+  const ok = checked.filter((r) => r.exactlyOnce).length;
+  return ok === checked.length ? `yes (${ok}/${checked.length})` : `**NO** (${ok}/${checked.length})`;
+}
+
+/** One table per distinct header among the custom scenarios run, then their notes. */
+function printCustomTables() {
+  const groups = new Map();
+  for (const sc of customs) {
+    const res = customResults.get(sc.name);
+    if (!res) continue;
+    const key = sc.head.join('|');
+    if (!groups.has(key)) groups.set(key, { head: sc.head, rows: [], notes: [] });
+    const g = groups.get(key);
+    g.rows.push(...res.rows);
+    g.notes.push(...(res.notes ?? []));
+  }
+  for (const g of groups.values()) {
+    const rows = [g.head, g.head.map((_h, i) => (i === 0 ? '---' : '---:')), ...g.rows];
+    process.stdout.write(`\n${rows.map((r) => `| ${r.join(' | ')} |`).join('\n')}\n`);
+    if (g.notes.length) process.stdout.write(`\n${g.notes.map((n) => `- ${n}`).join('\n')}\n`);
+  }
 }
 
 function fmt0(n) {

@@ -7,16 +7,23 @@
  *             ceiling"); that scenario then runs in every run before this one
  *   prepare(ctx) → { argv, cwd?, out? } the command to measure (argv[0] is the program);
  *             `out` is a directory removed after the run
- *   result(ctx, prepared, measured) → { pages, seconds?, expectedPages?, warnings? }
+ *   result(ctx, prepared, measured) → { pages, seconds?, expectedPages?, exactlyOnce?, phases?, warnings? }
  *             pages counted from the output; `seconds` replaces the measured wall time when
- *             the command times itself (the fetch ceiling excludes its start-up)
+ *             the command times itself (the fetch ceiling excludes its start-up); exactlyOnce:
+ *             whether every expected page is in the items exactly once; phases: { startupS,
+ *             fetchS, tailS } = start → first item's fetchedAt → last item's → exit
  *
- * ctx: { root, corpus: {url, pages, urls()}, outDir(kind) } where outDir('tmpfs' | 'disk')
+ * ctx: { root, cli, corpus: {url, pages, urls()}, outDir(kind) } where cli is the
+ * bin/collector.js to run (a snapshot of the build, see run.js) and outDir('tmpfs' | 'disk')
  * makes a fresh temporary directory on that kind of file system.
+ *
+ * Scenarios with `kind: 'custom'` (bench/lib/long-scenarios.js) instead have `head` (their
+ * table's columns) and `run(ctx)`; they run once per bench invocation, after the runs above.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { DOCS_DIR } from './lib/corpus.js';
+import { idleRss, politeness200, run20On2g, synthetic1m } from './lib/long-scenarios.js';
 
 /** The crawl command the issue measures: every page, no politeness delay, bodies stored. */
 const CORPUS_CRAWL_ARGS = ['--delay', '0', '--host-concurrency', '16', '--concurrency', '32', '--quiet'];
@@ -33,7 +40,7 @@ function corpusCrawl(name, where, extraArgs = []) {
         out,
         argv: [
           process.execPath,
-          'bin/collector.js',
+          ctx.cli,
           'crawl',
           ctx.corpus.url,
           '--out',
@@ -43,12 +50,28 @@ function corpusCrawl(name, where, extraArgs = []) {
         ],
       };
     },
-    result(ctx, prepared) {
-      const { lines, errors } = countItems(prepared.out);
+    result(ctx, prepared, measured) {
+      const { lines, errors, distinct, firstMs, lastMs } = countItems(prepared.out);
       const warnings = [];
       if (errors) warnings.push(`${errors} item(s) with an error or a non-2xx status`);
       // every HTML file of the docs, plus the /pg/ directory URL itself
-      return { pages: lines, expectedPages: ctx.corpus.pages + 1, warnings };
+      const expectedPages = ctx.corpus.pages + 1;
+      const exactlyOnce = distinct === lines && lines === expectedPages;
+      if (!exactlyOnce) {
+        warnings.push(
+          `not exactly once: ${distinct} distinct urls, ${lines} lines, ${expectedPages} expected`,
+        );
+      }
+      // Where the wall time goes: start-up (to the first item), fetching, and the tail after the last item.
+      let phases;
+      if (measured.startEpochS !== null && firstMs !== null) {
+        phases = {
+          startupS: firstMs / 1000 - measured.startEpochS,
+          fetchS: (lastMs - firstMs) / 1000,
+          tailS: measured.endEpochS - lastMs / 1000,
+        };
+      }
+      return { pages: lines, expectedPages, exactlyOnce, phases, warnings };
     },
   };
 }
@@ -77,20 +100,33 @@ export const SCENARIOS = [
       return { pages: r.pages, seconds: r.seconds, expectedPages: ctx.corpus.pages + 1, warnings };
     },
   },
-  corpusCrawl('corpus-tmpfs', 'tmpfs'),
-  corpusCrawl('corpus-disk', 'disk'),
+  // `crawl` defaults to one process per CPU: the one-process rows say --processes 1.
+  corpusCrawl('corpus-tmpfs', 'tmpfs', ['--processes', '1']),
+  corpusCrawl('corpus-disk', 'disk', ['--processes', '1']),
+  corpusCrawl('corpus-2proc', 'tmpfs', ['--processes', '2', '--partition', 'url']),
+  corpusCrawl('corpus-4proc', 'tmpfs', ['--processes', '4', '--partition', 'url']),
+  synthetic1m,
+  politeness200,
+  idleRss,
+  run20On2g,
 ];
 
-/** Lines of <out>/items/*.jsonl, and how many of them record an error or a non-2xx status. */
+/**
+ * Lines of <out>/items/*.jsonl (all workers), how many of them record an error or a non-2xx
+ * status, and how many distinct `url`s they hold.
+ */
 function countItems(out) {
   let lines = 0;
   let errors = 0;
+  let firstMs = null;
+  let lastMs = null;
+  const urls = new Set();
   const dir = path.join(out, 'items');
   let names = [];
   try {
     names = readdirSync(dir).filter((n) => n.endsWith('.jsonl'));
   } catch {
-    return { lines: 0, errors: 0 };
+    return { lines: 0, errors: 0, distinct: 0, firstMs, lastMs };
   }
   for (const name of names) {
     for (const line of readFileSync(path.join(dir, name), 'utf8').split('\n')) {
@@ -98,11 +134,17 @@ function countItems(out) {
       lines++;
       try {
         const item = JSON.parse(line);
+        urls.add(item.url);
+        const t = Date.parse(item.fetchedAt);
+        if (Number.isFinite(t)) {
+          if (firstMs === null || t < firstMs) firstMs = t;
+          if (lastMs === null || t > lastMs) lastMs = t;
+        }
         if (item.error || !(item.status >= 200 && item.status < 300)) errors++;
       } catch {
         errors++;
       }
     }
   }
-  return { lines, errors };
+  return { lines, errors, distinct: urls.size, firstMs, lastMs };
 }

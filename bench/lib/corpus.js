@@ -51,6 +51,24 @@ export class Corpus {
     }
   }
 
+  /**
+   * CPU seconds the nginx worker processes (children of the master in nginx.pid) have used so
+   * far, and how many workers there are; { seconds: 0, workers: 0 } if unknown.
+   */
+  workerCpuSeconds() {
+    const run = process.env.CORPUS_RUN ?? '/tmp/collector-corpus';
+    try {
+      const master = Number(readFileSync(path.join(run, 'nginx.pid'), 'utf8').trim());
+      const workers = childPids(master);
+      return {
+        seconds: workers.reduce((sum, pid) => sum + processCpuSeconds(pid), 0),
+        workers: workers.length,
+      };
+    } catch {
+      return { seconds: 0, workers: 0 };
+    }
+  }
+
   stop() {
     if (this.startedHere) execFileSync(this.script, ['stop'], { stdio: 'ignore' });
   }

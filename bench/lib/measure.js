@@ -32,7 +32,7 @@ export function killAll() {
   for (const pid of live) killTree(pid, 'SIGKILL');
 }
 
-function killTree(rootPid, signal) {
+export function killTree(rootPid, signal) {
   for (const pid of descendants(rootPid)) {
     try {
       process.kill(pid, signal);
@@ -48,6 +48,7 @@ function killTree(rootPid, signal) {
  * @returns {Promise<{rc: number|null, wallS: number, userS: number, sysS: number, cpuS: number,
  *   peakRssBytes: number, processes: number, busyS: number, timedOut: boolean, stdout: string,
  *   stderr: string}>}
+ *   Also startEpochS/endEpochS: wall-clock (epoch seconds) of the command's start and exit.
  *   `busyS` is the CPU time the whole machine spent (all processes, from /proc/stat) during the
  *   run, so a reader can see how much else was running (e.g. the server).
  */
@@ -114,6 +115,8 @@ export function measure(argv, { cwd, env, timeoutS = Infinity } = {}) {
         userS,
         sysS,
         cpuS: userS + sysS,
+        startEpochS: tLine && tLine[1] !== '' ? num(tLine[1]) : null,
+        endEpochS: tLine && tLine[2] !== '' ? num(tLine[2]) : null,
         peakRssBytes: tree.peakBytes(),
         processes: tree.seen.size,
         busyS,
@@ -158,7 +161,7 @@ class TreeRss {
 }
 
 /** Pids of all descendants of `pid`, via /proc/<pid>/task/<tid>/children or a /proc scan. */
-function descendants(pid) {
+export function descendants(pid) {
   const result = [];
   const stack = [pid];
   let viaScan = null;
@@ -225,8 +228,8 @@ function scanParents() {
   return map;
 }
 
-/** VmRSS and VmHWM of `pid` in bytes, or null if it is gone (or a zombie without memory). */
-function readStatus(pid) {
+/** VmRSS, VmHWM, RssAnon (bytes) and thread count of `pid`, or null if it is gone (or a zombie without memory). */
+export function readStatus(pid) {
   let text;
   try {
     text = readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -235,8 +238,54 @@ function readStatus(pid) {
   }
   const rss = /^VmRSS:\s+(\d+) kB/m.exec(text);
   const hwm = /^VmHWM:\s+(\d+) kB/m.exec(text);
+  const anon = /^RssAnon:\s+(\d+) kB/m.exec(text);
+  const threads = /^Threads:\s+(\d+)/m.exec(text);
   if (!rss) return null;
-  return { rss: Number(rss[1]) * 1024, hwm: hwm ? Number(hwm[1]) * 1024 : 0 };
+  return {
+    rss: Number(rss[1]) * 1024,
+    hwm: hwm ? Number(hwm[1]) * 1024 : 0,
+    anon: anon ? Number(anon[1]) * 1024 : 0,
+    threads: threads ? Number(threads[1]) : 0,
+  };
+}
+
+/**
+ * Proportional set size of `pid` (shared pages — the node binary, libraries — divided among the
+ * processes mapping them), from /proc/<pid>/smaps_rollup; bytes, or null if unavailable. A sum
+ * of PSS over processes is what they really occupy; a sum of VmRSS counts shared pages N times.
+ */
+export function readPss(pid) {
+  try {
+    const m = /^Pss:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'));
+    return m ? Number(m[1]) * 1024 : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Summed VmRSS of `pid` and all its descendants (threads are inside their process), bytes. */
+export function treeRssBytes(pid) {
+  let sum = 0;
+  for (const p of [pid, ...descendants(pid)]) sum += readStatus(p)?.rss ?? 0;
+  return sum;
+}
+
+/**
+ * utime + stime of `pid` and its live descendants, plus the children they already reaped
+ * (cutime + cstime), from /proc/<pid>/stat; seconds. Processes gone before the call are missed.
+ */
+export function treeCpuSeconds(pid) {
+  let ticks = 0;
+  for (const p of [pid, ...descendants(pid)]) {
+    try {
+      const stat = readFileSync(`/proc/${p}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      ticks += Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]);
+    } catch {
+      // exited
+    }
+  }
+  return ticks / CLK_TCK;
 }
 
 /** CPU seconds (all CPUs, all processes, non-idle) the machine has spent since boot. */
