@@ -150,7 +150,7 @@ export class Crawler {
   private paused = false;
   private idleReported = false;
   private readonly outbox = new Map<number, Array<[string, number]>>();
-  private outboxTimer: NodeJS.Timeout | null = null;
+  private outboxScheduled = false;
   private readonly lastFailure = new Map<string, Item>();
   /** Redirect targets a URL's earlier tries added to the seen-set: its retry may follow them again. */
   private readonly ownHops = new Map<string, Set<string>>();
@@ -721,7 +721,7 @@ export class Crawler {
   }
 
   /** Send links through depth and scope into the frontier. */
-  /** Queue a foreign link for its owner; batches go out every 50 ms or 500 links. */
+  /** Queue a foreign link for its owner; batches go out at the end of the turn or every 500 links. */
   private handOff(owner: number, url: string, depth: number): void {
     if (!this.seen.add(url)) return;
     this.journal.handedOff(owner, url, depth);
@@ -732,12 +732,16 @@ export class Crawler {
     }
     box.push([url, depth]);
     if (box.length >= 500) this.flushOutbox();
-    else if (this.outboxTimer === null) this.outboxTimer = setTimeout(() => this.flushOutbox(), 50);
+    else if (!this.outboxScheduled) {
+      // Sent at the end of this event-loop turn: batches form naturally, and the owner is not
+      // kept waiting (a fixed 50 ms delay per hop slowed multi-process crawls).
+      this.outboxScheduled = true;
+      setImmediate(() => this.flushOutbox());
+    }
   }
 
   private flushOutbox(): void {
-    if (this.outboxTimer !== null) clearTimeout(this.outboxTimer);
-    this.outboxTimer = null;
+    this.outboxScheduled = false;
     const part = this.deps.partition;
     if (!part) return;
     for (const [owner, links] of this.outbox) if (links.length > 0) part.handoff(owner, links);

@@ -48,6 +48,9 @@ function handle(msg: ToWorker): void {
     case 'links':
       received += msg.links.length;
       c.receive(msg.links);
+      // Idle and staying idle (every link already known): say so now, so the supervisor can
+      // see the crawl is over without waiting for the next periodic report.
+      if (idle) setImmediate(() => idle && send(stats()));
       break;
     case 'resend': {
       const owner = msg.owner;
