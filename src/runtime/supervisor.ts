@@ -158,6 +158,9 @@ export class Supervisor {
     const child = fork(WORKER_MAIN, [], {
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
       env: process.env,
+      // V8 sizes its heap from the machine's RAM, not from our budget, and keeps garbage
+      // around up to that size: cap each worker's old space at its share of the budget.
+      execArgv: [...process.execArgv, `--max-old-space-size=${this.heapLimitMb()}`],
     });
     w.child = child;
     w.state = 'starting';
@@ -184,6 +187,12 @@ export class Supervisor {
       seeds: w.spec.seeds,
     };
     child.send(init);
+  }
+
+  /** Old-space cap per worker, MB: its share of the memory budget, at least 256 MB. */
+  private heapLimitMb(): number {
+    const budget = this.opts.memoryLimitBytes * this.opts.limitFraction;
+    return Math.max(256, Math.floor(budget / Math.max(1, this.workers.length) / 1048576));
   }
 
   private send(w: WorkerHandle, msg: ToWorker): boolean {
