@@ -6,7 +6,7 @@ import { type Command, InvalidArgumentError, Option } from 'commander';
 import type { CrawlOptionsInput } from '../config/crawl-options.js';
 import { parseDuration, parseSize } from '../config/units.js';
 
-function int(name: string, min: number) {
+function int(_name: string, min: number) {
   return (v: string): number => {
     if (!/^\d+$/.test(v.trim()) || Number(v) < min) {
       throw new InvalidArgumentError(`expected an integer ≥ ${min}, got "${v}"`);

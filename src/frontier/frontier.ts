@@ -78,7 +78,7 @@ class HostSlot implements HeapItem {
   penaltyMs = 0;
   constructor(readonly host: string) {}
   readyAt(): number {
-    return this.nextAllowedAt > this.pausedUntil ? this.nextAllowedAt : this.pausedUntil;
+    return Math.max(this.nextAllowedAt, this.pausedUntil);
   }
 }
 
@@ -238,7 +238,7 @@ export class Frontier {
   }
 
   private gapMs(slot: HostSlot): number {
-    const base = slot.crawlDelayMs > this.opts.delayMs ? slot.crawlDelayMs : this.opts.delayMs;
+    const base = Math.max(slot.crawlDelayMs, this.opts.delayMs);
     return base + slot.penaltyMs;
   }
 

@@ -79,12 +79,10 @@ export async function runCrawl(input: CrawlOptionsInput): Promise<number> {
   const opts = parseCrawlFlags(input);
   const given = canonicalSeeds(opts.seeds);
   const limit = opts.memoryLimit ?? memoryLimitBytes();
-  if (opts.processes > 1)
-    checkPlan(
-      [{ processes: opts.processes, concurrency: opts.concurrency }],
-      limit,
-      opts.memoryLimitFraction,
-    );
+  if (opts.processes > 1) {
+    const plan = [{ processes: opts.processes, concurrency: opts.concurrency }];
+    checkPlan(plan, limit, opts.memoryLimitFraction, readMeasuredRss(opts.out));
+  }
   const seeds = await prepareOutput(opts.out, given, opts.resume);
   const unlock = await lockOutput(opts.out);
   try {

@@ -197,7 +197,7 @@ export class Supervisor {
 
   private send(w: WorkerHandle, msg: ToWorker): boolean {
     const c = w.child;
-    if (!c || !c.connected) return false;
+    if (!c?.connected) return false;
     try {
       c.send(msg);
       return true;
