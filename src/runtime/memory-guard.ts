@@ -8,10 +8,14 @@ import os from 'node:os';
 import { UsageError } from '../config/usage-error.js';
 
 /**
- * Resident set size assumed for a worker before one has been measured on this data dir, bytes:
- * an idle worker measures 70–84 MB on Node 20 (undici's parser alone is ~20 MB).
+ * Memory (PSS) assumed per process before one has been measured on this data dir, bytes: an idle
+ * worker's own memory measures 37–42 MB and a crawling one 55–60 MB on Node 20, plus its share of
+ * the node binary and libraries, which all processes map once ({@link SHARED_CODE}).
  */
-export const DEFAULT_WORKER_RSS = 80 * 1024 * 1024;
+export const DEFAULT_WORKER_RSS = 56 * 1024 * 1024;
+
+/** File-backed memory shared by every node process (binary, libraries), counted once, bytes. */
+export const SHARED_CODE = 48 * 1024 * 1024;
 
 /** Average body held per fetch slot for the estimate, bytes. */
 export const BODY_ESTIMATE_PER_SLOT = 256 * 1024;
@@ -50,6 +54,23 @@ export function rssOf(pid: number): number {
   }
 }
 
+/**
+ * Memory that `pid` really occupies, bytes: its proportional set size (PSS, from
+ * /proc/<pid>/smaps_rollup), which counts pages shared with other processes — the ~45 MB of the
+ * node binary and libraries every worker maps — once across them, not once per process as a sum
+ * of RSS would. Falls back to VmRSS where smaps_rollup is unavailable; 0 when the process is gone.
+ */
+export function memoryOf(pid: number): number {
+  try {
+    const s = fs.readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
+    const m = /\nPss:\s+(\d+)\s+kB/.exec(s);
+    if (m) return Number(m[1]) * 1024;
+  } catch {
+    // not Linux ≥ 4.14, or gone
+  }
+  return rssOf(pid);
+}
+
 const MEASURED_FILE = 'worker-rss.json';
 
 /**
@@ -85,12 +106,12 @@ export interface PlanEntry {
 }
 
 /**
- * Estimated memory of a plan, bytes, plus one supervisor: per process the peak worker RSS
- * measured by an earlier run on the same data (`measured`), else the default idle RSS plus its
- * fetch slots' bodies.
+ * Estimated memory of a plan, bytes: the shared code once, the supervisor, and per process the
+ * peak worker PSS measured by an earlier run on the same data (`measured`), else the default
+ * plus its fetch slots' bodies.
  */
 export function estimatePlan(plan: PlanEntry[], measured: number | null = null): number {
-  let total = DEFAULT_WORKER_RSS; // the supervisor
+  let total = SHARED_CODE + DEFAULT_WORKER_RSS; // code mapped by all, and the supervisor
   for (const p of plan) {
     total += p.processes * (measured ?? DEFAULT_WORKER_RSS + p.concurrency * BODY_ESTIMATE_PER_SLOT);
   }
@@ -113,8 +134,9 @@ export function checkPlan(
   const need = estimatePlan(plan, measured);
   if (need <= budget) return;
   const processes = plan.reduce((a, p) => a + p.processes, 0);
-  const perProcess = (need - DEFAULT_WORKER_RSS) / Math.max(1, processes);
-  const safe = Math.max(0, Math.floor((budget - DEFAULT_WORKER_RSS) / perProcess));
+  const fixed = SHARED_CODE + DEFAULT_WORKER_RSS;
+  const perProcess = (need - fixed) / Math.max(1, processes);
+  const safe = Math.max(0, Math.floor((budget - fixed) / perProcess));
   throw new UsageError(
     `plan of ${processes} processes needs about ${mb(need)}, over ${Math.round(fraction * 100)}% of the ${mb(limitBytes)} memory limit (${mb(budget)}); ` +
       `the largest safe process count is ${safe} (lower processes or concurrency, or raise memory.limitFraction)`,

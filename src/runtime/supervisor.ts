@@ -11,7 +11,7 @@ import type { Logger } from 'pino';
 import type { CrawlOptionsInput } from '../config/crawl-options.js';
 import { writeFileAtomic } from '../sinks/atomic-file.js';
 import type { FromWorker, ToWorker, WorkerStats } from './ipc.js';
-import { rssOf, writeMeasuredRss } from './memory-guard.js';
+import { memoryOf, writeMeasuredRss } from './memory-guard.js';
 
 /** One worker process to run. */
 export interface WorkerSpec {
@@ -74,6 +74,7 @@ class WorkerHandle {
   resumed = false;
   /** `resend` requests sent to this process and not yet answered with `resent`. */
   resendsOwed = 0;
+  /** Last sampled PSS of the process, bytes (see memoryOf). */
   rss = 0;
   rateItems = 0;
   rateAt = Date.now();
@@ -96,7 +97,7 @@ export class Supervisor {
   private killed = false;
   private timers: NodeJS.Timeout[] = [];
   private resolveDone: ((code: number) => void) | null = null;
-  /** Largest worker RSS sampled, bytes (recorded for the next run's plan check). */
+  /** Largest worker PSS sampled, bytes (recorded for the next run's plan check). */
   private peakWorkerRss = 0;
   readonly startedAt = new Date();
 
@@ -173,9 +174,12 @@ export class Supervisor {
     w.resendsOwed = 0;
     child.on('message', (m: FromWorker) => this.onMessage(w, m));
     child.on('exit', (code, signal) => this.onExit(w, child, code, signal));
-    child.on('error', (e) =>
-      this.opts.log.error({ worker: w.spec.id, err: e.message }, 'worker process error'),
-    );
+    child.on('error', (e) => {
+      // EPIPE: a message to a process that is exiting; its exit is handled on its own.
+      if ((e as NodeJS.ErrnoException).code !== 'EPIPE') {
+        this.opts.log.error({ worker: w.spec.id, err: e.message }, 'worker process error');
+      }
+    });
     const init: ToWorker = {
       t: 'init',
       id: w.spec.id,
@@ -369,9 +373,10 @@ export class Supervisor {
    */
   private guardMemory(): void {
     const budget = this.opts.memoryLimitBytes * this.opts.limitFraction;
-    let total = process.memoryUsage.rss();
+    // PSS, not RSS: summing RSS would count the node binary shared by all processes once each.
+    let total = memoryOf(process.pid);
     for (const w of this.workers) {
-      w.rss = w.child?.pid ? rssOf(w.child.pid) : 0;
+      w.rss = w.child?.pid ? memoryOf(w.child.pid) : 0;
       total += w.rss;
       if (w.rss > this.peakWorkerRss && !w.recycling) this.peakWorkerRss = w.rss;
     }
@@ -395,7 +400,7 @@ export class Supervisor {
         largest.recycling = true;
         this.send(largest, { t: 'stop' });
         this.opts.log.warn(
-          { worker: largest.spec.id, rssMB: largest.rss >> 20 },
+          { worker: largest.spec.id, pssMB: largest.rss >> 20 },
           'memory over budget: recycling',
         );
       }
@@ -421,12 +426,13 @@ export class Supervisor {
       errors: w.stats?.errors ?? 0,
       queue: w.stats?.queued ?? 0,
       inFlight: w.stats?.inFlight ?? 0,
-      rssMB: Math.round((w.rss || (w.stats?.rss ?? 0)) / 1048576),
+      rssMB: Math.round((w.stats?.rss ?? 0) / 1048576),
+      pssMB: Math.round(w.rss / 1048576),
       lastProgressAt: w.stats ? new Date(w.stats.lastProgressAt).toISOString() : null,
       restarts: w.restarts,
       lastError: w.lastError,
     }));
-    const sum = (k: 'items' | 'errors' | 'queue' | 'rssMB' | 'pagesPerSec') =>
+    const sum = (k: 'items' | 'errors' | 'queue' | 'rssMB' | 'pssMB' | 'pagesPerSec') =>
       workers.reduce((a, w) => a + (w[k] as number), 0);
     return {
       supervisorPid: process.pid,
@@ -447,6 +453,8 @@ export class Supervisor {
         queue: sum('queue'),
         pagesPerSec: Math.round(sum('pagesPerSec') * 10) / 10,
         rssMB: sum('rssMB') + Math.round(process.memoryUsage.rss() / 1048576),
+        // What the tree really occupies (shared code counted once): what the memory guard watches.
+        pssMB: sum('pssMB') + Math.round(memoryOf(process.pid) / 1048576),
         workers: workers.length,
         parked: workers.filter((w) => w.state === 'parked').length,
         skipped: this.skippedTotals(),

@@ -7,8 +7,10 @@ import {
   DEFAULT_WORKER_RSS,
   estimatePlan,
   memoryLimitBytes,
+  memoryOf,
   readMeasuredRss,
   rssOf,
+  SHARED_CODE,
   writeMeasuredRss,
 } from '../../src/runtime/memory-guard.js';
 
@@ -23,22 +25,30 @@ describe('memory guard', () => {
     expect(rss).toBeGreaterThan(10 * MB);
     expect(Math.abs(rss - process.memoryUsage.rss())).toBeLessThan(64 * MB);
     expect(rssOf(2 ** 22 + 12345)).toBe(0);
+    // PSS counts shared pages proportionally: never more than RSS
+    const pss = memoryOf(process.pid);
+    expect(pss).toBeGreaterThan(5 * MB);
+    expect(pss).toBeLessThanOrEqual(rssOf(process.pid) + 8 * MB);
+    expect(memoryOf(2 ** 22 + 12345)).toBe(0);
   });
 
   it('estimates a plan from the default RSS and fetch slots, or a measured peak', () => {
     const plan = [{ processes: 4, concurrency: 16 }];
-    expect(estimatePlan(plan)).toBe(DEFAULT_WORKER_RSS + 4 * (DEFAULT_WORKER_RSS + 16 * 256 * 1024));
-    expect(estimatePlan(plan, 100 * MB)).toBe(DEFAULT_WORKER_RSS + 4 * 100 * MB);
+    const fixed = SHARED_CODE + DEFAULT_WORKER_RSS;
+    expect(estimatePlan(plan)).toBe(fixed + 4 * (DEFAULT_WORKER_RSS + 16 * 256 * 1024));
+    expect(estimatePlan(plan, 100 * MB)).toBe(fixed + 4 * 100 * MB);
   });
 
   it('refuses a plan over the budget and names the largest safe process count', () => {
-    const plan = [{ processes: 20, concurrency: 4 }];
+    // 20 processes fit a 2 GB box (measured: 1.25 GB PSS at peak); 30 do not.
+    expect(() => checkPlan([{ processes: 20, concurrency: 4 }], 2 * 1024 * MB, 0.8)).not.toThrow();
+    const plan = [{ processes: 30, concurrency: 4 }];
     expect(() => checkPlan(plan, 2 * 1024 * MB, 0.8)).toThrow(
-      /plan of 20 processes needs about \d+ MB, over 80% of the 2048 MB memory limit \(1638 MB\); the largest safe process count is 19/,
+      /plan of 30 processes needs about \d+ MB, over 80% of the 2048 MB memory limit \(1638 MB\); the largest safe process count is 26/,
     );
-    expect(() => checkPlan([{ processes: 19, concurrency: 4 }], 2 * 1024 * MB, 0.8)).not.toThrow();
-    // a smaller measured RSS lets more processes fit
-    expect(() => checkPlan(plan, 2 * 1024 * MB, 0.8, 70 * MB)).not.toThrow();
+    expect(() => checkPlan([{ processes: 26, concurrency: 4 }], 2 * 1024 * MB, 0.8)).not.toThrow();
+    // a smaller measured worker lets more processes fit
+    expect(() => checkPlan(plan, 2 * 1024 * MB, 0.8, 40 * MB)).not.toThrow();
   });
 
   it('remembers the measured peak worker RSS per data dir', () => {
