@@ -113,7 +113,8 @@ export function validateConfig(raw: unknown, file: string): Config {
     if (i.code === 'unrecognized_keys')
       return `${file}: ${at}: unknown key ${i.keys.map((k) => `"${k}"`).join(', ')}`;
     const got = valueAt(raw, i.path);
-    const msg = i.message.replace(/^Invalid input: /, '');
+    const msg = i.message.replace(/^Invalid input: /, '').replace(/, received \w+$/, '');
+    if (got === undefined) return `${file}: ${at}: missing (${msg})`;
     return `${file}: ${at}: ${msg}${/, got /.test(msg) ? '' : `, got ${show(got)}`}`;
   });
   throw new UsageError(lines.join('\n'));

@@ -1,0 +1,90 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCli, tempDir } from '../fixtures/cli.js';
+
+// `collector run` with bad input: one clear line on stderr, exit 2, nothing started or written.
+function config(text: string, name = 'collector.yaml'): { dir: string; file: string } {
+  const dir = tempDir();
+  const file = path.join(dir, name);
+  fs.writeFileSync(file, text);
+  return { dir, file };
+}
+
+const SEED = 'http://127.0.0.1:9/docs/';
+
+describe('collector run: bad input', () => {
+  it.each([
+    [
+      'a bad count',
+      `workers:\n  - source: crawl\n    processes: four\n    seeds: [${SEED}]\n`,
+      /collector\.yaml: workers\[0\]\.processes: expected a positive integer, got "four"/,
+    ],
+    [
+      'a zero count',
+      `workers:\n  - source: crawl\n    processes: 0\n    seeds: [${SEED}]\n`,
+      /workers\[0\]\.processes: expected a positive integer, got 0/,
+    ],
+    [
+      'an unknown source',
+      `workers:\n  - source: rss-magic\n    seeds: [${SEED}]\n`,
+      /workers\[0\]\.source: unknown source "rss-magic": expected one of crawl/,
+    ],
+    [
+      'an unknown key',
+      `workers:\n  - source: crawl\n    speed: 3\n    seeds: [${SEED}]\n`,
+      /workers\[0\]: unknown key "speed"/,
+    ],
+    [
+      'a bad seed',
+      `workers:\n  - source: crawl\n    seeds: [not-a-url]\n`,
+      /workers\[0\]\.seeds: bad URL "not-a-url"/,
+    ],
+    [
+      'no workers',
+      'memory: { limitFraction: 0.5 }\n',
+      /collector\.yaml: workers: missing \(expected array\)/,
+    ],
+    ['broken YAML', 'workers: [\n', /not valid YAML/],
+    [
+      'an unsupported backend',
+      `backend: redis://127.0.0.1:6379/0\nworkers:\n  - source: crawl\n    seeds: [${SEED}]\n`,
+      /backend "redis:\/\/127\.0\.0\.1:6379\/0": only "embedded"/,
+    ],
+  ])('refuses %s', async (_name, text, message) => {
+    const { dir, file } = config(`data: ${path.join(tempDir(), 'data')}\n${text}`);
+    const r = await runCli(['run', '--config', file]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(message);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).not.toMatch(/\n\s+at /); // no stack trace
+    expect(fs.readdirSync(dir)).toEqual(['collector.yaml']);
+  });
+
+  it('refuses a missing config file and an unwritable data dir', async () => {
+    const missing = await runCli(['run', '--config', '/nonexistent/collector.yaml']);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/--config \/nonexistent\/collector\.yaml: not found/);
+    const { dir, file } = config('');
+    const blocker = path.join(dir, 'file');
+    fs.writeFileSync(blocker, 'x');
+    fs.writeFileSync(
+      file,
+      `data: ${path.join(blocker, 'data')}\nworkers:\n  - source: crawl\n    seeds: [${SEED}]\n`,
+    );
+    const r = await runCli(['run', '--config', file]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/data .*: not writable/);
+  });
+
+  it('refuses more processes than the memory guard allows, naming the safe count', async () => {
+    const { dir, file } = config(
+      `data: DATA\nworkers:\n  - source: crawl\n    processes: 40\n    seeds: [${SEED}]\n`,
+    );
+    fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace('DATA', path.join(dir, 'data')));
+    const r = await runCli(['run', '--config', file, '--memory-limit', '1G']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/plan of 40 processes needs about \d+ MB.*largest safe process count is \d+/);
+    expect(fs.existsSync(path.join(dir, 'data'))).toBe(false);
+  });
+});
