@@ -74,6 +74,67 @@ export async function readLines(file: string, onLine: (line: string) => void): P
   for await (const line of rl) if (line.length > 0) onLine(line);
 }
 
+/** Where one line of the items file is (see {@link recoverJournal}). */
+export interface ItemsLine {
+  /** 0-based line number; every line counts, also those skipped as unreadable. */
+  index: number;
+  /** Byte offset of the line's first byte in the file. */
+  offset: number;
+  /** Length of the line in bytes, its newline included. */
+  bytes: number;
+}
+
+/**
+ * Call `onLine` for every complete line of a file with its exact position: lines are split at
+ * LF bytes (a last line without one is not reported) and decoded as UTF-8 (a trailing CR is
+ * kept). A missing file has no lines.
+ * @throws on I/O errors other than a missing file.
+ */
+export async function readLinesWithPositions(
+  file: string,
+  onLine: (line: string, at: ItemsLine) => void,
+): Promise<void> {
+  let fh: fs.FileHandle;
+  try {
+    fh = await fs.open(file, 'r');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw e;
+  }
+  try {
+    const chunk = Buffer.allocUnsafe(1 << 20);
+    let carry: Buffer[] = [];
+    let carryBytes = 0;
+    let offset = 0;
+    let index = 0;
+    for (;;) {
+      const { bytesRead } = await fh.read(chunk, 0, chunk.length, null);
+      if (bytesRead === 0) break;
+      const data = chunk.subarray(0, bytesRead);
+      let start = 0;
+      for (let nl = data.indexOf(0x0a); nl >= 0; nl = data.indexOf(0x0a, start)) {
+        let line: string;
+        if (carryBytes > 0) {
+          carry.push(data.subarray(start, nl));
+          line = Buffer.concat(carry).toString('utf8');
+        } else line = data.toString('utf8', start, nl);
+        const bytes = carryBytes + nl - start + 1;
+        onLine(line, { index: index++, offset, bytes });
+        offset += bytes;
+        carry = [];
+        carryBytes = 0;
+        start = nl + 1;
+      }
+      if (start < bytesRead) {
+        carry.push(Buffer.from(data.subarray(start)));
+        carryBytes += bytesRead - start;
+      }
+    }
+  } finally {
+    await fh.close();
+  }
+}
+
 /** Buffered, ordered appends to the frontier log and the items file. */
 export class Journal {
   private frontierBuf: string[] = [];
@@ -228,19 +289,24 @@ export interface RecoveredState {
 /**
  * Rebuild a worker's state after a stop or crash: frontier = enqueued minus done. Every URL in
  * the frontier log, and every `url` and `finalUrl` of an item, is added to `seen`.
- * @param onItem called with each parsed item (for counters and the content index).
+ * @param onItem called with each parsed item and its line (for counters and the content index).
+ * @param onLine called first for every complete line of the items file, in order, also for lines
+ *   skipped as unreadable (so line numbers and byte offsets can be tracked exactly).
  * @throws on I/O errors; a line of the items file that is not a JSON object with a `url` is skipped.
  */
 export async function recoverJournal(
   opts: Pick<JournalOptions, 'stateDir' | 'itemsPath'>,
   seen: { add(s: string): boolean },
-  onItem: (item: Record<string, unknown>) => void,
+  onItem: (item: Record<string, unknown>, line: ItemsLine) => void,
+  onLine?: (line: ItemsLine) => void,
 ): Promise<RecoveredState> {
   const logPath = path.join(opts.stateDir, FRONTIER_LOG);
   const repairedBytes = (await repairTornTail(logPath)) + (await repairTornTail(opts.itemsPath));
   const doneUrls = new Set<string>();
   let done = 0;
-  await readLines(opts.itemsPath, (line) => {
+  await readLinesWithPositions(opts.itemsPath, (line, at) => {
+    onLine?.(at);
+    if (line.length === 0) return;
     let item: Record<string, unknown>;
     try {
       item = JSON.parse(line);
@@ -252,7 +318,7 @@ export async function recoverJournal(
     doneUrls.add(item.url);
     seen.add(item.url);
     if (typeof item.finalUrl === 'string') seen.add(item.finalUrl);
-    onItem(item);
+    onItem(item, at);
   });
   const pending: RecoveredState['pending'] = [];
   await readLines(logPath, (line) => {

@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import type { CrawlOptions } from '../config/crawl-options.js';
+import { ContentIndex, type ContentKey, contentKeyFromHex } from '../dedup/content-index.js';
 import { FingerprintSet } from '../dedup/fingerprint-set.js';
 import { Frontier, type FrontierEntry } from '../frontier/frontier.js';
 import { Journal, readHandoffs, recoverJournal } from '../frontier/journal.js';
@@ -107,6 +108,14 @@ type Outcome =
   | { kind: 'item'; item: Item; body?: Buffer; links?: string[] }
   | { kind: 'retry'; delayMs: number };
 
+/**
+ * Content-index work left for an item between `final()` and `writeItem()`: an original commits
+ * its line number once written; a duplicate whose original is not in memory resolves its URL.
+ */
+type ContentTicket =
+  | { kind: 'original'; key: ContentKey }
+  | { kind: 'duplicate'; ordinal: number; round: number };
+
 /** One crawl worker. Create, `start()`, then `run()`; `stop()` ends it gracefully. */
 export class Crawler {
   readonly stats: CrawlStats = {
@@ -126,8 +135,9 @@ export class Crawler {
   };
   readonly frontier: Frontier;
   private readonly seen = new FingerprintSet(1 << 14);
-  /** First 16 hex digits of a body's SHA-256 → URL that stored it (content dedup). */
-  private readonly contentIndex = new Map<string, string>();
+  /** Body SHA-256 (first 64 bits) → items-file line of the item that stored it (content dedup). */
+  private readonly contentIndex: ContentIndex;
+  private readonly contentTickets = new WeakMap<Item, ContentTicket>();
   private readonly scope: Scope;
   private readonly fetcher: Fetcher;
   private readonly robots: RobotsCache | null;
@@ -194,6 +204,7 @@ export class Crawler {
         })
       : null;
     this.files = opts.storeBodies ? openBodyStore(opts.out, opts.writerThread) : null;
+    this.contentIndex = new ContentIndex({ itemsPath: this.itemsPath, flush: () => this.journal.flush() });
   }
 
   private get itemsPath(): string {
@@ -215,7 +226,8 @@ export class Crawler {
       const rec = await recoverJournal(
         { stateDir: this.stateDir, itemsPath: this.itemsPath },
         this.seen,
-        (it) => this.countRecovered(it),
+        (it, line) => this.countRecovered(it, line.index),
+        (line) => this.contentIndex.appendLine(line.bytes),
       );
       for (const p of rec.pending) this.frontier.push(p.url, p.depth);
       this.deps.log.info(
@@ -302,14 +314,16 @@ export class Crawler {
     this.wakeUp();
   }
 
-  private countRecovered(it: Record<string, unknown>): void {
+  /** A resumed item: counters, and the content index when it stored a body (`ordinal` = its line). */
+  private countRecovered(it: Record<string, unknown>, ordinal: number): void {
     this.stats.items++;
     this.resumedItems++;
     if (it.error) this.stats.errors++;
     const sha = it.sha256;
     const data = it.data as Record<string, unknown> | undefined;
     if (typeof sha === 'string' && typeof it.file === 'string' && !data?.duplicateOf) {
-      this.contentIndex.set(sha.slice(0, 16), it.url as string);
+      const key = contentKeyFromHex(sha);
+      if (key !== null) this.contentIndex.add(key, ordinal);
     }
   }
 
@@ -473,7 +487,7 @@ export class Crawler {
     this.frontier.done(entry, answered);
     const { item, body, links } = outcome;
     if (links) this.follow(links, entry.depth + 1);
-    this.finish(item, body);
+    await this.finish(item, body);
   }
 
   /** One try of one URL, through robots and redirects. null = abandoned at stop. */
@@ -680,20 +694,22 @@ export class Crawler {
       return { kind: 'item', item };
     }
     if (res.status < 200 || res.status >= 300 || item.sha256 === null) return { kind: 'item', item };
-    if (body.length > 0) {
-      const key = item.sha256.slice(0, 16);
-      const original = this.contentIndex.get(key);
-      if (original !== undefined) {
+    const key = body.length > 0 ? contentKeyFromHex(item.sha256) : null;
+    if (key !== null) {
+      const original = this.contentIndex.find(key);
+      if (original !== null) {
         // Same body already stored: under another URL (duplicate) or this one (a seed fetched
-        // again in a later round, unchanged).
-        item.data = {
-          ...item.data,
-          ...(original === entry.url ? { unchanged: true } : { duplicateOf: original }),
-        };
-        if (this.round > 0) item.data.round = this.round;
+        // again in a later round, unchanged). Not stored, no links; an original known only by its
+        // line gets its URL read back in finish().
+        if (original.url !== undefined) {
+          this.markDuplicate(item, original.url, this.round);
+        } else {
+          this.contentTickets.set(item, { kind: 'duplicate', ordinal: original.ordinal, round: this.round });
+        }
         return { kind: 'item', item };
       }
-      this.contentIndex.set(key, entry.url);
+      this.contentIndex.claim(key, entry.url);
+      this.contentTickets.set(item, { kind: 'original', key });
     }
     // Still encoded (unknown or nested Content-Encoding): stored as received, flagged, not parsed.
     if (res.encodingFlag === 'unknown-encoding') return { kind: 'item', item, body };
@@ -774,8 +790,48 @@ export class Crawler {
     }
   }
 
-  /** Store the body (off the fetch path), then write the item: the acknowledgement. */
-  private finish(item: Item, body: Buffer | undefined): void {
+  /**
+   * Record a duplicate body: `data.unchanged` when the original is this URL, else
+   * `data.duplicateOf` (null with `data.duplicateSha256` when the original's line was not found).
+   */
+  private markDuplicate(item: Item, original: string | null, round: number): void {
+    item.data = {
+      ...item.data,
+      ...(original === null
+        ? { duplicateOf: null, duplicateSha256: item.sha256 }
+        : original === item.url
+          ? { unchanged: true }
+          : { duplicateOf: original }),
+    };
+    if (round > 0) item.data.round = round;
+  }
+
+  /**
+   * Store the body (off the fetch path), then write the item: the acknowledgement. A duplicate
+   * whose original is known only by its line first reads the original's URL back.
+   * @returns that read-back when there is one (the caller awaits it), else undefined.
+   */
+  private finish(item: Item, body: Buffer | undefined): Promise<void> | undefined {
+    const ticket = this.contentTickets.get(item);
+    if (ticket?.kind === 'duplicate') {
+      this.contentTickets.delete(item);
+      const w = this.contentIndex
+        .resolveUrl(ticket.ordinal, item.sha256 ?? undefined)
+        .catch(() => null)
+        .then((original) => {
+          if (original === null) {
+            this.deps.log.warn(
+              { url: item.url, line: ticket.ordinal },
+              'original of duplicate body not found',
+            );
+          }
+          this.markDuplicate(item, original, ticket.round);
+          this.writeItem(item);
+          this.writes.delete(w);
+        });
+      this.writes.add(w);
+      return w;
+    }
     if (body === undefined || this.files === null) {
       this.writeItem(item);
       return;
@@ -805,7 +861,15 @@ export class Crawler {
     this.stats.items++;
     this.stats.itemsThisRun++;
     if (item.error) this.stats.errors++;
-    this.journal.item(JSON.stringify(item));
+    const json = JSON.stringify(item);
+    this.journal.item(json);
+    // Lines are counted in the order they are journaled: the content index maps line → offset.
+    const ordinal = this.contentIndex.appendLine(Buffer.byteLength(json) + 1, item.url);
+    const ticket = this.contentTickets.get(item);
+    if (ticket?.kind === 'original') {
+      this.contentTickets.delete(item);
+      this.contentIndex.commit(ticket.key, ordinal);
+    }
     this.deps.onItem?.(item);
   }
 }

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   FRONTIER_LOG,
+  type ItemsLine,
   Journal,
   type JournalOptions,
   readLines,
@@ -297,6 +298,34 @@ describe('recoverJournal', () => {
     expect(r.done).toBe(1);
     expect(items).toEqual([{ url: 'http://a.example/' }]);
     expect(r.pending).toEqual([{ url: 'http://b.example/', depth: 0 }]);
+  });
+
+  it('reports every line of the items file with its exact byte position, skipped ones too', async () => {
+    const o = options();
+    await fs.mkdir(path.dirname(o.itemsPath), { recursive: true });
+    const lines = ['', item('http://a.example/é'), 'not json', item('http://a.example/日本🎉'), '{"x":1}\r'];
+    await fs.writeFile(o.itemsPath, `${lines.join('\n')}\n{"url":"http://torn`);
+    const { seen } = seenSet();
+    const at: ItemsLine[] = [];
+    const items: Array<[unknown, number]> = [];
+    const r = await recoverJournal(
+      o,
+      seen,
+      (it, line) => items.push([it.url, line.index]),
+      (line) => at.push(line),
+    );
+    let offset = 0;
+    const expected = lines.map((l, index) => {
+      const bytes = Buffer.byteLength(l) + 1;
+      offset += bytes;
+      return { index, offset: offset - bytes, bytes };
+    });
+    expect(at).toEqual(expected);
+    expect(items).toEqual([
+      ['http://a.example/é', 1],
+      ['http://a.example/日本🎉', 3],
+    ]);
+    expect(r.done).toBe(2);
   });
 
   it('returns an empty state when nothing was written yet', async () => {
