@@ -13,7 +13,7 @@ import { openWorkerLog } from './logger.js';
 import { checkPlan, memoryLimitBytes, readMeasuredRss } from './memory-guard.js';
 import { lockOutput, prepareOutput } from './output-dir.js';
 import { ProgressLine } from './progress-line.js';
-import { Supervisor, type WorkerSpec } from './supervisor.js';
+import { SUPERVISOR_DEFAULTS, Supervisor, type WorkerSpec } from './supervisor.js';
 
 /**
  * Canonicalize seed URLs.
@@ -140,13 +140,8 @@ async function runSupervised(
     log,
     memoryLimitBytes: limit,
     limitFraction: opts.memoryLimitFraction,
+    ...SUPERVISOR_DEFAULTS,
     joinTimeoutMs: opts.joinTimeout,
-    statusIntervalMs: 2000,
-    stallTimeoutMs: 300_000,
-    maxCrashes: 5,
-    crashWindowMs: 600_000,
-    restartBackoffMs: 1000,
-    memorySampleMs: 1000,
   });
   const progress =
     !opts.quiet && process.stderr.isTTY
@@ -155,22 +150,12 @@ async function runSupervised(
           return { items: t.items, errors: t.errors, bytes: 0, queued: t.queue, stopping: false };
         })
       : null;
-  let signals = 0;
-  const onSignal = () => {
-    signals++;
-    if (signals === 1) sup.stop();
-    else sup.killAll();
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
   progress?.start();
   let code: number;
   try {
-    code = await sup.run();
+    code = await sup.runWithSignals();
   } finally {
     progress?.stop();
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
     await closeLog();
   }
   if (!opts.quiet) {

@@ -12,7 +12,7 @@ import { ContentIndex, type ContentKey, contentKeyFromHex } from '../dedup/conte
 import { FingerprintSet } from '../dedup/fingerprint-set.js';
 import { Frontier, type FrontierEntry } from '../frontier/frontier.js';
 import { Journal, readHandoffs, recoverJournal } from '../frontier/journal.js';
-import { FetchError, type FetchErrorKind } from '../http/fetch-error.js';
+import type { FetchError, FetchErrorKind } from '../http/fetch-error.js';
 import { Fetcher, type HopResponse, responseHeader } from '../http/fetcher.js';
 import {
   backoffMs,

@@ -15,7 +15,7 @@ import { openWorkerLog } from './logger.js';
 import { checkPlan, memoryLimitBytes, readMeasuredRss } from './memory-guard.js';
 import { lockOutput } from './output-dir.js';
 import { createSource } from './source-registry.js';
-import { Supervisor, type WorkerSpec } from './supervisor.js';
+import { SUPERVISOR_DEFAULTS, Supervisor, type WorkerSpec } from './supervisor.js';
 
 /** Options of `collector run` beyond the config file. */
 export interface RunFlags {
@@ -116,32 +116,16 @@ export async function runConfig(
     log,
     memoryLimitBytes: limit,
     limitFraction: config.memory.limitFraction,
-    joinTimeoutMs: 10_000,
-    statusIntervalMs: 2000,
-    stallTimeoutMs: 300_000,
-    maxCrashes: 5,
-    crashWindowMs: 600_000,
-    restartBackoffMs: 1000,
-    memorySampleMs: 1000,
+    ...SUPERVISOR_DEFAULTS,
   });
-  let signals = 0;
-  const onSignal = () => {
-    signals++;
-    if (signals === 1) sup.stop();
-    else sup.killAll();
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
   if (!flags.quiet) {
     process.stderr.write(
       `collector: running ${specs.length} worker processes; status in ${path.join(config.data, 'status.json')}\n`,
     );
   }
   try {
-    return await sup.run();
+    return await sup.runWithSignals();
   } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
     await closeLog();
     await unlock();
   }

@@ -55,6 +55,21 @@ export interface SupervisorOptions {
   memorySampleMs: number;
 }
 
+/**
+ * Documented defaults of the supervisor's timings: join 10 s, status every 2 s, a worker with
+ * work and no progress for 5 min is restarted, 5 crashes in 10 min park a worker, restart
+ * backoff from 1 s (doubling, ≤ 60 s), memory sampled every second.
+ */
+export const SUPERVISOR_DEFAULTS = {
+  joinTimeoutMs: 10_000,
+  statusIntervalMs: 2000,
+  stallTimeoutMs: 300_000,
+  maxCrashes: 5,
+  crashWindowMs: 600_000,
+  restartBackoffMs: 1000,
+  memorySampleMs: 1000,
+} as const;
+
 type WorkerState = 'starting' | 'running' | 'idle' | 'stopping' | 'restarting' | 'parked' | 'done';
 
 class WorkerHandle {
@@ -128,6 +143,27 @@ export class Supervisor {
     return new Promise((resolve) => {
       this.resolveDone = resolve;
     });
+  }
+
+  /**
+   * {@link run}, with SIGINT/SIGTERM handled: the first signal stops gracefully, a second one
+   * kills the workers at once (their state stays consistent).
+   */
+  async runWithSignals(): Promise<number> {
+    let signals = 0;
+    const onSignal = () => {
+      signals++;
+      if (signals === 1) this.stop();
+      else this.killAll();
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+    try {
+      return await this.run();
+    } finally {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    }
   }
 
   /** Graceful stop: workers finish or abandon in-flight requests, flush, exit; SIGKILL after the join timeout. */

@@ -1,18 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { FingerprintSet } from '../../src/dedup/fingerprint-set.js';
 import { fingerprint, fingerprintHex, fp, hash32 } from '../../src/url/fingerprint.js';
-
-/** Deterministic PRNG (mulberry32). */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { mulberry32 } from '../fixtures/prng.js';
 
 /** n distinct URL-like strings (a counter keeps them distinct; the random part varies length and content). */
 function randomUrls(n: number, seed: number): string[] {

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readItems, startCli, tempDir, waitExit } from '../fixtures/cli.js';
+import { readItems, startCli, tempDir, waitExit, waitFor } from '../fixtures/cli.js';
 import { type FixtureServer, html, page, startServer } from '../fixtures/site-server.js';
 
 // Continuous collection: `collector run` with `interval` fetches the seed again each round and
@@ -25,14 +25,6 @@ afterAll(async () => {
   await site.close();
 });
 
-async function waitFor(cond: () => boolean, ms = 15_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 describe('collector run: rounds', () => {
   it('re-fetches the seeds every interval and collects only new URLs, until SIGTERM', async () => {
     const dir = tempDir();
@@ -55,9 +47,9 @@ describe('collector run: rounds', () => {
     const child = startCli(['run', '--config', config, '--quiet']);
     const exited = waitExit(child);
     const urls = () => readItems(data).map((i) => i.url as string);
-    await waitFor(() => urls().includes(`${site.origin}/news/b.html`));
+    await waitFor(() => urls().includes(`${site.origin}/news/b.html`), 15_000);
     seedLinks.push('c.html');
-    await waitFor(() => urls().includes(`${site.origin}/news/c.html`));
+    await waitFor(() => urls().includes(`${site.origin}/news/c.html`), 15_000);
     // one more round with nothing new: the seed is unchanged now
     await waitFor(() =>
       readItems(data).some((i) => i.url === `${site.origin}/news/` && i.data?.unchanged === true),

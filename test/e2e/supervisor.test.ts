@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readItems, runCli, startCli, tempDir, waitExit } from '../fixtures/cli.js';
+import { itemCount, readItems, runCli, startCli, tempDir, waitExit, waitFor } from '../fixtures/cli.js';
 import { type FixtureServer, page, startServer } from '../fixtures/site-server.js';
 
 // Four hosts (127.0.0.1–127.0.0.4 are all loopback); page i on host h links to pages on the
@@ -90,22 +90,6 @@ const args = (out: string, n = 4) => [
 
 function requestsSince(marks: number[]): string[] {
   return servers.flatMap((s, h) => s.requests.slice(marks[h]).map((r) => `${s.origin}${r.path}`));
-}
-
-async function waitFor(cond: () => boolean, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
-function itemCount(out: string): number {
-  const dir = path.join(out, 'items');
-  if (!fs.existsSync(dir)) return 0;
-  return fs
-    .readdirSync(dir)
-    .reduce((a, f) => a + fs.readFileSync(path.join(dir, f), 'utf8').split('\n').length - 1, 0);
 }
 
 describe('supervisor: N worker processes', () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Frontier, type FrontierEntry, type PolitenessOptions } from '../../src/frontier/frontier.js';
+import { mulberry32 } from '../fixtures/prng.js';
 
 /** A frontier on a fake clock (`clock.t`, ms) with a fixed random value. */
 function make(opts: Partial<PolitenessOptions> = {}, randomValue = 0) {
@@ -13,18 +14,6 @@ function make(opts: Partial<PolitenessOptions> = {}, randomValue = 0) {
     ...opts,
   });
   return { clock, frontier };
-}
-
-/** Deterministic PRNG (mulberry32). */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 function take(f: Frontier): FrontierEntry {

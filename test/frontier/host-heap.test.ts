@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { type HeapItem, HostHeap } from '../../src/frontier/host-heap.js';
+import { mulberry32 } from '../fixtures/prng.js';
 
 interface Item extends HeapItem {
   id: number;
@@ -7,18 +8,6 @@ interface Item extends HeapItem {
 
 function item(id: number): Item {
   return { id, heapKey: 0, heapIndex: -1 };
-}
-
-/** Deterministic PRNG (mulberry32) so the property test is reproducible. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** Pop everything, returning the keys in pop order. */
