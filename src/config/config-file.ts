@@ -10,7 +10,7 @@ import { pathToFileURL } from 'node:url';
 import YAML from 'yaml';
 import { z } from 'zod';
 import { CrawlOptionsSchema } from './crawl-options.js';
-import { parseSize } from './units.js';
+import { parseDuration, parseSize } from './units.js';
 import { UsageError } from './usage-error.js';
 
 const positiveInt = z
@@ -21,6 +21,15 @@ const positiveInt = z
 const sizeValue = z.union([z.number(), z.string()]).transform((v, ctx) => {
   try {
     return parseSize(v);
+  } catch (e) {
+    ctx.addIssue({ code: 'custom', message: (e as Error).message });
+    return z.NEVER;
+  }
+});
+
+const durationValue = z.union([z.number(), z.string()]).transform((v, ctx) => {
+  try {
+    return parseDuration(v, 's');
   } catch (e) {
     ctx.addIssue({ code: 'custom', message: (e as Error).message });
     return z.NEVER;
@@ -65,6 +74,20 @@ export const ConfigFileSchema = z
       })
       .strict()
       .default({ limitFraction: 0.8 }),
+    /** Supervisor timings (defaults in runtime/supervisor.ts SUPERVISOR_DEFAULTS). */
+    supervisor: z
+      .object({
+        /** Time workers get to stop before SIGKILL. Default 10s. */
+        joinTimeout: durationValue.optional(),
+        /** A worker with work and no new item for this long is restarted. Default 5m. */
+        stallTimeout: durationValue.optional(),
+        /** First restart backoff after a crash (doubles, ≤ 60 s). Default 1s. */
+        restartBackoff: durationValue.optional(),
+        /** Crashes within 10 minutes after which a worker is parked. Default 5. */
+        maxCrashes: positiveInt.optional(),
+      })
+      .strict()
+      .default({}),
     workers: z.array(WorkerTypeSchema).min(1, { error: 'expected at least one worker type' }),
   })
   .strict();

@@ -14,8 +14,12 @@ import { canonicalSeeds } from './crawl-job.js';
 import { openWorkerLog } from './logger.js';
 import { checkPlan, memoryLimitBytes, readMeasuredRss } from './memory-guard.js';
 import { lockOutput } from './output-dir.js';
-import { createSource } from './source-registry.js';
+import { checkSourceName } from './source-registry.js';
 import { SUPERVISOR_DEFAULTS, Supervisor, type WorkerSpec } from './supervisor.js';
+
+function definedOnly<T extends Record<string, unknown>>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
 
 /** Options of `collector run` beyond the config file. */
 export interface RunFlags {
@@ -36,7 +40,7 @@ export function runWorkerSpecs(config: Config, raw: Array<Record<string, unknown
   for (const w of config.workers) counts.set(w.source, (counts.get(w.source) ?? 0) + 1);
   config.workers.forEach((w, t) => {
     try {
-      createSource(w.source);
+      checkSourceName(w.source);
     } catch (e) {
       throw new UsageError(`workers[${t}].source: ${(e as Error).message}`);
     }
@@ -117,6 +121,12 @@ export async function runConfig(
     memoryLimitBytes: limit,
     limitFraction: config.memory.limitFraction,
     ...SUPERVISOR_DEFAULTS,
+    ...definedOnly({
+      joinTimeoutMs: config.supervisor.joinTimeout,
+      stallTimeoutMs: config.supervisor.stallTimeout,
+      restartBackoffMs: config.supervisor.restartBackoff,
+      maxCrashes: config.supervisor.maxCrashes,
+    }),
   });
   if (!flags.quiet) {
     process.stderr.write(

@@ -9,11 +9,28 @@ import type { Source } from '../sources/source.js';
 const SOURCES: Record<string, () => Source> = {
   crawl: () => new CrawlSource(),
 };
-if (process.env.COLLECTOR_TEST_SOURCES === '1') SOURCES['memory-hog'] = () => new MemoryHogSource();
+if (process.env.COLLECTOR_TEST_SOURCES === '1') {
+  SOURCES['memory-hog'] = () => new MemoryHogSource();
+  // A worker that dies 200 ms after it starts, every time: exercises restarts and parking.
+  SOURCES['crash-loop'] = () => {
+    setTimeout(() => process.exit(3), 200).unref();
+    return new CrawlSource();
+  };
+}
 
 /** Names of the known sources. */
 export function sourceNames(): string[] {
   return Object.keys(SOURCES);
+}
+
+/**
+ * Check that a source named `name` exists, without creating one.
+ * @throws UsageError naming the known sources when it does not.
+ */
+export function checkSourceName(name: string): void {
+  if (SOURCES[name] === undefined) {
+    throw new UsageError(`unknown source "${name}": expected one of ${sourceNames().join(', ')}`);
+  }
 }
 
 /**

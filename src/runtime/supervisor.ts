@@ -138,7 +138,8 @@ export class Supervisor {
     for (const w of this.workers) this.spawn(w, Boolean(w.spec.options.resume));
     this.timers.push(setInterval(() => void this.writeStatus(), this.opts.statusIntervalMs));
     this.timers.push(setInterval(() => this.guardMemory(), this.opts.memorySampleMs));
-    this.timers.push(setInterval(() => this.checkStalls(), 5000));
+    const stallCheck = Math.max(100, Math.min(5000, this.opts.stallTimeoutMs / 2));
+    this.timers.push(setInterval(() => this.checkStalls(), stallCheck));
     void this.writeStatus();
     return new Promise((resolve) => {
       this.resolveDone = resolve;
