@@ -101,6 +101,11 @@ export function registerCrawl(program: Command): void {
       int('--max-query-variants', 0),
       1000,
     )
+    .option(
+      '--max-queued-in-memory <n>',
+      'URLs queued in memory per process; more spill to disk (default 100000)',
+      int('--max-queued-in-memory', 10),
+    )
     .option('--user-agent <s>', 'User-Agent header')
     .option('--no-robots', 'ignore robots.txt')
     .option('--proxy <url>', 'proxy for all requests (default: HTTP_PROXY/HTTPS_PROXY)')
@@ -131,6 +136,7 @@ export function registerCrawl(program: Command): void {
         maxUrlLength: o.maxUrlLength as number,
         maxPathRepeat: o.maxPathRepeat as number,
         maxQueryVariants: o.maxQueryVariants as number,
+        maxQueuedInMemory: o.maxQueuedInMemory as number | undefined,
         userAgent: o.userAgent as string | undefined,
         robots: o.robots as boolean,
         proxy: o.proxy as string | undefined,

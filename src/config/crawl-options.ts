@@ -110,6 +110,11 @@ export const CrawlOptionsSchema = z.object({
   maxPathRepeat: z.number().int().positive().default(3),
   /** Distinct query strings followed per path; more are skipped as traps. 0 = unlimited. Default 1000. */
   maxQueryVariants: z.number().int().min(0).default(1000),
+  /**
+   * URLs kept queued in memory; more are spilled to `state/<worker>/spill.log` and read back as
+   * the queue drains. Default 100,000 (about 6 MB of URLs).
+   */
+  maxQueuedInMemory: z.number().int().min(10).default(100_000),
   /** Flush state (frontier log, items) after this many items. Default 50. */
   saveEveryItems: z.number().int().positive().default(50),
   /** Flush state at least this often, ms. Default 5 s. */

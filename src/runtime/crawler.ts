@@ -5,6 +5,7 @@
  * run → dispatch → process (robots → hops → retry/final) → finish (store → item).
  */
 import { createHash } from 'node:crypto';
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import type { CrawlOptions } from '../config/crawl-options.js';
@@ -12,6 +13,7 @@ import { ContentIndex, type ContentKey, contentKeyFromHex } from '../dedup/conte
 import { FingerprintSet } from '../dedup/fingerprint-set.js';
 import { Frontier, type FrontierEntry } from '../frontier/frontier.js';
 import { Journal, readHandoffs, recoverJournal } from '../frontier/journal.js';
+import { SpillQueue } from '../frontier/spill-queue.js';
 import type { FetchError, FetchErrorKind } from '../http/fetch-error.js';
 import { Fetcher, type HopResponse, responseHeader } from '../http/fetcher.js';
 import {
@@ -143,6 +145,8 @@ export class Crawler {
   private readonly robots: RobotsCache | null;
   private readonly files: BodyStore | null;
   private journal!: Journal;
+  private spill!: SpillQueue;
+  private refilling = false;
   private readonly stopController = new AbortController();
   private stopping = false;
   private active = 0;
@@ -222,6 +226,8 @@ export class Crawler {
    */
   async start(seeds: string[]): Promise<void> {
     for (const s of seeds) this.scope.addSeed(s);
+    await mkdir(this.stateDir, { recursive: true });
+    this.spill = await SpillQueue.open(path.join(this.stateDir, 'spill.log'));
     if (this.opts.resume) {
       const rec = await recoverJournal(
         { stateDir: this.stateDir, itemsPath: this.itemsPath },
@@ -229,7 +235,7 @@ export class Crawler {
         (it, line) => this.countRecovered(it, line.index),
         (line) => this.contentIndex.appendLine(line.bytes),
       );
-      for (const p of rec.pending) this.frontier.push(p.url, p.depth);
+      for (const p of rec.pending) this.queue(p.url, p.depth);
       this.deps.log.info(
         { pending: rec.pending.length, done: rec.done, repairedBytes: rec.repairedBytes },
         'resumed',
@@ -330,9 +336,36 @@ export class Crawler {
   /** Add a canonical URL to the frontier if it is new. @returns whether it was queued. */
   private enqueue(url: string, depth: number): boolean {
     if (!this.seen.add(url)) return false;
-    this.frontier.push(url, depth);
+    this.queue(url, depth);
     this.journal.enqueued(url, depth);
     return true;
+  }
+
+  /** Into the in-memory frontier, or, past its budget (and while anything is spilled), to disk. */
+  private queue(url: string, depth: number): void {
+    if (this.spill.size > 0 || this.frontier.queued >= this.opts.maxQueuedInMemory)
+      this.spill.push(url, depth);
+    else this.frontier.push(url, depth);
+  }
+
+  /** Read spilled URLs back once the in-memory queue is down to half its budget. */
+  private refill(): void {
+    if (this.refilling || this.spill.size === 0) return;
+    const room = this.opts.maxQueuedInMemory - this.frontier.queued;
+    if (room < this.opts.maxQueuedInMemory / 2) return;
+    this.refilling = true;
+    this.spill.take(room).then(
+      (entries) => {
+        for (const [url, depth] of entries) this.frontier.push(url, depth);
+        this.refilling = false;
+        this.wakeUp();
+      },
+      (e: Error) => {
+        this.deps.log.error({ err: e.message }, 'reading the spilled frontier failed');
+        this.refilling = false;
+        this.wakeUp();
+      },
+    );
   }
 
   /** Ask the crawl to stop: no new requests; in-flight ones get `joinTimeout` to finish. */
@@ -381,9 +414,10 @@ export class Crawler {
           this.wakeUp();
         });
       }
+      this.refill();
       const idle = this.active === 0 && this.pendingBytes === 0;
-      const drained =
-        idle && (this.frontier.queued === 0 || (!this.budgetLeft() && this.frontier.inFlight === 0));
+      const queued = this.frontier.queued > 0 || this.spill.size > 0 || this.refilling;
+      const drained = idle && (!queued || (!this.budgetLeft() && this.frontier.inFlight === 0));
       const part = this.deps.partition;
       if (drained && part === undefined) break;
       if (part !== undefined) {
@@ -454,6 +488,7 @@ export class Crawler {
   /** Close the journal, sinks and connections. */
   async close(): Promise<void> {
     await this.journal?.close();
+    await this.spill?.close();
     await this.files?.close();
     await this.fetcher.close();
   }

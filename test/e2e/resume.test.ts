@@ -79,6 +79,20 @@ describe('crash safety and resume', () => {
     }
   });
 
+  it('with a 10-URL memory budget (the rest spilled to disk), kill -9 and --resume still give exactly once', async () => {
+    const spillArgs = (out: string) => [...args(out), '--max-queued-in-memory', '10'];
+    const out = tempDir();
+    const child = startCli(spillArgs(out));
+    const exited = waitExit(child);
+    await waitForItems(out, 150);
+    child.kill('SIGKILL');
+    await exited;
+    const r = await runCli([...spillArgs(out), '--resume']);
+    expect(r.code).toBe(0);
+    expectExactlyOnce(out);
+    expect(fs.existsSync(path.join(out, 'state', 'crawl-0', 'spill.log'))).toBe(false);
+  });
+
   it('repairs a torn last line left by a crash', async () => {
     const out = tempDir();
     await runCli([...args(out), '--max-pages', '50']);

@@ -117,6 +117,19 @@ describe('supervisor: N worker processes', () => {
     expect(status.workers.map((w: { restarts: number }) => w.restarts)).toEqual([0, 0, 0, 0]);
   });
 
+  it('spills to disk past a 10-URL memory budget and still fetches every URL exactly once', async () => {
+    const out = tempDir();
+    const marks = servers.map((s) => s.requests.length);
+    const r = await runCli([...args(out), '--max-queued-in-memory', '10']);
+    expect(r.code).toBe(0);
+    expect(requestsSince(marks).sort()).toEqual(allUrls().sort());
+    expect(
+      readItems(out)
+        .map((i) => i.url)
+        .sort(),
+    ).toEqual(allUrls().sort());
+  });
+
   it('a worker killed with -9 mid-crawl is restarted, resumes, and every URL is still written once', async () => {
     delayMs = 15;
     try {
