@@ -12,6 +12,7 @@ import { canonicalize, hostKey } from '../url/canonicalize.js';
 import { openWorkerLog } from './logger.js';
 import { checkPlan, memoryLimitBytes, readMeasuredRss } from './memory-guard.js';
 import { lockOutput, prepareOutput } from './output-dir.js';
+import { checkAndRecordPlan, readPlanRecord } from './plan-record.js';
 import { ProgressLine } from './progress-line.js';
 import { SUPERVISOR_DEFAULTS, Supervisor, type WorkerSpec } from './supervisor.js';
 
@@ -77,6 +78,14 @@ function skippedText(skipped: Record<string, number>): string {
  */
 export async function runCrawl(input: CrawlOptionsInput): Promise<number> {
   const opts = parseCrawlFlags(input);
+  if (opts.resume) {
+    // Resume with the layout the crawl was written with, unless the flags say otherwise
+    // (then checkAndRecordPlan refuses a change below).
+    const was = (await readPlanRecord(opts.out)).crawl;
+    if (was && input.processes === undefined) opts.processes = input.processes = was.processes;
+    if (was && input.partition === undefined && was.processes > 1)
+      opts.partition = input.partition = was.partition;
+  }
   const given = canonicalSeeds(opts.seeds);
   const limit = opts.memoryLimit ?? memoryLimitBytes();
   if (opts.processes > 1) {
@@ -86,6 +95,15 @@ export async function runCrawl(input: CrawlOptionsInput): Promise<number> {
   const seeds = await prepareOutput(opts.out, given, opts.resume);
   const unlock = await lockOutput(opts.out);
   try {
+    const layout = { processes: opts.processes, partition: partitionFor(opts, seeds) };
+    await checkAndRecordPlan(
+      opts.out,
+      { crawl: layout },
+      (_t, was) =>
+        `--out ${opts.out}: this crawl was written with --processes ${was.processes}` +
+        `${was.processes > 1 ? ` --partition ${was.partition}` : ''}; resume with the same ` +
+        '(they decide which process owns each URL), or start a new --out',
+    );
     if (opts.processes > 1) return await runSupervised(input, opts, seeds, limit);
     // Loaded only here: the supervisor process of a multi-process crawl never loads the crawler.
     const { runInProcess } = await import('./crawl-in-process.js');
@@ -95,6 +113,11 @@ export async function runCrawl(input: CrawlOptionsInput): Promise<number> {
   }
 }
 
+/** The partition of a crawl: as given, else `url` for a single-host seed list, else `host`. */
+export function partitionFor(opts: CrawlOptions, seeds: string[]): 'host' | 'url' {
+  return opts.partition ?? (new Set(seeds.map((s) => hostKey(s))).size <= 1 ? 'url' : 'host');
+}
+
 /** Worker specs of a multi-process crawl: ownership by host, or by URL for a single-host site. */
 export function crawlWorkerSpecs(
   input: CrawlOptionsInput,
@@ -102,8 +125,7 @@ export function crawlWorkerSpecs(
   seeds: string[],
 ): WorkerSpec[] {
   const n = opts.processes;
-  const hosts = new Set(seeds.map((s) => hostKey(s)));
-  const partition = opts.partition ?? (hosts.size <= 1 ? 'url' : 'host');
+  const partition = partitionFor(opts, seeds);
   const perWorker: CrawlOptionsInput = {
     ...input,
     seeds,

@@ -14,8 +14,13 @@ import { canonicalSeeds } from './crawl-job.js';
 import { openWorkerLog } from './logger.js';
 import { checkPlan, memoryLimitBytes, readMeasuredRss } from './memory-guard.js';
 import { lockOutput } from './output-dir.js';
+import { checkAndRecordPlan, type PlanRecord, type TypeLayout } from './plan-record.js';
 import { checkSourceName } from './source-registry.js';
 import { SUPERVISOR_DEFAULTS, Supervisor, type WorkerSpec } from './supervisor.js';
+
+function describeLayout(l: TypeLayout): string {
+  return `processes: ${l.processes}${l.processes > 1 ? `, partition: ${l.partition}` : ''}`;
+}
 
 function definedOnly<T extends Record<string, unknown>>(o: T): Partial<T> {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
@@ -114,6 +119,20 @@ export async function runConfig(
     );
   }
   const unlock = await lockOutput(config.data);
+  const layouts: PlanRecord = {};
+  for (const sp of specs) layouts[sp.group] = { processes: sp.count, partition: sp.partition };
+  try {
+    await checkAndRecordPlan(
+      config.data,
+      layouts,
+      (type, was, now) =>
+        `worker type "${type}": ${describeLayout(now)} now, but ${config.data} was written with ${describeLayout(was)}; ` +
+        'they decide which process owns each URL: keep them, or use a new data directory',
+    );
+  } catch (e) {
+    await unlock();
+    throw e;
+  }
   const { log, close: closeLog } = openWorkerLog(config.data, 'supervisor');
   const sup = new Supervisor(specs, {
     dataDir: config.data,

@@ -77,6 +77,26 @@ describe('collector run: bad input', () => {
     expect(r.stderr).toMatch(/data .*: not writable/);
   });
 
+  it('refuses a changed process count for a worker type whose data already exists', async () => {
+    const { dir, file } = config('');
+    const data = path.join(dir, 'data');
+    const write = (n: number) =>
+      fs.writeFileSync(
+        file,
+        `data: ${data}\nworkers:\n  - name: docs\n    source: crawl\n    processes: ${n}\n    robots: false\n    seeds: ["http://127.0.0.1:9/docs/"]\n`,
+      );
+    write(1);
+    const first = await runCli(['run', '--config', file, '--quiet']);
+    expect(first.code).toBe(0);
+    write(3);
+    const r = await runCli(['run', '--config', file, '--quiet']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(
+      /worker type "docs": processes: 3, partition: url now, but .* was written with processes: 1/,
+    );
+    expect(fs.existsSync(path.join(data, 'collector.pid'))).toBe(false);
+  });
+
   it('refuses more processes than the memory guard allows, naming the safe count', async () => {
     const { dir, file } = config(
       `data: DATA\nworkers:\n  - source: crawl\n    processes: 40\n    seeds: [${SEED}]\n`,

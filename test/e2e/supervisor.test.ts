@@ -130,6 +130,39 @@ describe('supervisor: N worker processes', () => {
     ).toEqual(allUrls().sort());
   });
 
+  it('resumes with the recorded process layout, and refuses a different one', async () => {
+    const out = tempDir();
+    const first = await runCli([...args(out, 2), '--max-pages', '40']);
+    expect(first.code).toBe(0);
+    const before = fs.readFileSync(path.join(out, 'items', 'crawl-0.jsonl'));
+    const other = await runCli([...args(out, 4), '--resume']);
+    expect(other.code).toBe(2);
+    expect(other.stderr).toMatch(
+      /this crawl was written with --processes 2 --partition host; resume with the same/,
+    );
+    expect(fs.readFileSync(path.join(out, 'items', 'crawl-0.jsonl')).equals(before)).toBe(true);
+    // no --processes: the recorded 2 are used
+    const again = await runCli([
+      'crawl',
+      '--resume',
+      '--out',
+      out,
+      '--scope',
+      'any',
+      '--delay',
+      '0',
+      '--no-robots',
+      '--quiet',
+    ]);
+    expect(again.code).toBe(0);
+    expect(fs.readdirSync(path.join(out, 'items')).sort()).toEqual(['crawl-0.jsonl', 'crawl-1.jsonl']);
+    expect(
+      readItems(out)
+        .map((i) => i.url)
+        .sort(),
+    ).toEqual(allUrls().sort());
+  });
+
   it('a worker killed with -9 mid-crawl is restarted, resumes, and every URL is still written once', async () => {
     delayMs = 15;
     try {
