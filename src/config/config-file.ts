@@ -9,8 +9,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import YAML from 'yaml';
 import { z } from 'zod';
-import { CrawlOptionsSchema } from './crawl-options.js';
-import { parseDuration, parseSize } from './units.js';
+import { CrawlOptionsSchema, duration, size } from './crawl-options.js';
 import { UsageError } from './usage-error.js';
 
 const positiveInt = z
@@ -18,23 +17,8 @@ const positiveInt = z
   .int({ error: 'expected a positive integer' })
   .positive({ error: 'expected a positive integer' });
 
-const sizeValue = z.union([z.number(), z.string()]).transform((v, ctx) => {
-  try {
-    return parseSize(v);
-  } catch (e) {
-    ctx.addIssue({ code: 'custom', message: (e as Error).message });
-    return z.NEVER;
-  }
-});
-
-const durationValue = z.union([z.number(), z.string()]).transform((v, ctx) => {
-  try {
-    return parseDuration(v, 's');
-  } catch (e) {
-    ctx.addIssue({ code: 'custom', message: (e as Error).message });
-    return z.NEVER;
-  }
-});
+const sizeValue = size;
+const durationValue = duration('s');
 
 /** One worker type: a source × processes, with the crawl options as per-type keys. */
 export const WorkerTypeSchema = CrawlOptionsSchema.omit({

@@ -6,7 +6,8 @@ import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { parseDuration, parseSize } from './units.js';
 
-const duration = (unit: 'ms' | 's') =>
+/** Zod type of a duration (`500ms`, `15s`, `5m`; a bare number is in `unit`), parsed to ms. */
+export const duration = (unit: 'ms' | 's') =>
   z.union([z.number(), z.string()]).transform((v, ctx) => {
     try {
       return parseDuration(v, unit);
@@ -16,7 +17,8 @@ const duration = (unit: 'ms' | 's') =>
     }
   });
 
-const size = z.union([z.number(), z.string()]).transform((v, ctx) => {
+/** Zod type of a byte size (`10MB`, `2G`; a bare number is bytes), parsed to bytes. */
+export const size = z.union([z.number(), z.string()]).transform((v, ctx) => {
   try {
     return parseSize(v);
   } catch (e) {
