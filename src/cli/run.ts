@@ -1,7 +1,9 @@
 /**
  * `collector run [--config collector.yaml]`: continuous multi-source collection (DESIGN §5).
  */
+import path from 'node:path';
 import { type Command, InvalidArgumentError } from 'commander';
+import { UsageError } from '../config/usage-error.js';
 import { parseSize } from '../config/units.js';
 
 /** Register the `run` command. */
@@ -28,6 +30,17 @@ export function registerRun(program: Command): void {
       const { config, raw } = await loadConfig(o.config);
       // The worker entries as written keep their units, for the workers to parse again.
       const rawWorkers = (raw.workers ?? []) as unknown as Array<Record<string, unknown>>;
-      process.exitCode = await runConfig(config, rawWorkers, { memoryLimit: o.memoryLimit, quiet: o.quiet });
+      try {
+        process.exitCode = await runConfig(config, rawWorkers, {
+          memoryLimit: o.memoryLimit,
+          quiet: o.quiet,
+        });
+      } catch (e) {
+        // Problems found in the file's content name the file, like schema errors do.
+        if (e instanceof UsageError && /^(workers\[|backend |worker type )/.test(e.message)) {
+          throw new UsageError(`${path.basename(o.config)}: ${e.message}`);
+        }
+        throw e;
+      }
     });
 }

@@ -110,12 +110,13 @@ function show(v: unknown): string {
 /**
  * Validate a parsed config object.
  * @param file name used in messages.
- * @throws UsageError with one line per problem: `file: path: expected X, got Y`.
+ * @throws UsageError, one line: the first problem as `file: path: expected X, got Y`, and how
+ *   many more there are.
  */
 export function validateConfig(raw: unknown, file: string): Config {
   const r = ConfigFileSchema.safeParse(raw);
   if (r.success) return r.data;
-  const lines = r.error.issues.slice(0, 5).map((i) => {
+  const lines = r.error.issues.slice(0, 1).map((i) => {
     const at = pathString(i.path);
     if (i.code === 'unrecognized_keys')
       return `${file}: ${at}: unknown key ${i.keys.map((k) => `"${k}"`).join(', ')}`;
@@ -124,7 +125,8 @@ export function validateConfig(raw: unknown, file: string): Config {
     if (got === undefined) return `${file}: ${at}: missing (${msg})`;
     return `${file}: ${at}: ${msg}${/, got /.test(msg) ? '' : `, got ${show(got)}`}`;
   });
-  throw new UsageError(lines.join('\n'));
+  const more = r.error.issues.length - 1;
+  throw new UsageError(`${lines[0]}${more > 0 ? ` (and ${more} more problem${more > 1 ? 's' : ''})` : ''}`);
 }
 
 /**
@@ -162,7 +164,7 @@ export async function loadConfig(file: string): Promise<{ config: Config; raw: C
       raw = ext === '.json' ? JSON.parse(text) : YAML.parse(text);
     } catch (e) {
       throw new UsageError(
-        `${file}: not valid ${ext === '.json' ? 'JSON' : 'YAML'}: ${(e as Error).message.split('\n')[0]}`,
+        `${path.basename(file)}: not valid ${ext === '.json' ? 'JSON' : 'YAML'}: ${(e as Error).message.split('\n')[0]}`,
       );
     }
   }

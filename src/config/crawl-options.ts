@@ -70,7 +70,9 @@ export const CrawlOptionsSchema = z.object({
   /** Requests in flight at once to one host. Default 2. */
   hostConcurrency: z.number().int().positive().default(2),
   /** Minimum gap between request starts to one host, ms. Default 500. robots Crawl-delay and Retry-After raise it. */
-  delay: duration('ms').default(500),
+  delay: duration('ms')
+    .pipe(z.number().max(86_400_000, { error: 'expected at most 24h' }))
+    .default(500),
   /** Random extra gap, uniformly 0..jitter × delay. Default 0.5. */
   jitter: z.number().min(0).max(10).default(0.5),
   /** Stop after this many URLs attempted (items written). Default unlimited. */
@@ -78,7 +80,7 @@ export const CrawlOptionsSchema = z.object({
   /** Do not follow links deeper than this (seeds are depth 0). Default unlimited. */
   maxDepth: z.number().int().min(0).optional(),
   /** Largest body accepted, bytes, measured after decompression. Default 10 MiB. */
-  maxBytes: size.default(10 * 1024 * 1024),
+  maxBytes: size.pipe(z.number().min(1, { error: 'expected at least 1 byte' })).default(10 * 1024 * 1024),
   /** Which discovered links are followed: the seed's directory (like wget -np), host, registrable domain, any. */
   scope: z.enum(['prefix', 'host', 'domain', 'any']).default('prefix'),
   /** Follow only URLs matching one of these regexes (when any are given). */
@@ -86,7 +88,14 @@ export const CrawlOptionsSchema = z.object({
   /** Never follow URLs matching any of these regexes. */
   exclude: z.array(regex).default([]),
   /** Whole-request limit (connect + headers + body), ms. Default 15 s. */
-  timeout: duration('s').default(15_000),
+  timeout: duration('s')
+    .pipe(
+      z
+        .number()
+        .min(100, { error: 'expected at least 100ms' })
+        .max(3_600_000, { error: 'expected at most 1h' }),
+    )
+    .default(15_000),
   /** Retries of a failed request (network errors, 408, 429, 5xx). Default 3. */
   retries: z.number().int().min(0).default(3),
   /** First retry backoff, ms; doubles each attempt, with jitter. Default 1 s. */
@@ -94,7 +103,13 @@ export const CrawlOptionsSchema = z.object({
   /** Largest Retry-After / rate-limit pause honoured, ms. Longer ones are capped. Default 10 min. */
   maxRetryAfter: duration('s').default(600_000),
   /** User-Agent header; its first token is matched against robots.txt groups. */
-  userAgent: z.string().min(1).default(DEFAULT_USER_AGENT),
+  userAgent: z
+    .string()
+    .min(1)
+    .regex(/^[^\x00-\x1f\x7f]+$/, {
+      error: 'expected printable characters only (no newline or control character)',
+    })
+    .default(DEFAULT_USER_AGENT),
   /** Obey robots.txt (RFC 9309). Default true; `--no-robots` turns it off. */
   robots: z.boolean().default(true),
   /** Continue the crawl stored in `out` instead of refusing a non-empty output. */
@@ -131,7 +146,12 @@ export const CrawlOptionsSchema = z.object({
   /** Body bytes held in memory waiting for the disk, across all pages; fetching pauses above it. Default 64 MiB. */
   maxPendingBytes: size.default(64 * 1024 * 1024),
   /** Proxy URL for all requests (else HTTP_PROXY/HTTPS_PROXY/NO_PROXY from the environment). */
-  proxy: z.string().optional(),
+  proxy: z
+    .string()
+    .refine((v) => /^https?:$/.test(URL.parse(v)?.protocol ?? ''), {
+      error: 'expected a proxy URL such as http://127.0.0.1:3128',
+    })
+    .optional(),
 });
 
 /** Crawl options as written (before defaults). */

@@ -56,9 +56,11 @@ export function summary(
   queued: number,
   skipped: Record<string, number>,
 ): string {
+  const left = queued > 0 ? ' (stopped: --resume continues)' : '';
+  const procs = opts.processes > 1 ? `, ${opts.processes} processes` : '';
   return (
-    `collector: ${items} items this run (${total} total), ${errors} errors, ${queued} queued` +
-    `${skippedText(skipped)}, out ${opts.out}\n`
+    `collector: ${items} items this run (${total} total), ${errors} errors, ${queued} queued${left}` +
+    `${skippedText(skipped)}${procs}, out ${opts.out}\n`
   );
 }
 
@@ -181,11 +183,9 @@ async function runSupervised(
     await closeLog();
   }
   if (!opts.quiet) {
-    const st = sup.status() as { totals: Record<string, number> & { skipped: Record<string, number> } };
-    process.stderr.write(
-      `collector: ${st.totals.items} items, ${st.totals.errors} errors, ${opts.processes} processes` +
-        `${skippedText(st.totals.skipped)}, out ${path.resolve(opts.out)}\n`,
-    );
+    const t = (sup.status() as { totals: Record<string, number> & { skipped: Record<string, number> } })
+      .totals;
+    process.stderr.write(summary(opts, t.itemsThisRun, t.items, t.errors, t.queue, t.skipped));
   }
   return code;
 }

@@ -14,6 +14,34 @@ export interface CrawlRecord {
   createdAt: string;
 }
 
+/**
+ * `mkdir -p` for a user-given directory, one level at a time. Node 20's recursive mkdir never
+ * returns for some paths (e.g. under /proc, where mkdir answers ENOENT for an existing parent);
+ * here every failure surfaces as an error with its code.
+ * @throws the fs error of the first level that cannot be created.
+ */
+export async function makeDirectory(dir: string): Promise<void> {
+  const abs = path.resolve(dir);
+  const missing: string[] = [];
+  for (let d = abs; ; d = path.dirname(d)) {
+    try {
+      const st = await fs.stat(d);
+      if (!st.isDirectory()) throw Object.assign(new Error(`${d} is not a directory`), { code: 'ENOTDIR' });
+      break;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT' || path.dirname(d) === d) throw e;
+      missing.unshift(d);
+    }
+  }
+  for (const d of missing) {
+    try {
+      await fs.mkdir(d);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    }
+  }
+}
+
 async function nonEmptyDir(p: string): Promise<boolean> {
   try {
     return (await fs.readdir(p)).length > 0;
@@ -36,7 +64,7 @@ function alive(pid: number): boolean {
  * @returns a function that releases the lock.
  * @throws UsageError when a live collector holds it.
  */
-export async function lockOutput(out: string): Promise<() => Promise<void>> {
+export async function lockOutput(out: string, label = '--out'): Promise<() => Promise<void>> {
   const file = path.join(out, 'collector.pid');
   for (let tries = 0; tries < 3; tries++) {
     try {
@@ -51,13 +79,13 @@ export async function lockOutput(out: string): Promise<() => Promise<void>> {
       const pid = Number((await fs.readFile(file, 'utf8').catch(() => '')).trim());
       if (pid > 0 && pid !== process.pid && alive(pid)) {
         throw new UsageError(
-          `--out ${out}: in use by another collector (pid ${pid}); stop it first or choose another --out`,
+          `${label} ${out}: in use by another collector (pid ${pid}); stop it first or choose another ${label}`,
         );
       }
       await fs.rm(file, { force: true });
     }
   }
-  throw new UsageError(`--out ${out}: could not take the lock file ${file}`);
+  throw new UsageError(`${label} ${out}: could not take the lock file ${file}`);
 }
 
 /**
@@ -68,7 +96,7 @@ export async function lockOutput(out: string): Promise<() => Promise<void>> {
  */
 export async function prepareOutput(out: string, seeds: string[], resume: boolean): Promise<string[]> {
   try {
-    await fs.mkdir(out, { recursive: true });
+    await makeDirectory(out);
     await fs.access(out, fs.constants.W_OK);
     const probe = path.join(out, `.write-test-${process.pid}`);
     await fs.writeFile(probe, '');

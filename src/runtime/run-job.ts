@@ -13,7 +13,7 @@ import { hostKey } from '../url/canonicalize.js';
 import { canonicalSeeds } from './crawl-job.js';
 import { openWorkerLog } from './logger.js';
 import { checkPlan, memoryLimitBytes, readMeasuredRss } from './memory-guard.js';
-import { lockOutput } from './output-dir.js';
+import { lockOutput, makeDirectory } from './output-dir.js';
 import { checkAndRecordPlan, type PlanRecord, type TypeLayout } from './plan-record.js';
 import { checkSourceName } from './source-registry.js';
 import { SUPERVISOR_DEFAULTS, Supervisor, type WorkerSpec } from './supervisor.js';
@@ -111,14 +111,14 @@ export async function runConfig(
     readMeasuredRss(config.data),
   );
   try {
-    await fs.mkdir(config.data, { recursive: true });
+    await makeDirectory(config.data);
     await fs.access(config.data, fs.constants.W_OK);
   } catch (e) {
     throw new UsageError(
       `data ${config.data}: not writable (${(e as NodeJS.ErrnoException).code}); choose a directory you can write to`,
     );
   }
-  const unlock = await lockOutput(config.data);
+  const unlock = await lockOutput(config.data, 'data');
   const layouts: PlanRecord = {};
   for (const sp of specs) layouts[sp.group] = { processes: sp.count, partition: sp.partition };
   try {

@@ -214,7 +214,7 @@ export class Supervisor {
     child.on('error', (e) => {
       // EPIPE: a message to a process that is exiting; its exit is handled on its own.
       if ((e as NodeJS.ErrnoException).code !== 'EPIPE') {
-        this.opts.log.error({ worker: w.spec.id, err: e.message }, 'worker process error');
+        this.opts.log.error({ child: w.spec.id, err: e.message }, 'worker process error');
       }
     });
     const init: ToWorker = {
@@ -301,7 +301,7 @@ export class Supervisor {
         break;
       case 'fatal':
         w.lastError = m.message;
-        this.opts.log.error({ worker: w.spec.id, message: m.message }, 'worker failed');
+        this.opts.log.error({ child: w.spec.id, message: m.message }, 'worker failed');
         break;
     }
   }
@@ -332,13 +332,13 @@ export class Supervisor {
     const clean = code === 0 && signal === null;
     if (this.stopping || (clean && !w.recycling)) {
       w.state = 'done';
-      this.opts.log.info({ worker: w.spec.id, code, signal }, 'worker exited');
+      this.opts.log.info({ child: w.spec.id, code, signal }, 'worker exited');
       this.maybeDone();
       return;
     }
     if (w.recycling && clean) {
       // Planned restart by the memory guard: not a crash.
-      this.opts.log.warn({ worker: w.spec.id }, 'worker recycled by the memory guard');
+      this.opts.log.warn({ child: w.spec.id }, 'worker recycled by the memory guard');
       w.restarts++;
       this.spawn(w, true);
       return;
@@ -351,7 +351,7 @@ export class Supervisor {
     if (w.crashes.length >= this.opts.maxCrashes) {
       w.state = 'parked';
       this.opts.log.error(
-        { worker: w.spec.id, crashes: w.crashes.length },
+        { child: w.spec.id, crashes: w.crashes.length },
         'worker crashes in a loop: parked',
       );
       process.stderr.write(
@@ -363,7 +363,7 @@ export class Supervisor {
     }
     const delay = Math.min(60_000, this.opts.restartBackoffMs * 2 ** (w.consecutiveCrashes - 1));
     w.state = 'restarting';
-    this.opts.log.warn({ worker: w.spec.id, code, signal, delay }, 'worker crashed; restarting');
+    this.opts.log.warn({ child: w.spec.id, code, signal, delay }, 'worker crashed; restarting');
     const t = setTimeout(() => {
       if (this.stopping || w.state !== 'restarting') return;
       w.restarts++;
@@ -394,7 +394,7 @@ export class Supervisor {
       const since = Math.max(s.lastProgressAt, w.startedAt);
       if (s.queued + s.inFlight > 0 && now - since > this.opts.stallTimeoutMs) {
         this.opts.log.warn(
-          { worker: w.spec.id, idleMs: now - since },
+          { child: w.spec.id, idleMs: now - since },
           'no progress with work pending; restarting',
         );
         w.lastError = `no progress for ${Math.round((now - since) / 1000)} s with work pending`;
@@ -429,7 +429,7 @@ export class Supervisor {
         largest.pausedAt = now;
         this.send(largest, { t: 'pause', paused: true });
         this.opts.log.warn(
-          { worker: largest.spec.id, totalMB: total >> 20, budgetMB: budget >> 20 },
+          { child: largest.spec.id, totalMB: total >> 20, budgetMB: budget >> 20 },
           'memory over budget: paused',
         );
       }
@@ -437,7 +437,7 @@ export class Supervisor {
         largest.recycling = true;
         this.send(largest, { t: 'stop' });
         this.opts.log.warn(
-          { worker: largest.spec.id, pssMB: largest.rss >> 20 },
+          { child: largest.spec.id, pssMB: largest.rss >> 20 },
           'memory over budget: recycling',
         );
       }
@@ -457,8 +457,14 @@ export class Supervisor {
       id: w.spec.id,
       type: w.spec.type,
       pid: w.pid,
-      state: w.paused && w.state === 'running' ? 'paused' : w.state,
+      state:
+        w.paused && w.state === 'running'
+          ? 'paused'
+          : w.state === 'done' && this.stopping
+            ? 'stopped'
+            : w.state,
       items: w.stats?.items ?? 0,
+      itemsThisRun: w.stats?.itemsThisRun ?? 0,
       pagesPerSec: Math.round(w.pagesPerSec * 10) / 10,
       errors: w.stats?.errors ?? 0,
       queue: w.stats?.queued ?? 0,
@@ -469,7 +475,7 @@ export class Supervisor {
       restarts: w.restarts,
       lastError: w.lastError,
     }));
-    const sum = (k: 'items' | 'errors' | 'queue' | 'rssMB' | 'pssMB' | 'pagesPerSec') =>
+    const sum = (k: 'items' | 'itemsThisRun' | 'errors' | 'queue' | 'rssMB' | 'pssMB' | 'pagesPerSec') =>
       workers.reduce((a, w) => a + (w[k] as number), 0);
     return {
       supervisorPid: process.pid,
@@ -486,6 +492,7 @@ export class Supervisor {
       workers,
       totals: {
         items: sum('items'),
+        itemsThisRun: sum('itemsThisRun'),
         errors: sum('errors'),
         queue: sum('queue'),
         pagesPerSec: Math.round(sum('pagesPerSec') * 10) / 10,

@@ -3,7 +3,7 @@
  * and crash recovery only ever see the old or the new content, never a half-written file.
  */
 import { randomBytes } from 'node:crypto';
-import { open, rename, unlink } from 'node:fs/promises';
+import { link, open, readFile, rename, unlink } from 'node:fs/promises';
 
 /** Infix of temp file names: `<name>.part-<12 hex>`. Leftovers after a crash are safe to delete. */
 export const TEMP_INFIX = '.part-';
@@ -16,6 +16,12 @@ export interface AtomicWriteOptions {
    * not for every stored page.
    */
   fsync?: boolean;
+  /**
+   * Never replace a different file already at `path` (default false): the new file is linked
+   * into place, and when `path` exists with other content the call fails with EEXIST. An
+   * existing file with the same bytes counts as written.
+   */
+  exclusive?: boolean;
 }
 
 /**
@@ -26,7 +32,8 @@ export interface AtomicWriteOptions {
  * @param path destination file; its directory must already exist.
  * @param data file contents (strings are written as UTF-8).
  * @throws the fs error (with `code`), e.g. ENOENT when the directory is missing,
- *   ENOTDIR when a path component is a file, EISDIR when `path` is a directory.
+ *   ENOTDIR when a path component is a file, EISDIR when `path` is a directory, EEXIST with
+ *   `exclusive` when another file is already there.
  */
 export async function writeFileAtomic(
   path: string,
@@ -44,7 +51,19 @@ export async function writeFileAtomic(
     } finally {
       await handle.close();
     }
-    await rename(temp, path);
+    if (options.exclusive) {
+      try {
+        await link(temp, path);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+        const existing = await readFile(path).catch(() => null);
+        const bytes = typeof data === 'string' ? Buffer.from(data) : data;
+        if (existing === null || !existing.equals(bytes)) throw error;
+      }
+      await unlink(temp);
+    } else {
+      await rename(temp, path);
+    }
   } catch (error) {
     if (created) await unlink(temp).catch(() => {});
     throw error;

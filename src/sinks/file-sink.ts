@@ -138,19 +138,22 @@ export class FileSink {
   protected async store(url: string, body: Buffer): Promise<string> {
     const relative = filePathFor(url);
     try {
-      await this.writeUnder(relative, body, url);
+      // Exclusive: `/a/` and `/a/index.html` (or two processes) must not replace each other's
+      // different bodies; identical bytes are shared.
+      await this.writeUnder(relative, body, url, true);
       return `files/${relative}`;
     } catch (error) {
       if (!isConflict(error)) throw error;
     }
     const host = relative.slice(0, relative.indexOf('/'));
     const fallback = `${host}/${CONFLICTS_DIR}/${createHash('sha1').update(url).digest('hex').slice(0, 16)}`;
-    await this.writeUnder(fallback, body, url);
+    // This URL's own name: a body fetched again (resume) replaces its earlier copy.
+    await this.writeUnder(fallback, body, url, false);
     return `files/${fallback}`;
   }
 
   /** Resolves `relative` under `filesRoot`, checks containment, creates dirs, writes. */
-  private async writeUnder(relative: string, body: Buffer, url: string): Promise<void> {
+  private async writeUnder(relative: string, body: Buffer, url: string, exclusive: boolean): Promise<void> {
     let target: string;
     try {
       target = resolveInside(this.filesRoot, relative);
@@ -162,7 +165,7 @@ export class FileSink {
       await mkdir(dir, { recursive: true });
       this.createdDirs.add(dir);
     }
-    await writeFileAtomic(target, body);
+    await writeFileAtomic(target, body, { exclusive });
   }
 
   /** Starts queued jobs while below the concurrency limit; wakes `close` when idle. */

@@ -56,6 +56,7 @@ describe('collector run: bad input', () => {
     const r = await runCli(['run', '--config', file]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(message);
+    expect(r.stderr).toMatch(/^collector: collector\.yaml: /);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
     expect(r.stderr).not.toMatch(/\n\s+at /); // no stack trace
     expect(fs.readdirSync(dir)).toEqual(['collector.yaml']);

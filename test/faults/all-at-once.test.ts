@@ -54,6 +54,8 @@ describe('all fault kinds at once (budget 40 s each)', () => {
     const extra = urls.filter((u) => !expected.includes(u));
     for (const u of extra) expect(u).toMatch(/\/trap\/cal\?page=([6-9]|10)$/);
     const line = summaryLine(crawl.result);
-    expect(line).toMatch(/^collector: \d+ items, \d+ errors, 2 processes, links skipped: .*trap-length 1/);
+    expect(line).toMatch(
+      /^collector: \d+ items this run \(\d+ total\), \d+ errors, 0 queued, links skipped: .*trap-length 1.*, 2 processes, out /,
+    );
   });
 });

@@ -81,12 +81,16 @@ describe('FileSink', () => {
     expect(await read(none)).toBe('none');
   });
 
-  it('overwrites the same URL in place', async () => {
+  it('never replaces a stored body with other bytes: the same URL with new bytes goes to its conflict name', async () => {
     const sink = new FileSink({ outDir: out });
     await sink.write('https://h.test/a', Buffer.from('old'));
-    expect(await sink.write('https://h.test/a', Buffer.from('new'))).toBe('files/h.test/a');
+    expect(await sink.write('https://h.test/a', Buffer.from('old'))).toBe('files/h.test/a');
+    expect(await sink.write('https://h.test/a', Buffer.from('new'))).toBe(
+      conflictPath('h.test', 'https://h.test/a'),
+    );
     await sink.close();
-    expect(await read('files/h.test/a')).toBe('new');
+    expect(await read('files/h.test/a')).toBe('old');
+    expect(await read(conflictPath('h.test', 'https://h.test/a'))).toBe('new');
   });
 
   it('stores a file-then-directory clash (/a then /a/b) under _conflicts', async () => {
@@ -182,5 +186,30 @@ describe('resolveInside', () => {
     expect(() => resolveInside(root, '/etc/passwd')).toThrow(/outside/);
     expect(() => resolveInside(root, '.')).toThrow(/outside/);
     expect(() => resolveInside(root, '../files-evil/x')).toThrow(/outside/);
+  });
+});
+
+describe('FileSink: no silent overwrite', () => {
+  it('stores /a/ and /a/index.html with different bodies apart, and shares identical ones', async () => {
+    const out = await mkdtemp(path.join(os.tmpdir(), 'collector-sink-x-'));
+    const sink = new FileSink({ outDir: out });
+    const dir = await sink.write('http://h/a/', Buffer.from('dir a'));
+    const idx = await sink.write('http://h/a/index.html', Buffer.from('index a'));
+    expect(dir).toBe('files/h/a/index.html');
+    expect(idx).not.toBe(dir);
+    expect(idx).toMatch(/^files\/h\/_conflicts\/[0-9a-f]{16}$/);
+    expect(await readFile(path.join(out, dir), 'utf8')).toBe('dir a');
+    expect(await readFile(path.join(out, idx), 'utf8')).toBe('index a');
+    // same bytes under the colliding name: one file, both point to it
+    const same = await sink.write('http://h/b/', Buffer.from('same'));
+    const same2 = await sink.write('http://h/b/index.html', Buffer.from('same'));
+    expect(same2).toBe(same);
+    // the same URL fetched again with other bytes (after a resume) keeps its own conflict name
+    const again = await sink.write('http://h/a/index.html', Buffer.from('index a, v2'));
+    expect(again).toBe(idx);
+    expect(await readFile(path.join(out, idx), 'utf8')).toBe('index a, v2');
+    await sink.close();
+    expect(await readdir(path.join(out, 'files', 'h', 'a'))).toEqual(['index.html']);
+    await rm(out, { recursive: true, force: true });
   });
 });
