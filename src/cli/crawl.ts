@@ -6,12 +6,16 @@ import { type Command, InvalidArgumentError, Option } from 'commander';
 import type { CrawlOptionsInput } from '../config/crawl-options.js';
 import { parseDuration, parseSize } from '../config/units.js';
 
+/** Largest count accepted by integer flags: beyond it a value is a typo, not a plan. */
+const MAX_COUNT = 1_000_000_000;
+
 function int(_name: string, min: number) {
   return (v: string): number => {
-    if (!/^\d+$/.test(v.trim()) || Number(v) < min) {
-      throw new InvalidArgumentError(`expected an integer ≥ ${min}, got "${v}"`);
+    const n = Number(v);
+    if (!/^\d+$/.test(v.trim()) || n < min || n > MAX_COUNT) {
+      throw new InvalidArgumentError(`expected an integer from ${min} to ${MAX_COUNT}, got "${v}"`);
     }
-    return Number(v);
+    return n;
   };
 }
 
