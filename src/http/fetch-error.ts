@@ -8,7 +8,6 @@ export type FetchErrorKind =
   | 'timeout'
   | 'too-large'
   | 'redirect-loop'
-  | 'redirect-limit'
   | 'robots-disallowed'
   | 'http-status'
   | 'network'

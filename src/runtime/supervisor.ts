@@ -84,7 +84,6 @@ class WorkerHandle {
   paused = false;
   pausedAt = 0;
   recycling = false;
-  finishedCleanly = false;
   /** The current process was started with resume (it restores state from disk). */
   resumed = false;
   /** `resend` requests sent to this process and not yet answered with `resent`. */
@@ -206,7 +205,6 @@ export class Supervisor {
     w.startedAt = Date.now();
     w.paused = false;
     w.recycling = false;
-    w.finishedCleanly = false;
     w.resumed = resume;
     w.resendsOwed = 0;
     child.on('message', (m: FromWorker) => this.onMessage(w, m));
@@ -297,7 +295,7 @@ export class Supervisor {
         this.maybeFinish();
         break;
       case 'done':
-        w.finishedCleanly = m.finished;
+        // The exit that follows says the rest.
         break;
       case 'fatal':
         w.lastError = m.message;
