@@ -5,7 +5,6 @@
  * state stays consistent either way).
  */
 import { availableParallelism } from 'node:os';
-import path from 'node:path';
 import { type CrawlOptions, type CrawlOptionsInput, parseCrawlOptions } from '../config/crawl-options.js';
 import { UsageError } from '../config/usage-error.js';
 import { canonicalize, hostKey } from '../url/canonicalize.js';
