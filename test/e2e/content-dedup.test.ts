@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readItems, runCli, tempDir } from '../fixtures/cli.js';
+import { crawlArgs, readItems, runCli, tempDir } from '../fixtures/cli.js';
 import { type FixtureServer, page, startServer } from '../fixtures/site-server.js';
 
 const N = 600;
@@ -36,18 +36,7 @@ afterAll(async () => {
   await site.close();
 });
 
-const args = (out: string, seed: string) => [
-  'crawl',
-  `${site.origin}/d/${seed}`,
-  '--processes',
-  '1',
-  '--out',
-  out,
-  '--delay',
-  '0',
-  '--no-robots',
-  '--quiet',
-];
+const args = (out: string, seed: string) => crawlArgs(`${site.origin}/d/${seed}`, out, '--no-robots');
 
 describe('content dedup', () => {
   it('points a duplicate found after --resume to the original stored before it', async () => {

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readItems, runCli, tempDir } from '../fixtures/cli.js';
+import { crawlArgs, readItems, runCli, tempDir } from '../fixtures/cli.js';
 import { type FixtureServer, html, page, startServer } from '../fixtures/site-server.js';
 
 // A small site exercising the crawl engine end to end.
@@ -62,17 +62,7 @@ describe('collector crawl (end to end)', () => {
   it('crawls a site: one item per URL, scope, robots, dedup, files, redirects', async () => {
     const out = tempDir();
     const before = site.requests.length;
-    const r = await runCli([
-      'crawl',
-      `${site.origin}/site/`,
-      '--processes',
-      '1',
-      '--out',
-      out,
-      '--delay',
-      '0',
-      '--quiet',
-    ]);
+    const r = await runCli(crawlArgs(`${site.origin}/site/`, out));
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     const items = readItems(out);
@@ -148,53 +138,17 @@ describe('collector crawl (end to end)', () => {
 
   it('honours --max-depth, --max-pages and --scope host', async () => {
     const out1 = tempDir();
-    await runCli([
-      'crawl',
-      `${site.origin}/site/`,
-      '--processes',
-      '1',
-      '--out',
-      out1,
-      '--delay',
-      '0',
-      '--quiet',
-      '--max-depth',
-      '1',
-    ]);
+    await runCli(crawlArgs(`${site.origin}/site/`, out1, '--max-depth', '1'));
     const depths = readItems(out1).map((i) => i.depth);
     expect(Math.max(...depths)).toBe(1);
     expect(readItems(out1).some((i) => i.url.endsWith('/deep/d1.html'))).toBe(false);
 
     const out2 = tempDir();
-    await runCli([
-      'crawl',
-      `${site.origin}/site/`,
-      '--processes',
-      '1',
-      '--out',
-      out2,
-      '--delay',
-      '0',
-      '--quiet',
-      '--max-pages',
-      '3',
-    ]);
+    await runCli(crawlArgs(`${site.origin}/site/`, out2, '--max-pages', '3'));
     expect(readItems(out2)).toHaveLength(3);
 
     const out3 = tempDir();
-    await runCli([
-      'crawl',
-      `${site.origin}/site/`,
-      '--processes',
-      '1',
-      '--out',
-      out3,
-      '--delay',
-      '0',
-      '--quiet',
-      '--scope',
-      'host',
-    ]);
+    await runCli(crawlArgs(`${site.origin}/site/`, out3, '--scope', 'host'));
     expect(readItems(out3).some((i) => i.url === `${site.origin}/outside.html`)).toBe(true);
   });
 
@@ -203,22 +157,19 @@ describe('collector crawl (end to end)', () => {
     const s = await startServer({ '/': html(page('root', links)) }, html(page('leaf', [])));
     try {
       const out = tempDir();
-      const r = await runCli([
-        'crawl',
-        `${s.origin}/`,
-        '--processes',
-        '1',
-        '--out',
-        out,
-        '--delay',
-        '150',
-        '--jitter',
-        '0',
-        '--host-concurrency',
-        '1',
-        '--no-robots',
-        '--quiet',
-      ]);
+      const r = await runCli(
+        crawlArgs(
+          `${s.origin}/`,
+          out,
+          '--delay',
+          '150',
+          '--jitter',
+          '0',
+          '--host-concurrency',
+          '1',
+          '--no-robots',
+        ),
+      );
       expect(r.code).toBe(0);
       const times = s.requests.map((q) => q.at);
       expect(times).toHaveLength(7);
@@ -264,19 +215,7 @@ describe('bad input', () => {
 
   it('refuses an --out holding another crawl without --resume, touching nothing', async () => {
     const out = tempDir();
-    await runCli([
-      'crawl',
-      `${site.origin}/site/`,
-      '--processes',
-      '1',
-      '--out',
-      out,
-      '--delay',
-      '0',
-      '--quiet',
-      '--max-pages',
-      '2',
-    ]);
+    await runCli(crawlArgs(`${site.origin}/site/`, out, '--max-pages', '2'));
     const itemsFile = path.join(out, 'items', 'crawl-0.jsonl');
     const before = fs.readFileSync(itemsFile);
     const r = await runCli(['crawl', `${site.origin}/site/`, '--processes', '1', '--out', out, '--quiet']);

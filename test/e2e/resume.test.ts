@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readItems, runCli, startCli, tempDir, waitExit } from '../fixtures/cli.js';
+import { crawlArgs, readItems, runCli, startCli, tempDir, waitExit } from '../fixtures/cli.js';
 import { type FixtureServer, page, startServer } from '../fixtures/site-server.js';
 
 // A 400-page site: each page links to the next 3 and to its "parent", answering after 5 ms so
@@ -31,18 +31,7 @@ afterAll(async () => {
   await site.close();
 });
 
-const args = (out: string) => [
-  'crawl',
-  `${site.origin}/p/0.html`,
-  '--processes',
-  '1',
-  '--out',
-  out,
-  '--delay',
-  '0',
-  '--no-robots',
-  '--quiet',
-];
+const args = (out: string) => crawlArgs(`${site.origin}/p/0.html`, out, '--no-robots');
 
 async function waitForItems(out: string, n: number): Promise<void> {
   const file = path.join(out, 'items', 'crawl-0.jsonl');
