@@ -250,9 +250,11 @@ export class Supervisor {
       case 'ready': {
         if (w.state === 'starting') w.state = 'running';
         if (this.stopping) this.send(w, { t: 'stop' });
-        // A worker that resumed (restart or --resume) may lack links handed to it before it
-        // stopped: its siblings send again, from their handoff logs, what they handed to it.
-        if (w.resumed) {
+        // A restarted worker may lack links handed to it before it died: its siblings send
+        // again, from their handoff logs, what they handed to it. At a whole-crawl --resume this
+        // is not asked: every worker resends its own logs as it starts (worker-main), which
+        // covers the same links, so asking too would send each of them twice.
+        if (w.resumed && w.restarts > 0) {
           for (const s of this.byType.get(w.spec.group) ?? []) {
             if (s !== w && this.send(s, { t: 'resend', owner: w.spec.index })) s.resendsOwed++;
           }
