@@ -13,7 +13,7 @@ import { checkPlan, memoryLimitBytes, readMeasuredRss } from './memory-guard.js'
 import { lockOutput, prepareOutput } from './output-dir.js';
 import { checkAndRecordPlan, readPlanRecord } from './plan-record.js';
 import { ProgressLine } from './progress-line.js';
-import { SUPERVISOR_DEFAULTS, Supervisor, type WorkerSpec } from './supervisor.js';
+import { SUPERVISOR_DEFAULTS, Supervisor, splitPoliteness, type WorkerSpec } from './supervisor.js';
 
 /**
  * Canonicalize seed URLs.
@@ -133,11 +133,7 @@ export function crawlWorkerSpecs(
     processes: 1,
     writerThread: input.writerThread ?? n <= availableParallelism(),
   };
-  if (partition === 'url') {
-    // Every process may hit the one host: split its politeness budget so the host sees the configured rate.
-    perWorker.delay = `${opts.delay * n}ms`;
-    perWorker.hostConcurrency = Math.max(1, Math.floor(opts.hostConcurrency / n));
-  }
+  if (partition === 'url') splitPoliteness(perWorker, n, opts.delay, opts.hostConcurrency);
   if (opts.maxPages !== undefined) perWorker.maxPages = Math.ceil(opts.maxPages / n);
   return Array.from({ length: n }, (_, i) => ({
     id: `crawl-${i}`,

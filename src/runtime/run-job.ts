@@ -16,7 +16,7 @@ import { checkPlan, memoryLimitBytes, readMeasuredRss } from './memory-guard.js'
 import { lockOutput, makeDirectory } from './output-dir.js';
 import { checkAndRecordPlan, type PlanRecord, type TypeLayout } from './plan-record.js';
 import { checkSourceName } from './source-registry.js';
-import { SUPERVISOR_DEFAULTS, Supervisor, type WorkerSpec } from './supervisor.js';
+import { SUPERVISOR_DEFAULTS, Supervisor, splitPoliteness, type WorkerSpec } from './supervisor.js';
 
 function describeLayout(l: TypeLayout): string {
   return `processes: ${l.processes}${l.processes > 1 ? `, partition: ${l.partition}` : ''}`;
@@ -68,10 +68,7 @@ export function runWorkerSpecs(config: Config, raw: Array<Record<string, unknown
     const options = { ...rest, seeds, out: config.data, resume: true, quiet: true } as CrawlOptionsInput;
     // More processes than CPUs: the writer thread per process costs more memory than it saves time.
     options.writerThread ??= totalProcesses <= availableParallelism();
-    if (partition === 'url' && n > 1) {
-      options.delay = `${w.delay * n}ms`;
-      options.hostConcurrency = Math.max(1, Math.floor(w.hostConcurrency / n));
-    }
+    if (partition === 'url') splitPoliteness(options, n, w.delay, w.hostConcurrency);
     for (let i = 0; i < n; i++) {
       specs.push({
         id: `${group}-${i}`,

@@ -70,6 +70,26 @@ export const SUPERVISOR_DEFAULTS = {
   memorySampleMs: 1000,
 } as const;
 
+/**
+ * Options of one of `processes` workers that share a host (`partition: url`): each keeps
+ * delay × processes and hostConcurrency / processes (at least 1), so the host still sees the
+ * configured rate and concurrency in total.
+ * @param options the worker's options as written (changed in place and returned).
+ * @param delayMs the configured delay, ms; @param hostConcurrency the configured host concurrency.
+ */
+export function splitPoliteness(
+  options: CrawlOptionsInput,
+  processes: number,
+  delayMs: number,
+  hostConcurrency: number,
+): CrawlOptionsInput {
+  if (processes > 1) {
+    options.delay = `${delayMs * processes}ms`;
+    options.hostConcurrency = Math.max(1, Math.floor(hostConcurrency / processes));
+  }
+  return options;
+}
+
 type WorkerState = 'starting' | 'running' | 'idle' | 'stopping' | 'restarting' | 'parked' | 'done';
 
 class WorkerHandle {
