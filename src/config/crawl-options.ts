@@ -117,10 +117,10 @@ export const CrawlOptionsSchema = z.object({
   /** Store response bodies under `<out>/files/`. Default true. */
   storeBodies: z.boolean().default(true),
   /**
-   * Write bodies from a worker thread (file creation off the event loop; ~10 MB more RSS per
-   * process). Default true; a multi-process plan with more processes than CPUs turns it off.
+   * Decode, hash, parse and store responses in a page thread, off the fetch loop (a second core
+   * per process; ~10 MB more RSS). Default true; a plan with more processes than CPUs turns it off.
    */
-  writerThread: z.boolean().default(true),
+  pageThread: z.boolean().default(true),
   /** URLs longer than this are skipped as traps. Default 2048. */
   maxUrlLength: z.number().int().positive().default(2048),
   /** A path segment sequence repeated more than this is a trap (`/a/b/a/b/a/b/a/b`). Default 3. */

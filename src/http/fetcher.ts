@@ -30,8 +30,12 @@ export interface HopResponse {
   contentType: string | null;
   /** Location header of a 3xx, raw. */
   location: string | null;
-  /** Body bytes after Content-Encoding removal (empty for redirects). */
+  /** Body bytes after Content-Encoding removal, or as received when asked (empty for redirects). */
   body: Buffer;
+  /** Content-Encoding header value, or null. */
+  contentEncoding: string | null;
+  /** Whether `body` is still as received (fetchHop with `decode` false). */
+  encoded?: boolean;
   /** Set when Content-Encoding was unknown, or claimed but absent; the raw bytes were kept. */
   encodingFlag?: 'unknown-encoding' | 'not-encoded';
 }
@@ -89,9 +93,11 @@ export class Fetcher {
    * GET `url` once.
    * @param signal tells whether an abort came from a stop (see {@link abortAll}); the whole-request
    *   timeout is added here.
+   * @param decode remove the Content-Encoding here (default); false returns the body as received
+   *   (`encoded: true`) for a page thread to decode with {@link decodeContent} under the same limit.
    * @throws FetchError kind timeout | too-large | network | decode, carrying the URL.
    */
-  async fetchHop(url: string, signal?: AbortSignal): Promise<HopResponse> {
+  async fetchHop(url: string, signal?: AbortSignal, decode = true): Promise<HopResponse> {
     const ac = new AbortController();
     if (signal?.aborted) ac.abort();
     const timer = setTimeout(() => ac.abort(), this.opts.timeoutMs);
@@ -107,10 +113,19 @@ export class Fetcher {
       });
       const headers = res.headers as HopResponse['headers'];
       const contentType = header(headers, 'content-type');
+      const contentEncoding = header(headers, 'content-encoding');
       const location = res.statusCode >= 300 && res.statusCode < 400 ? header(headers, 'location') : null;
       if (location !== null) {
         await res.body.dump({ limit: 64 * 1024 }).catch(() => {});
-        return { url, status: res.statusCode, headers, contentType, location, body: Buffer.alloc(0) };
+        return {
+          url,
+          status: res.statusCode,
+          headers,
+          contentType,
+          location,
+          body: Buffer.alloc(0),
+          contentEncoding,
+        };
       }
       const declared = Number(header(headers, 'content-length') ?? -1);
       if (declared > maxBytes) {
@@ -146,9 +161,21 @@ export class Fetcher {
         });
       });
       const raw = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size);
+      if (!decode) {
+        return {
+          url,
+          status: res.statusCode,
+          headers,
+          contentType,
+          location: null,
+          body: raw,
+          contentEncoding,
+          encoded: true,
+        };
+      }
       let decoded: ReturnType<typeof decodeContent>;
       try {
-        decoded = decodeContent(raw, header(headers, 'content-encoding'), maxBytes);
+        decoded = decodeContent(raw, contentEncoding, maxBytes);
       } catch (e) {
         if (e instanceof TooLargeError) throw new FetchError('too-large', url, e.message, res.statusCode);
         if (e instanceof DecodeError) throw new FetchError('decode', url, e.message, res.statusCode);
@@ -161,6 +188,7 @@ export class Fetcher {
         contentType,
         location: null,
         body: decoded.body,
+        contentEncoding,
         encodingFlag: decoded.flag,
       };
     } catch (e) {

@@ -131,7 +131,7 @@ export function crawlWorkerSpecs(
     ...input,
     seeds,
     processes: 1,
-    writerThread: input.writerThread ?? n <= availableParallelism(),
+    pageThread: input.pageThread ?? n <= availableParallelism(),
   };
   if (partition === 'url') splitPoliteness(perWorker, n, opts.delay, opts.hostConcurrency);
   if (opts.maxPages !== undefined) perWorker.maxPages = Math.ceil(opts.maxPages / n);

@@ -15,6 +15,7 @@ import { Frontier, type FrontierEntry } from '../frontier/frontier.js';
 import { Journal, readHandoffs, recoverJournal } from '../frontier/journal.js';
 import { SpillQueue } from '../frontier/spill-queue.js';
 import type { FetchError, FetchErrorKind } from '../http/fetch-error.js';
+import { decodeContent } from '../http/decompress.js';
 import { Fetcher, type HopResponse, responseHeader } from '../http/fetcher.js';
 import {
   backoffMs,
@@ -24,11 +25,11 @@ import {
   SLOW_DOWN_STATUS,
 } from '../http/retry-policy.js';
 import { ROBOTS_DEFAULTS, RobotsCache } from '../http/robots.js';
-import { type BodyStore, openBodyStore } from '../sinks/threaded-file-sink.js';
 import type { Source } from '../sources/source.js';
 import { canonicalize, hostKey } from '../url/canonicalize.js';
 import { hash32 } from '../url/fingerprint.js';
 import { Scope, type ScopeVerdict } from '../url/scope.js';
+import { openPageProcessor, type PageProcessor } from './page-processor.js';
 
 /** Largest number of redirect hops followed for one URL. */
 export const MAX_REDIRECTS = 10;
@@ -107,8 +108,8 @@ export function ownerOf(url: string, count: number, by: 'host' | 'url'): number 
 }
 
 type Outcome =
-  | { kind: 'item'; item: Item; body?: Buffer; links?: string[] }
-  | { kind: 'retry'; delayMs: number };
+  /** `bodyId`: a decoded body the page processor keeps for this item (stored or dropped in finish). */
+  { kind: 'item'; item: Item; bodyId?: number; links?: string[] } | { kind: 'retry'; delayMs: number };
 
 /**
  * Content-index work left for an item between `final()` and `writeItem()`: an original commits
@@ -143,7 +144,8 @@ export class Crawler {
   private readonly scope: Scope;
   private readonly fetcher: Fetcher;
   private readonly robots: RobotsCache | null;
-  private readonly files: BodyStore | null;
+  private readonly pages: PageProcessor;
+  private nextPageId = 1;
   private journal!: Journal;
   private spill!: SpillQueue;
   private refilling = false;
@@ -169,6 +171,8 @@ export class Crawler {
   /** Redirect targets a URL's earlier tries added to the seen-set: its retry may follow them again. */
   private readonly ownHops = new Map<string, Set<string>>();
   private readonly crawlDelaySet = new Set<string>();
+  /** Entries whose host slot was given back when their response arrived (see final()). */
+  private readonly released = new WeakSet<FrontierEntry>();
 
   constructor(
     private readonly opts: CrawlOptions,
@@ -207,7 +211,12 @@ export class Crawler {
           },
         })
       : null;
-    this.files = opts.storeBodies ? openBodyStore(opts.out, opts.writerThread) : null;
+    this.pages = openPageProcessor(deps.source, {
+      outDir: opts.out,
+      storeBodies: opts.storeBodies,
+      thread: opts.pageThread,
+      maxBytes: opts.maxBytes,
+    });
     this.contentIndex = new ContentIndex({ itemsPath: this.itemsPath, flush: () => this.journal.flush() });
   }
 
@@ -489,7 +498,7 @@ export class Crawler {
   async close(): Promise<void> {
     await this.journal?.close();
     await this.spill?.close();
-    await this.files?.close();
+    await this.pages.close();
     await this.fetcher.close();
   }
 
@@ -500,14 +509,14 @@ export class Crawler {
     } catch (e) {
       // Abandoned at stop: no item; the URL stays pending for --resume.
       if (this.stopController.signal.aborted) {
-        this.frontier.done(entry, false);
+        this.settle(entry, false);
         return;
       }
       this.deps.log.error({ url: entry.url, err: e }, 'unexpected error');
       outcome = { kind: 'item', item: this.errorItem(entry, entry.url, 'network', String(e), null) };
     }
     if (outcome === null) {
-      this.frontier.done(entry, false);
+      this.settle(entry, false);
       return;
     }
     if (outcome.kind === 'retry') {
@@ -519,10 +528,16 @@ export class Crawler {
     this.ownHops.delete(entry.url);
     // Any answer but 429/503 lets the host's slow-down penalty decay: a 404 does not mean "too fast".
     const answered = outcome.item.status !== null && !SLOW_DOWN_STATUS.has(outcome.item.status);
-    this.frontier.done(entry, answered);
-    const { item, body, links } = outcome;
+    this.settle(entry, answered);
+    const { item, bodyId, links } = outcome;
     if (links) this.follow(links, entry.depth + 1);
-    await this.finish(item, body);
+    await this.finish(item, bodyId);
+  }
+
+  /** Give the entry's host slot back, unless final() already did. */
+  private settle(entry: FrontierEntry, answered: boolean): void {
+    if (this.released.has(entry)) this.released.delete(entry);
+    else this.frontier.done(entry, answered);
   }
 
   /** One try of one URL, through robots and redirects. null = abandoned at stop. */
@@ -534,7 +549,7 @@ export class Crawler {
     for (;;) {
       let res: HopResponse;
       try {
-        res = await this.fetcher.fetchHop(url, this.stopController.signal);
+        res = await this.fetcher.fetchHop(url, this.stopController.signal, false);
       } catch (e) {
         if (this.stopController.signal.aborted) return null;
         const fe = e as FetchError;
@@ -682,8 +697,9 @@ export class Crawler {
     const item = this.baseItem(entry, finalUrl, status, res?.contentType ?? null);
     item.error = { kind, message };
     if (res && res.body.length > 0) {
-      item.bytes = res.body.length;
-      item.sha256 = createHash('sha256').update(res.body).digest('hex');
+      const body = decodedOrRaw(res, this.opts.maxBytes);
+      item.bytes = body.length;
+      item.sha256 = createHash('sha256').update(body).digest('hex');
     }
     return item;
   }
@@ -708,67 +724,80 @@ export class Crawler {
     };
   }
 
-  /** A final response: content-dedup, source extraction for 2xx, error item for other statuses. */
-  private final(
+  /**
+   * A final response: decoded, hashed and (2xx) parsed by the page processor, then content dedup
+   * here; an error item for 4xx/5xx. A redirect's empty body is not hashed.
+   */
+  private async final(
     entry: FrontierEntry,
     res: HopResponse,
     finalUrl: string,
     data: Record<string, unknown> | undefined,
-  ): Outcome {
+  ): Promise<Outcome> {
     const item = this.baseItem(entry, finalUrl, res.status, res.contentType);
     if (data) item.data = { ...data };
-    const body = res.body;
-    item.bytes = body.length;
-    this.stats.bytes += body.length;
-    if (res.location === null || body.length > 0) {
-      item.sha256 = createHash('sha256').update(body).digest('hex');
+    if (res.location !== null) return { kind: 'item', item };
+    // The server is done with this request: its host's next request (politeness gap, host
+    // concurrency) need not wait for decoding and parsing.
+    this.frontier.done(entry, !SLOW_DOWN_STATUS.has(res.status));
+    this.released.add(entry);
+    const id = this.nextPageId++;
+    const ok = res.status >= 200 && res.status < 300;
+    const done = await this.pages.work({
+      id,
+      url: entry.url,
+      finalUrl,
+      status: res.status,
+      contentType: res.contentType,
+      contentEncoding: res.encoded ? res.contentEncoding : null,
+      headers: res.headers,
+      depth: entry.depth,
+      maxBytes: this.opts.maxBytes,
+      extract: ok,
+      body: res.body,
+    });
+    if (done.error) {
+      return this.failure(entry, finalUrl, done.error.kind, done.error.message, res.status, false, null);
     }
-    if (res.encodingFlag) item.data = { ...item.data, contentEncoding: res.encodingFlag };
-    if (res.status >= 400) {
-      item.error = { kind: 'http-status', message: `HTTP ${res.status}` };
+    item.bytes = done.bytes;
+    this.stats.bytes += done.bytes;
+    item.sha256 = done.sha256;
+    const flag = done.flag ?? res.encodingFlag;
+    if (flag) item.data = { ...item.data, contentEncoding: flag };
+    if (res.status >= 400) item.error = { kind: 'http-status', message: `HTTP ${res.status}` };
+    if (!ok) {
+      this.pages.drop(id);
       return { kind: 'item', item };
     }
-    if (res.status < 200 || res.status >= 300 || item.sha256 === null) return { kind: 'item', item };
-    const key = body.length > 0 ? contentKeyFromHex(item.sha256) : null;
-    if (key !== null) {
-      const original = this.contentIndex.find(key);
-      if (original !== null) {
-        // Same body already stored: under another URL (duplicate) or this one (a seed fetched
-        // again in a later round, unchanged). Not stored, no links; an original known only by its
-        // line gets its URL read back in finish().
-        if (original.url !== undefined) {
-          this.markDuplicate(item, original.url, this.round);
-        } else {
-          this.contentTickets.set(item, { kind: 'duplicate', ordinal: original.ordinal, round: this.round });
-        }
-        return { kind: 'item', item };
+    const key = done.bytes > 0 ? contentKeyFromHex(done.sha256) : null;
+    const original = key === null ? null : this.contentIndex.find(key);
+    if (original !== null) {
+      // Same body already stored: under another URL (duplicate) or this one (a seed fetched
+      // again in a later round, unchanged). Not stored, no links; an original known only by its
+      // line gets its URL read back in finish().
+      this.pages.drop(id);
+      if (original.url !== undefined) {
+        this.markDuplicate(item, original.url, this.round);
+      } else {
+        this.contentTickets.set(item, { kind: 'duplicate', ordinal: original.ordinal, round: this.round });
       }
+      return { kind: 'item', item };
+    }
+    if (key !== null) {
       this.contentIndex.claim(key, entry.url);
       this.contentTickets.set(item, { kind: 'original', key });
     }
     // Still encoded (unknown or nested Content-Encoding): stored as received, flagged, not parsed.
-    if (res.encodingFlag === 'unknown-encoding') return { kind: 'item', item, body };
-    let links: string[] | undefined;
-    try {
-      const r = this.deps.source.handle({
-        url: entry.url,
-        finalUrl,
-        status: res.status,
-        contentType: res.contentType,
-        headers: res.headers,
-        body,
-        depth: entry.depth,
-      });
+    if (flag === 'unknown-encoding') return { kind: 'item', item, bodyId: id };
+    const r = done.result;
+    if (done.sourceError !== undefined) {
+      item.error = { kind: 'decode', message: `source ${this.deps.source.name} failed: ${done.sourceError}` };
+    } else if (r) {
       if (r.title !== undefined) item.title = r.title;
       if (r.data) item.data = { ...item.data, ...r.data };
-      links = r.links;
-    } catch (e) {
-      item.error = {
-        kind: 'decode',
-        message: `source ${this.deps.source.name} failed: ${(e as Error).message}`,
-      };
     }
-    return { kind: 'item', item, body: body.length > 0 ? body : undefined, links };
+    if (done.bytes === 0) this.pages.drop(id);
+    return { kind: 'item', item, bodyId: done.bytes > 0 ? id : undefined, links: r?.links };
   }
 
   /** Send links through depth and scope into the frontier. */
@@ -846,7 +875,7 @@ export class Crawler {
    * whose original is known only by its line first reads the original's URL back.
    * @returns that read-back when there is one (the caller awaits it), else undefined.
    */
-  private finish(item: Item, body: Buffer | undefined): Promise<void> | undefined {
+  private finish(item: Item, bodyId: number | undefined): Promise<void> | undefined {
     const ticket = this.contentTickets.get(item);
     if (ticket?.kind === 'duplicate') {
       this.contentTickets.delete(item);
@@ -867,13 +896,19 @@ export class Crawler {
       this.writes.add(w);
       return w;
     }
-    if (body === undefined || this.files === null) {
+    if (bodyId === undefined) {
       this.writeItem(item);
       return;
     }
-    this.pendingBytes += body.length;
-    const w = this.files
-      .write(item.finalUrl, body)
+    if (!this.opts.storeBodies) {
+      this.pages.drop(bodyId);
+      this.writeItem(item);
+      return;
+    }
+    const size = item.bytes;
+    this.pendingBytes += size;
+    const w = this.pages
+      .store(bodyId, item.finalUrl)
       .then(
         (file) => {
           item.file = file;
@@ -884,7 +919,7 @@ export class Crawler {
         },
       )
       .then(() => {
-        this.pendingBytes -= body.length;
+        this.pendingBytes -= size;
         this.writeItem(item);
         this.writes.delete(w);
         this.wakeUp();
@@ -906,5 +941,15 @@ export class Crawler {
       this.contentIndex.commit(ticket.key, ordinal);
     }
     this.deps.onItem?.(item);
+  }
+}
+
+/** A hop's body without its Content-Encoding, or as received when that fails (error items only). */
+function decodedOrRaw(res: HopResponse, maxBytes: number): Buffer {
+  if (!res.encoded) return res.body;
+  try {
+    return decodeContent(res.body, res.contentEncoding, maxBytes).body;
+  } catch {
+    return res.body;
   }
 }

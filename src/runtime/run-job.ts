@@ -66,8 +66,8 @@ export function runWorkerSpecs(config: Config, raw: Array<Record<string, unknown
     const n = w.processes;
     const partition = w.partition ?? (new Set(seeds.map(hostKey)).size <= 1 ? 'url' : 'host');
     const options = { ...rest, seeds, out: config.data, resume: true, quiet: true } as CrawlOptionsInput;
-    // More processes than CPUs: the writer thread per process costs more memory than it saves time.
-    options.writerThread ??= totalProcesses <= availableParallelism();
+    // More processes than CPUs: a page thread per process costs more memory than it saves time.
+    options.pageThread ??= totalProcesses <= availableParallelism();
     if (partition === 'url') splitPoliteness(options, n, w.delay, w.hostConcurrency);
     for (let i = 0; i < n; i++) {
       specs.push({

@@ -11,6 +11,8 @@ const kept: Buffer[] = [];
 /** Crawl source that leaks memory on purpose (tests only). */
 export class MemoryHogSource extends CrawlSource {
   override readonly name = 'crawl';
+  /** Its memory must grow in the worker process's main heap, where the guard watches it. */
+  override readonly offThread = false;
 
   override handle(page: Page): SourceResult {
     const mb = Number(process.env.COLLECTOR_HOG_MB ?? 4);

@@ -36,6 +36,12 @@ export interface SourceResult {
 export interface Source {
   /** Name written to each item's `source`. */
   readonly name: string;
+  /**
+   * Whether `handle` may run in a page thread: the source is then created again there with
+   * `createSource(name)`, so it must keep no state the runtime reads and need nothing but the
+   * page. Sources that set it get their parsing off the crawler's event loop.
+   */
+  readonly offThread?: boolean;
   /** Read one successful (2xx) response. */
   handle(page: Page): SourceResult;
 }

@@ -1,0 +1,107 @@
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import { afterAll, describe, expect, it } from 'vitest';
+import {
+  InlinePageProcessor,
+  type PageProcessor,
+  ThreadedPageProcessor,
+} from '../../src/runtime/page-processor.js';
+import type { PageJob } from '../../src/runtime/page-work.js';
+import { CrawlSource } from '../../src/sources/crawl.js';
+
+// The thread runs the compiled worker (`npm test` builds dist/ first).
+const WORKER = path.resolve('dist/runtime/page-worker.js');
+const dirs: string[] = [];
+afterAll(() => {
+  for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
+});
+
+const HTML = Buffer.from(
+  '<!doctype html><title>Caf\u00e9 page</title><a href="/b">b</a><a href="c.html#x">c</a>',
+);
+
+function job(id: number, over: Partial<PageJob> = {}): PageJob {
+  return {
+    id,
+    url: 'http://127.0.0.1/a/',
+    finalUrl: 'http://127.0.0.1/a/',
+    status: 200,
+    contentType: 'text/html; charset=utf-8',
+    contentEncoding: 'gzip',
+    headers: {},
+    depth: 0,
+    maxBytes: 1 << 20,
+    extract: true,
+    body: zlib.gzipSync(HTML),
+    ...over,
+  };
+}
+
+const kinds: Array<[string, (out: string) => PageProcessor]> = [
+  ['inline', (out) => new InlinePageProcessor(new CrawlSource(), { outDir: out, storeBodies: true })],
+  [
+    'page thread',
+    (out) => new ThreadedPageProcessor(WORKER, { source: 'crawl', outDir: out, storeBodies: true }, 1 << 20),
+  ],
+];
+
+describe.each(kinds)('%s page processor', (_name, open) => {
+  it('decodes, hashes, extracts, then stores or drops the kept body', async () => {
+    const out = fs.mkdtempSync(path.join(os.tmpdir(), 'collector-pages-'));
+    dirs.push(out);
+    const p = open(out);
+    const [a, b] = await Promise.all([p.work(job(1)), p.work(job(2, { url: 'http://127.0.0.1/other' }))]);
+    expect(a.bytes).toBe(HTML.length);
+    expect(a.sha256).toBe(createHash('sha256').update(HTML).digest('hex'));
+    expect(a.result?.title).toBe('Caf\u00e9 page');
+    expect(a.result?.links).toEqual(['http://127.0.0.1/b', 'http://127.0.0.1/a/c.html']);
+    expect(b.sha256).toBe(a.sha256);
+    const file = await p.store(1, 'http://127.0.0.1/a/');
+    expect(file).toBe('files/127.0.0.1/a/index.html');
+    expect(fs.readFileSync(path.join(out, file))).toEqual(HTML);
+    p.drop(2);
+    // A dropped body cannot be stored afterwards.
+    await expect(p.store(2, 'http://127.0.0.1/other')).rejects.toThrow(/no body kept/);
+    await p.close();
+  });
+
+  it('reports decompression failures and does not parse unknown encodings', async () => {
+    const out = fs.mkdtempSync(path.join(os.tmpdir(), 'collector-pages-'));
+    dirs.push(out);
+    const p = open(out);
+    const bomb = zlib.gzipSync(Buffer.alloc(4096, 0x20));
+    const corrupt = Buffer.from(zlib.gzipSync(HTML).subarray(0, 20));
+    const [big, bad, odd, notFor] = await Promise.all([
+      p.work(job(1, { body: bomb, maxBytes: 1000 })),
+      p.work(job(2, { body: corrupt })),
+      p.work(job(3, { contentEncoding: 'x-custom', body: HTML })),
+      p.work(job(4, { extract: false })),
+    ]);
+    expect(big.error?.kind).toBe('too-large');
+    expect(bad.error?.kind).toBe('decode');
+    expect(odd.flag).toBe('unknown-encoding');
+    expect(odd.result).toBeUndefined();
+    expect(odd.bytes).toBe(HTML.length);
+    expect(notFor.result).toBeUndefined();
+    expect(notFor.bytes).toBe(HTML.length);
+    await p.close();
+  });
+});
+
+describe('page thread failure', () => {
+  it('rejects pending and later work when the thread dies', async () => {
+    const out = fs.mkdtempSync(path.join(os.tmpdir(), 'collector-pages-'));
+    dirs.push(out);
+    const p = new ThreadedPageProcessor(WORKER, { source: 'crawl', outDir: out, storeBodies: true }, 1 << 20);
+    await p.work(job(1));
+    const pending = p.work(job(2));
+    // Simulate a crash of the thread.
+    await (p as unknown as { worker: { terminate(): Promise<number> } }).worker.terminate();
+    await expect(pending).rejects.toThrow(/page thread exited/);
+    await expect(p.work(job(3))).rejects.toThrow(/page thread exited/);
+    await p.close();
+  });
+});
