@@ -741,6 +741,7 @@ export class Crawler {
     // concurrency) need not wait for decoding and parsing.
     this.frontier.done(entry, !SLOW_DOWN_STATUS.has(res.status));
     this.released.add(entry);
+    this.wakeUp();
     const id = this.nextPageId++;
     const ok = res.status >= 200 && res.status < 300;
     const done = await this.pages.work({

@@ -6,15 +6,23 @@
  *
  * With the thread, the crawler's event loop only moves bytes and runs the frontier: a page's
  * decompression, SHA-256, charset decoding and HTML tokenizing (about 60% of its CPU on the
- * PostgreSQL docs) run on the other core, and file creation (50–1,100 µs on a slow disk) never
- * stalls fetching. Messages are batched per event-loop turn in both directions.
+ * PostgreSQL docs) run on the other core; files are written by a third, body-writer thread, so
+ * file creation (50–1,100 µs on a slow disk) stalls neither. Messages are batched per event-loop
+ * turn in both directions.
  */
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
+import type { StoreReply } from '../sinks/body-writer.js';
 import { FileSink } from '../sinks/file-sink.js';
 import type { Source } from '../sources/source.js';
 import { type PageDone, type PageJob, workPage } from './page-work.js';
+
+/** The compiled thread entry points, next to this module in dist/. */
+export const PAGE_THREAD_FILES = {
+  pageWorker: fileURLToPath(new URL('./page-worker.js', import.meta.url)),
+  bodyWriter: fileURLToPath(new URL('../sinks/body-writer.js', import.meta.url)),
+};
 
 /** Handles responses for the crawler (see the module comment). */
 export interface PageProcessor {
@@ -100,20 +108,26 @@ export type PageReply =
 export interface PageThreadData {
   /** Registered source name (created again in the thread). */
   source: string;
-  outDir: string;
-  storeBodies: boolean;
+  /** The body-writer thread's request port; absent when bodies are not stored. */
+  writer?: MessagePort;
 }
 
 type Waiter<T> = { resolve: (v: T) => void; reject: (e: Error) => void };
 
-/** {@link PageProcessor} running in a worker thread. */
+/**
+ * {@link PageProcessor} running in worker threads: the page thread decodes, hashes and parses;
+ * the body-writer thread (`src/sinks/body-writer.ts`, when bodies are stored) writes files with
+ * blocking syscalls and answers stores directly.
+ */
 export class ThreadedPageProcessor implements PageProcessor {
   private readonly worker: Worker;
+  private readonly writer: Worker | null = null;
   private readonly working = new Map<number, Waiter<PageDone>>();
   private readonly storing = new Map<number, Waiter<string>>();
   private batch: PageRequest[] = [];
   private transfer: ArrayBuffer[] = [];
   private dead: Error | null = null;
+  private readonly exited = new WeakSet<Worker>();
   private closing: Promise<void> | null = null;
   private readonly postBatch = (): void => {
     const batch = this.batch;
@@ -124,14 +138,39 @@ export class ThreadedPageProcessor implements PageProcessor {
   };
 
   /**
-   * @param workerFile the compiled `page-worker.js`.
-   * @param maxBytes largest decoded body, bytes: the thread's heap cap is sized from it.
+   * @param files the compiled `page-worker.js`, and `body-writer.js` (used when `outDir` is set).
+   * @param source registered name of the source run in the page thread.
+   * @param outDir `<out>` when bodies are stored, else null.
+   * @param maxBytes largest decoded body, bytes: the page thread's heap cap is sized from it.
    */
-  constructor(workerFile: string, data: PageThreadData, maxBytes: number) {
+  constructor(
+    files: { pageWorker: string; bodyWriter: string },
+    source: string,
+    outDir: string | null,
+    maxBytes: number,
+  ) {
+    const data: PageThreadData = { source };
+    const transferList: MessagePort[] = [];
+    if (outDir !== null) {
+      const { port1, port2 } = new MessageChannel();
+      this.writer = new Worker(files.bodyWriter, {
+        workerData: { outDir, port: port2 },
+        transferList: [port2],
+        // Bodies are transferred, outside its heap: a small heap is enough.
+        resourceLimits: { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 32 },
+      });
+      this.writer.unref();
+      this.writer.on('message', (msgs: StoreReply[] | 'closed') => {
+        if (msgs !== 'closed') for (const m of msgs) this.stored(m);
+      });
+      data.writer = port1;
+      transferList.push(port1);
+    }
     // A page is decoded to a string (up to 2 bytes per byte) and tokenized: a few times maxBytes.
     const heapMb = Math.max(64, Math.ceil((maxBytes * 6) / (1024 * 1024)));
-    this.worker = new Worker(workerFile, {
+    this.worker = new Worker(files.pageWorker, {
       workerData: data,
+      transferList,
       resourceLimits: { maxYoungGenerationSizeMb: 16, maxOldGenerationSizeMb: heapMb },
     });
     this.worker.unref();
@@ -142,12 +181,7 @@ export class ThreadedPageProcessor implements PageProcessor {
           const w = this.working.get(m.done.id);
           this.working.delete(m.done.id);
           w?.resolve(m.done);
-        } else {
-          const w = this.storing.get(m.id);
-          this.storing.delete(m.id);
-          if ('file' in m) w?.resolve(m.file);
-          else w?.reject(new Error(m.error));
-        }
+        } else this.stored(m);
       }
     });
     const fail = (e: Error): void => {
@@ -157,8 +191,26 @@ export class ThreadedPageProcessor implements PageProcessor {
       this.working.clear();
       this.storing.clear();
     };
+    // (The writer also ends by itself once the page thread is gone: its request port closes.)
+    for (const w of [this.worker, this.writer]) w?.once('exit', () => this.exited.add(w));
     this.worker.on('error', fail);
     this.worker.on('exit', (code) => fail(new Error(`page thread exited with code ${code}`)));
+    this.writer?.on('error', (e) => this.failStores(e));
+    this.writer?.on('exit', (code) =>
+      this.failStores(new Error(`body-writer thread exited with code ${code}`)),
+    );
+  }
+
+  private stored(m: StoreReply): void {
+    const w = this.storing.get(m.id);
+    this.storing.delete(m.id);
+    if ('file' in m) w?.resolve(m.file);
+    else w?.reject(new Error(m.error));
+  }
+
+  private failStores(e: Error): void {
+    for (const w of this.storing.values()) w.reject(e);
+    this.storing.clear();
   }
 
   private send(req: PageRequest, transfer?: ArrayBuffer): void {
@@ -191,23 +243,34 @@ export class ThreadedPageProcessor implements PageProcessor {
     if (this.dead === null) this.send({ op: 'drop', id });
   }
 
+  /**
+   * The page thread passes its last stores and `'close'` to the writer (one ordered channel),
+   * so the writer's `'closed'` comes after every store; then both threads end.
+   */
   close(): Promise<void> {
     if (this.closing) return this.closing;
-    this.closing = new Promise<void>((resolve) => {
-      if (this.dead) {
-        resolve();
-        return;
-      }
-      const onClosed = (m: unknown): void => {
-        if (m !== 'closed') return;
-        this.worker.off('message', onClosed);
-        void this.worker.terminate().then(() => resolve());
-      };
-      this.worker.on('message', onClosed);
-      this.worker.once('exit', () => resolve());
+    const ended = (w: Worker): Promise<void> =>
+      new Promise<void>((resolve) => {
+        if (this.exited.has(w)) {
+          resolve();
+          return;
+        }
+        const onClosed = (m: unknown): void => {
+          if (m !== 'closed') return;
+          w.off('message', onClosed);
+          void w.terminate().then(() => resolve());
+        };
+        w.on('message', onClosed);
+        w.once('exit', () => resolve());
+      });
+    const page = this.dead ? Promise.resolve() : ended(this.worker);
+    const writer = this.writer ? ended(this.writer) : Promise.resolve();
+    if (this.dead) void this.writer?.terminate();
+    else {
       this.postBatch();
       this.worker.postMessage('close');
-    });
+    }
+    this.closing = Promise.all([page, writer]).then(() => {});
     return this.closing;
   }
 }
@@ -218,11 +281,17 @@ export class ThreadedPageProcessor implements PageProcessor {
  * TypeScript sources get the inline one), else inline.
  */
 export function openPageProcessor(source: Source, opts: PageProcessorOptions): PageProcessor {
-  const workerFile = fileURLToPath(new URL('./page-worker.js', import.meta.url));
-  if (opts.thread && source.offThread === true && import.meta.url.endsWith('.js') && existsSync(workerFile)) {
+  const files = PAGE_THREAD_FILES;
+  if (
+    opts.thread &&
+    source.offThread === true &&
+    import.meta.url.endsWith('.js') &&
+    existsSync(files.pageWorker)
+  ) {
     return new ThreadedPageProcessor(
-      workerFile,
-      { source: source.name, outDir: opts.outDir, storeBodies: opts.storeBodies },
+      files,
+      source.name,
+      opts.storeBodies ? opts.outDir : null,
       opts.maxBytes,
     );
   }

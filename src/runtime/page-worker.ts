@@ -1,10 +1,11 @@
 /**
  * Page-thread side of {@link ThreadedPageProcessor}: runs {@link workPage} on each response,
- * keeps the decoded bodies until the crawler says store or drop, and stores them with a
- * {@link FileSink}. Replies are batched per event-loop turn.
+ * keeps the decoded bodies until the crawler says store or drop, and passes the ones to store to
+ * the body-writer thread (`src/sinks/body-writer.ts`), which answers the crawler directly.
+ * Messages are batched per event-loop turn.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { FileSink } from '../sinks/file-sink.js';
+import type { StoreRequest } from '../sinks/body-writer.js';
 import type { PageReply, PageRequest, PageThreadData } from './page-processor.js';
 import { workPage } from './page-work.js';
 import { createSource } from './source-registry.js';
@@ -13,7 +14,7 @@ const port = parentPort;
 if (port === null) throw new Error('page-worker must run in a worker thread');
 const data = workerData as PageThreadData;
 const source = createSource(data.source);
-const sink = data.storeBodies ? new FileSink({ outDir: data.outDir }) : null;
+const writer = data.writer;
 const kept = new Map<number, Buffer>();
 
 let replies: PageReply[] = [];
@@ -22,43 +23,54 @@ function flushReplies(): void {
   replies = [];
   if (r.length > 0) port?.postMessage(r);
 }
-function reply(r: PageReply): void {
-  replies.push(r);
-  if (replies.length === 1) setImmediate(flushReplies);
+
+let toStore: StoreRequest[] = [];
+let transfer: ArrayBuffer[] = [];
+function flushStores(): void {
+  const s = toStore;
+  const t = transfer;
+  toStore = [];
+  transfer = [];
+  if (s.length > 0) writer?.postMessage(s, t);
 }
 
 function store(id: number, url: string): void {
   const body = kept.get(id);
   kept.delete(id);
-  if (body === undefined) {
-    reply({ op: 'stored', id, error: `no body kept for ${url}` });
+  if (body === undefined || writer === undefined) {
+    replies.push({
+      op: 'stored',
+      id,
+      error: body === undefined ? `no body kept for ${url}` : 'no body writer',
+    });
     return;
   }
-  if (sink === null) {
-    reply({ op: 'stored', id, error: 'bodies are not stored (--no-store)' });
-    return;
-  }
-  sink.write(url, body).then(
-    (file) => reply({ op: 'stored', id, file }),
-    (e: Error) => reply({ op: 'stored', id, error: e.message }),
-  );
+  // Transferred when the Buffer owns its whole ArrayBuffer, else copied (a view into zlib's or
+  // the pool's memory must not be detached).
+  const own =
+    body.byteOffset === 0 && body.byteLength === body.buffer.byteLength ? body : new Uint8Array(body);
+  toStore.push({ id, url, body: own });
+  transfer.push(own.buffer as ArrayBuffer);
 }
 
 port.on('message', (msg: PageRequest[] | 'close') => {
   if (msg === 'close') {
     kept.clear();
-    void (sink?.close() ?? Promise.resolve()).then(() => {
-      flushReplies();
-      port.postMessage('closed');
-    });
+    flushStores();
+    writer?.postMessage('close');
+    flushReplies();
+    port.postMessage('closed');
     return;
   }
   for (const req of msg) {
     if (req.op === 'work') {
       const { done, body } = workPage(req.job, source);
       if (body !== null) kept.set(req.job.id, body);
-      reply({ op: 'done', done });
+      replies.push({ op: 'done', done });
     } else if (req.op === 'store') store(req.id, req.url);
     else kept.delete(req.id);
   }
+  // Answers go back once per batch received, not once per page.
+  flushStores();
+  flushReplies();
 });

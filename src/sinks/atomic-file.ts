@@ -3,6 +3,7 @@
  * and crash recovery only ever see the old or the new content, never a half-written file.
  */
 import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
 import { link, open, readFile, rename, unlink } from 'node:fs/promises';
 
 /** Infix of temp file names: `<name>.part-<12 hex>`. Leftovers after a crash are safe to delete. */
@@ -66,6 +67,61 @@ export async function writeFileAtomic(
     }
   } catch (error) {
     if (created) await unlink(temp).catch(() => {});
+    throw error;
+  }
+}
+
+let tempCounter = 0;
+const tempPrefix = randomBytes(4).toString('hex');
+
+/**
+ * {@link writeFileAtomic}'s synchronous twin, for a thread whose only job is writing files
+ * (the body writer): each step is one syscall on that thread, with no hop through libuv's thread
+ * pool (five hops per file cost more CPU than the writes on a 2-core machine). Same contract,
+ * options and errors; temp names are `<path>.part-<8 hex>-<counter>`.
+ */
+export function writeFileAtomicSync(
+  path: string,
+  data: string | Buffer,
+  options: AtomicWriteOptions = {},
+): void {
+  const temp = `${path}${TEMP_INFIX}${tempPrefix}-${(tempCounter++).toString(36)}`;
+  let created = false;
+  try {
+    const fd = fs.openSync(temp, 'wx');
+    created = true;
+    try {
+      fs.writeFileSync(fd, data);
+      if (options.fsync) fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+    if (options.exclusive) {
+      try {
+        fs.linkSync(temp, path);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+        let existing: Buffer | null = null;
+        try {
+          existing = fs.readFileSync(path);
+        } catch {
+          // unreadable: treated as different
+        }
+        const bytes = typeof data === 'string' ? Buffer.from(data) : data;
+        if (existing === null || !existing.equals(bytes)) throw error;
+      }
+      fs.unlinkSync(temp);
+    } else {
+      fs.renameSync(temp, path);
+    }
+  } catch (error) {
+    if (created) {
+      try {
+        fs.unlinkSync(temp);
+      } catch {
+        // already gone
+      }
+    }
     throw error;
   }
 }

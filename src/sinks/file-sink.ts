@@ -3,9 +3,10 @@
  * bounded FIFO write queue, so the fetch loop hands bodies off without waiting on disk.
  */
 import { createHash } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { writeFileAtomic } from './atomic-file.js';
+import { writeFileAtomic, writeFileAtomicSync } from './atomic-file.js';
 import { CONFLICTS_DIR, filePathFor } from './file-path.js';
 
 /** Default number of bodies written to disk at the same time. */
@@ -145,21 +146,57 @@ export class FileSink {
     } catch (error) {
       if (!isConflict(error)) throw error;
     }
-    const host = relative.slice(0, relative.indexOf('/'));
-    const fallback = `${host}/${CONFLICTS_DIR}/${createHash('sha1').update(url).digest('hex').slice(0, 16)}`;
+    const fallback = this.conflictPath(relative, url);
     // This URL's own name: a body fetched again (resume) replaces its earlier copy.
     await this.writeUnder(fallback, body, url, false);
     return `files/${fallback}`;
   }
 
-  /** Resolves `relative` under `filesRoot`, checks containment, creates dirs, writes. */
-  private async writeUnder(relative: string, body: Buffer, url: string, exclusive: boolean): Promise<void> {
-    let target: string;
+  /**
+   * {@link write}'s synchronous form, for the body-writer thread: the same paths, exclusivity
+   * and conflict handling, with blocking syscalls and no queue.
+   * @returns the path relative to `outDir`, as {@link write} resolves.
+   * @throws as {@link write} rejects.
+   */
+  storeSync(url: string, body: Buffer): string {
+    const relative = filePathFor(url);
     try {
-      target = resolveInside(this.filesRoot, relative);
+      this.writeUnderSync(relative, body, url, true);
+      return `files/${relative}`;
+    } catch (error) {
+      if (!isConflict(error)) throw error;
+    }
+    const fallback = this.conflictPath(relative, url);
+    this.writeUnderSync(fallback, body, url, false);
+    return `files/${fallback}`;
+  }
+
+  private conflictPath(relative: string, url: string): string {
+    const host = relative.slice(0, relative.indexOf('/'));
+    return `${host}/${CONFLICTS_DIR}/${createHash('sha1').update(url).digest('hex').slice(0, 16)}`;
+  }
+
+  private target(relative: string, url: string): string {
+    try {
+      return resolveInside(this.filesRoot, relative);
     } catch (error) {
       throw new Error(`FileSink: unsafe path for ${url}: ${(error as Error).message}`);
     }
+  }
+
+  private writeUnderSync(relative: string, body: Buffer, url: string, exclusive: boolean): void {
+    const target = this.target(relative, url);
+    const dir = path.dirname(target);
+    if (!this.createdDirs.has(dir)) {
+      mkdirSync(dir, { recursive: true });
+      this.createdDirs.add(dir);
+    }
+    writeFileAtomicSync(target, body, { exclusive });
+  }
+
+  /** Resolves `relative` under `filesRoot`, checks containment, creates dirs, writes. */
+  private async writeUnder(relative: string, body: Buffer, url: string, exclusive: boolean): Promise<void> {
+    const target = this.target(relative, url);
     const dir = path.dirname(target);
     if (!this.createdDirs.has(dir)) {
       await mkdir(dir, { recursive: true });

@@ -13,7 +13,10 @@ import type { PageJob } from '../../src/runtime/page-work.js';
 import { CrawlSource } from '../../src/sources/crawl.js';
 
 // The thread runs the compiled worker (`npm test` builds dist/ first).
-const WORKER = path.resolve('dist/runtime/page-worker.js');
+const FILES = {
+  pageWorker: path.resolve('dist/runtime/page-worker.js'),
+  bodyWriter: path.resolve('dist/sinks/body-writer.js'),
+};
 const dirs: string[] = [];
 afterAll(() => {
   for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
@@ -42,10 +45,7 @@ function job(id: number, over: Partial<PageJob> = {}): PageJob {
 
 const kinds: Array<[string, (out: string) => PageProcessor]> = [
   ['inline', (out) => new InlinePageProcessor(new CrawlSource(), { outDir: out, storeBodies: true })],
-  [
-    'page thread',
-    (out) => new ThreadedPageProcessor(WORKER, { source: 'crawl', outDir: out, storeBodies: true }, 1 << 20),
-  ],
+  ['page thread', (out) => new ThreadedPageProcessor(FILES, 'crawl', out, 1 << 20)],
 ];
 
 describe.each(kinds)('%s page processor', (_name, open) => {
@@ -95,7 +95,7 @@ describe('page thread failure', () => {
   it('rejects pending and later work when the thread dies', async () => {
     const out = fs.mkdtempSync(path.join(os.tmpdir(), 'collector-pages-'));
     dirs.push(out);
-    const p = new ThreadedPageProcessor(WORKER, { source: 'crawl', outDir: out, storeBodies: true }, 1 << 20);
+    const p = new ThreadedPageProcessor(FILES, 'crawl', out, 1 << 20);
     await p.work(job(1));
     const pending = p.work(job(2));
     // Simulate a crash of the thread.

@@ -213,3 +213,48 @@ describe('FileSink: no silent overwrite', () => {
     await rm(out, { recursive: true, force: true });
   });
 });
+
+describe('FileSink.storeSync (the body-writer thread)', () => {
+  /** Every file under `dir`, relative path → contents. */
+  async function tree(dir: string): Promise<Record<string, string>> {
+    const files: Record<string, string> = {};
+    for (const e of await readdir(dir, { recursive: true, withFileTypes: true })) {
+      if (!e.isFile()) continue;
+      const full = path.join(e.parentPath, e.name);
+      files[path.relative(dir, full)] = (await readFile(full)).toString();
+    }
+    return files;
+  }
+
+  it('gives the same paths, files and conflicts as write(), and leaves no .part files', async () => {
+    const steps: Array<[string, string]> = [
+      ['https://h.test/a', 'A'],
+      ['https://h.test/a/b', 'B'], // file-then-directory clash
+      ['https://h.test/x/y', 'Y'],
+      ['https://h.test/x', 'X'], // directory-then-file clash
+      ['http://h.test/a/', 'dir a'],
+      ['http://h.test/a/index.html', 'index a'], // same name, other bytes
+      ['http://h.test/s/', 'same'],
+      ['http://h.test/s/index.html', 'same'], // same name, same bytes: shared
+      ['http://h.test/a/index.html', 'index a, v2'], // fetched again after a resume
+    ];
+    const other = await mkdtemp(path.join(os.tmpdir(), 'collector-sink-sync-'));
+    const asyncSink = new FileSink({ outDir: out });
+    const syncSink = new FileSink({ outDir: other });
+    const asyncPaths: string[] = [];
+    const syncPaths: string[] = [];
+    for (const [url, body] of steps) {
+      asyncPaths.push(await asyncSink.write(url, Buffer.from(body)));
+      syncPaths.push(syncSink.storeSync(url, Buffer.from(body)));
+    }
+    await asyncSink.close();
+    expect(syncPaths).toEqual(asyncPaths);
+    expect(syncPaths[1]).toBe(conflictPath('h.test', 'https://h.test/a/b'));
+    expect(syncPaths[7]).toBe(syncPaths[6]);
+    const files = await tree(other);
+    expect(files).toEqual(await tree(out));
+    expect(Object.keys(files).filter((f) => f.includes('.part-'))).toEqual([]);
+    expect(() => syncSink.storeSync('ftp://h.test/a', Buffer.from('x'))).toThrow();
+    await rm(other, { recursive: true, force: true });
+  });
+});
