@@ -83,7 +83,7 @@ const longOpts = {
 };
 for (const [k, v] of Object.entries(longOpts)) if (!(v > 0 && v <= 600)) usage(`${k} must be in (0, 600] s`);
 
-if (!existsSync(path.join(root, 'dist/cli/main.js'))) usage('dist/ is missing: run `npm run build` first');
+if (!existsSync(path.join(root, 'dist/bundle/main.js'))) usage('dist/ is missing: run `npm run build` first');
 
 function isCeiling(s) {
   return SCENARIOS.some((o) => o.ceiling === s.name && selected.has(o.name));

@@ -5,7 +5,7 @@
  * decoded body it keeps.
  *
  * With the thread, the crawler's event loop only moves bytes and runs the frontier: a page's
- * decompression, SHA-256, charset decoding and HTML tokenizing (about 60% of its CPU on the
+ * decompression, SHA-256, charset decoding and HTML tokenizing (about 40% of its CPU on the
  * PostgreSQL docs) run on the other core; files are written by a third, body-writer thread, so
  * file creation (50–1,100 µs on a slow disk) stalls neither. Messages are batched per event-loop
  * turn in both directions.
@@ -13,7 +13,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
-import type { StoreReply } from '../sinks/body-writer.js';
+import type { StoreReply } from './body-writer.js';
 import { FileSink } from '../sinks/file-sink.js';
 import type { Source } from '../sources/source.js';
 import { type PageDone, type PageJob, workPage } from './page-work.js';
@@ -21,7 +21,7 @@ import { type PageDone, type PageJob, workPage } from './page-work.js';
 /** The compiled thread entry points, next to this module in dist/. */
 export const PAGE_THREAD_FILES = {
   pageWorker: fileURLToPath(new URL('./page-worker.js', import.meta.url)),
-  bodyWriter: fileURLToPath(new URL('../sinks/body-writer.js', import.meta.url)),
+  bodyWriter: fileURLToPath(new URL('./body-writer.js', import.meta.url)),
 };
 
 /** Handles responses for the crawler (see the module comment). */
@@ -116,7 +116,7 @@ type Waiter<T> = { resolve: (v: T) => void; reject: (e: Error) => void };
 
 /**
  * {@link PageProcessor} running in worker threads: the page thread decodes, hashes and parses;
- * the body-writer thread (`src/sinks/body-writer.ts`, when bodies are stored) writes files with
+ * the body-writer thread (`src/runtime/body-writer.ts`, when bodies are stored) writes files with
  * blocking syscalls and answers stores directly.
  */
 export class ThreadedPageProcessor implements PageProcessor {

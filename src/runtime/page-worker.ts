@@ -1,11 +1,11 @@
 /**
  * Page-thread side of {@link ThreadedPageProcessor}: runs {@link workPage} on each response,
  * keeps the decoded bodies until the crawler says store or drop, and passes the ones to store to
- * the body-writer thread (`src/sinks/body-writer.ts`), which answers the crawler directly.
+ * the body-writer thread (`src/runtime/body-writer.ts`), which answers the crawler directly.
  * Messages are batched per event-loop turn.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import type { StoreRequest } from '../sinks/body-writer.js';
+import type { StoreRequest } from './body-writer.js';
 import type { PageReply, PageRequest, PageThreadData } from './page-processor.js';
 import { workPage } from './page-work.js';
 import { createSource } from './source-registry.js';

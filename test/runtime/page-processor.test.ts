@@ -15,7 +15,7 @@ import { CrawlSource } from '../../src/sources/crawl.js';
 // The thread runs the compiled worker (`npm test` builds dist/ first).
 const FILES = {
   pageWorker: path.resolve('dist/runtime/page-worker.js'),
-  bodyWriter: path.resolve('dist/sinks/body-writer.js'),
+  bodyWriter: path.resolve('dist/runtime/body-writer.js'),
 };
 const dirs: string[] = [];
 afterAll(() => {

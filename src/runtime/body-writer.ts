@@ -8,7 +8,7 @@
  * `'closed'` once every request before `'close'` is answered.
  */
 import { type MessagePort, parentPort, workerData } from 'node:worker_threads';
-import { FileSink } from './file-sink.js';
+import { FileSink } from '../sinks/file-sink.js';
 
 /** A body to store, from the page thread. */
 export interface StoreRequest {
