@@ -61,7 +61,7 @@ export function registerCrawl(program: Command): void {
     .description('crawl from seed URLs until the frontier is empty')
     .argument('[url...]', 'seed URLs (http/https); optional with --resume')
     .option('--out <dir>', 'output directory', './data')
-    .option('--processes <n>', 'worker processes (default: CPU count)', int('--processes', 1))
+    .option('--processes <n>', 'worker processes (default: CPU count / 2, at least 1)', int('--processes', 1))
     .addOption(
       new Option(
         '--partition <by>',

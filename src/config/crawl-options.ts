@@ -43,17 +43,34 @@ export const DEFAULT_USER_AGENT = 'collector/0.1 (+https://github.com/collector/
  * Crawl options. Durations accept `500`, `500ms`, `15s`, `5m`; sizes accept `10MB`, `2G`.
  * Every field has the default written beside it; `collector crawl --help` shows the same.
  */
+/**
+ * Default process count of `crawl`: one per two CPUs, at least one. A process keeps about two
+ * cores busy (its fetch loop and its page thread), so on a 2-core box a second process only adds
+ * start-up and JIT warm-up: measured 0.7× the pages/s of one (bench/RESULTS.md).
+ */
+export function defaultProcesses(cpus = availableParallelism()): number {
+  return Math.max(1, Math.floor(cpus / 2));
+}
+
+/**
+ * Whether `processes` workers on this machine get page threads by default: when each can have a
+ * second core (2 × processes ≤ CPUs). Otherwise pages are handled inline, on the fetch loop.
+ */
+export function pageThreadByDefault(processes: number, cpus = availableParallelism()): boolean {
+  return 2 * processes <= cpus;
+}
+
 export const CrawlOptionsSchema = z.object({
   /** Seed URLs (absolute http/https); may be empty when resuming. */
   seeds: z.array(z.string()).default([]),
   /** Output directory (DESIGN §4 layout). Default `./data`. */
   out: z.string().default('./data'),
-  /** Worker processes. Default: the CPU count. */
+  /** Worker processes. Default: half the CPU count (at least 1), see {@link defaultProcesses}. */
   processes: z
     .number()
     .int()
     .positive()
-    .default(() => availableParallelism()),
+    .default(() => defaultProcesses()),
   /**
    * How URLs are split among processes: `host` (hash of the host: each host's politeness lives
    * in one process) or `url` (hash of the URL, for one big site: each of N processes keeps
@@ -120,7 +137,7 @@ export const CrawlOptionsSchema = z.object({
    * Decode, hash, parse and store responses in a page thread, off the fetch loop (a second core
    * per process; ~10 MB more RSS). Default true; a plan with more processes than CPUs turns it off.
    */
-  pageThread: z.boolean().default(true),
+  pageThread: z.boolean().default(() => pageThreadByDefault(1)),
   /** URLs longer than this are skipped as traps. Default 2048. */
   maxUrlLength: z.number().int().positive().default(2048),
   /** A path segment sequence repeated more than this is a trap (`/a/b/a/b/a/b/a/b`). Default 3. */

@@ -4,8 +4,12 @@
  * TTY; SIGINT/SIGTERM stop gracefully (a second signal abandons in-flight requests at once;
  * state stays consistent either way).
  */
-import { availableParallelism } from 'node:os';
-import { type CrawlOptions, type CrawlOptionsInput, parseCrawlOptions } from '../config/crawl-options.js';
+import {
+  type CrawlOptions,
+  type CrawlOptionsInput,
+  pageThreadByDefault,
+  parseCrawlOptions,
+} from '../config/crawl-options.js';
 import { UsageError } from '../config/usage-error.js';
 import { canonicalize, hostKey } from '../url/canonicalize.js';
 import { openWorkerLog } from './logger.js';
@@ -131,7 +135,7 @@ export function crawlWorkerSpecs(
     ...input,
     seeds,
     processes: 1,
-    pageThread: input.pageThread ?? n <= availableParallelism(),
+    pageThread: input.pageThread ?? pageThreadByDefault(n),
   };
   if (partition === 'url') splitPoliteness(perWorker, n, opts.delay, opts.hostConcurrency);
   if (opts.maxPages !== undefined) perWorker.maxPages = Math.ceil(opts.maxPages / n);

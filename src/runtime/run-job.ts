@@ -4,10 +4,9 @@
  * continues where the last run stopped.
  */
 import fs from 'node:fs/promises';
-import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import type { Config } from '../config/config-file.js';
-import type { CrawlOptionsInput } from '../config/crawl-options.js';
+import { type CrawlOptionsInput, pageThreadByDefault } from '../config/crawl-options.js';
 import { UsageError } from '../config/usage-error.js';
 import { hostKey } from '../url/canonicalize.js';
 import { canonicalSeeds } from './crawl-job.js';
@@ -66,8 +65,8 @@ export function runWorkerSpecs(config: Config, raw: Array<Record<string, unknown
     const n = w.processes;
     const partition = w.partition ?? (new Set(seeds.map(hostKey)).size <= 1 ? 'url' : 'host');
     const options = { ...rest, seeds, out: config.data, resume: true, quiet: true } as CrawlOptionsInput;
-    // More processes than CPUs: a page thread per process costs more memory than it saves time.
-    options.pageThread ??= totalProcesses <= availableParallelism();
+    // Without a second core per process, a page thread costs memory and saves no time.
+    options.pageThread ??= pageThreadByDefault(totalProcesses);
     if (partition === 'url') splitPoliteness(options, n, w.delay, w.hostConcurrency);
     for (let i = 0; i < n; i++) {
       specs.push({

@@ -3,6 +3,8 @@ import { describe, expect, it } from 'vitest';
 import {
   type CrawlOptionsInput,
   DEFAULT_USER_AGENT,
+  defaultProcesses,
+  pageThreadByDefault,
   parseCrawlOptions,
 } from '../../src/config/crawl-options.js';
 
@@ -24,7 +26,8 @@ describe('parseCrawlOptions: defaults', () => {
     expect(o).toMatchObject({
       seeds: SEED,
       out: './data',
-      processes: availableParallelism(),
+      processes: Math.max(1, Math.floor(availableParallelism() / 2)),
+      pageThread: availableParallelism() >= 2,
       memoryLimitFraction: 0.8,
       delay: 500,
       jitter: 0.5,
@@ -54,6 +57,15 @@ describe('parseCrawlOptions: defaults', () => {
     expect(o.maxPages).toBeUndefined();
     expect(o.maxDepth).toBeUndefined();
     expect(o.proxy).toBeUndefined();
+  });
+
+  it('defaults to one process per two CPUs, each with a page thread when it has a second core', () => {
+    expect([1, 2, 3, 4, 8, 64].map((cpus) => defaultProcesses(cpus))).toEqual([1, 1, 1, 2, 4, 32]);
+    expect(pageThreadByDefault(1, 1)).toBe(false);
+    expect(pageThreadByDefault(1, 2)).toBe(true);
+    expect(pageThreadByDefault(2, 2)).toBe(false);
+    expect(pageThreadByDefault(4, 8)).toBe(true);
+    expect(pageThreadByDefault(20, 2)).toBe(false);
   });
 
   it('the User-Agent product token is "collector"', () => {
