@@ -19,7 +19,7 @@ import type { Source } from '../sources/source.js';
 import { type PageDone, type PageJob, workPage } from './page-work.js';
 
 /** The compiled thread entry points, next to this module in dist/. */
-export const PAGE_THREAD_FILES = {
+export const PAGE_THREAD_FILES: PageThreadFiles = {
   pageWorker: fileURLToPath(new URL('./page-worker.js', import.meta.url)),
   bodyWriter: fileURLToPath(new URL('./body-writer.js', import.meta.url)),
 };
@@ -114,113 +114,240 @@ export interface PageThreadData {
 
 type Waiter<T> = { resolve: (v: T) => void; reject: (e: Error) => void };
 
+/** The compiled thread entry points. */
+export interface PageThreadFiles {
+  pageWorker: string;
+  bodyWriter: string;
+}
+
+/** What {@link PageThreads} tells its owner. */
+interface PageThreadEvents {
+  reply(m: PageReply): void;
+  stored(m: StoreReply): void;
+  /** The page thread ended without being asked to. */
+  pageLost(e: Error): void;
+  /** The writer ended without being asked to. */
+  writerLost(e: Error): void;
+}
+
+/** One page thread and its body-writer thread, from start to end. */
+class PageThreads {
+  private readonly page: Worker;
+  private readonly writer: Worker | null = null;
+  private readonly exited = new WeakSet<Worker>();
+  private ending: Promise<void> | null = null;
+
+  constructor(
+    files: PageThreadFiles,
+    source: string,
+    outDir: string | null,
+    maxBytes: number,
+    on: PageThreadEvents,
+  ) {
+    const data: PageThreadData = { source };
+    const transferList: MessagePort[] = [];
+    if (outDir !== null) {
+      const { port1, port2 } = new MessageChannel();
+      const writer = new Worker(files.bodyWriter, {
+        workerData: { outDir, port: port2 },
+        transferList: [port2],
+        // Bodies are transferred, outside its heap: a small heap is enough.
+        resourceLimits: { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 32 },
+      });
+      writer.on('message', (msgs: StoreReply[] | 'closed') => {
+        if (msgs !== 'closed') for (const m of msgs) on.stored(m);
+      });
+      writer.on('error', (e) => on.writerLost(e));
+      writer.on('exit', (code) => {
+        this.exited.add(writer);
+        // It also ends by itself when the page thread is gone (its request port closes).
+        if (this.ending === null) on.writerLost(new Error(`body-writer thread exited with code ${code}`));
+      });
+      this.writer = writer;
+      data.writer = port1;
+      transferList.push(port1);
+    }
+    // A page is decoded to a string (up to 2 bytes per byte) and tokenized: a few times maxBytes.
+    const heapMb = Math.max(64, Math.ceil((maxBytes * 6) / (1024 * 1024)));
+    const page = new Worker(files.pageWorker, {
+      workerData: data,
+      transferList,
+      resourceLimits: { maxYoungGenerationSizeMb: 16, maxOldGenerationSizeMb: heapMb },
+    });
+    page.on('message', (msgs: PageReply[] | 'closed') => {
+      if (msgs !== 'closed') for (const m of msgs) on.reply(m);
+    });
+    page.on('error', (e) => {
+      if (this.ending === null) on.pageLost(e);
+    });
+    page.on('exit', (code) => {
+      this.exited.add(page);
+      if (this.ending === null) on.pageLost(new Error(`page thread exited with code ${code}`));
+    });
+    this.page = page;
+  }
+
+  /**
+   * Whether the threads keep the process alive: yes while they owe answers (the crawler may be
+   * waiting for nothing else), no when idle (the crawler decides when it is done).
+   */
+  keepAlive(yes: boolean): void {
+    for (const w of [this.page, this.writer]) {
+      if (yes) w?.ref();
+      else w?.unref();
+    }
+  }
+
+  post(batch: PageRequest[], transfer: ArrayBuffer[]): void {
+    if (this.ending === null && !this.exited.has(this.page)) this.page.postMessage(batch, transfer);
+  }
+
+  /**
+   * End both threads. Gracefully: the page thread passes its last stores and `'close'` to the
+   * writer (one ordered channel), so the writer's `'closed'` comes after every store.
+   */
+  end(): Promise<void> {
+    if (this.ending) return this.ending;
+    // Ending is awaited: the threads must keep the process alive until they are gone.
+    this.keepAlive(true);
+    const ended = (w: Worker): Promise<void> =>
+      new Promise<void>((resolve) => {
+        if (this.exited.has(w)) {
+          resolve();
+          return;
+        }
+        w.on('message', (m: unknown) => {
+          if (m === 'closed') void w.terminate().then(() => resolve());
+        });
+        w.once('exit', () => resolve());
+      });
+    const all = Promise.all([ended(this.page), this.writer ? ended(this.writer) : undefined]);
+    if (this.exited.has(this.page)) void this.writer?.terminate();
+    else this.page.postMessage('close');
+    this.ending = all.then(() => {});
+    return this.ending;
+  }
+}
+
 /**
  * {@link PageProcessor} running in worker threads: the page thread decodes, hashes and parses;
  * the body-writer thread (`src/runtime/body-writer.ts`, when bodies are stored) writes files with
  * blocking syscalls and answers stores directly.
+ *
+ * The threads start with the first page (a worker that is only waiting costs no thread memory)
+ * and end after `idleMs` with nothing to do (between the rounds of a `run`). A thread that dies
+ * fails the pages it held; the next page starts new threads.
  */
 export class ThreadedPageProcessor implements PageProcessor {
-  private readonly worker: Worker;
-  private readonly writer: Worker | null = null;
+  private threads: PageThreads | null = null;
   private readonly working = new Map<number, Waiter<PageDone>>();
   private readonly storing = new Map<number, Waiter<string>>();
+  /** Ids whose decoded body the page thread keeps (until store or drop). */
+  private readonly held = new Set<number>();
   private batch: PageRequest[] = [];
   private transfer: ArrayBuffer[] = [];
-  private dead: Error | null = null;
-  private readonly exited = new WeakSet<Worker>();
+  private idleTimer: NodeJS.Timeout | null = null;
+  private readonly ending = new Set<Promise<void>>();
   private closing: Promise<void> | null = null;
   private readonly postBatch = (): void => {
     const batch = this.batch;
     const transfer = this.transfer;
     this.batch = [];
     this.transfer = [];
-    if (batch.length > 0 && this.dead === null) this.worker.postMessage(batch, transfer);
+    if (batch.length > 0) this.threads?.post(batch, transfer);
+    this.idleCheck();
+  };
+  private readonly events: PageThreadEvents = {
+    reply: (m) => {
+      if (m.op === 'done') {
+        const w = this.working.get(m.done.id);
+        this.working.delete(m.done.id);
+        if (m.done.error === undefined) this.held.add(m.done.id);
+        w?.resolve(m.done);
+      } else this.events.stored(m);
+      this.idleCheck();
+    },
+    stored: (m) => {
+      const w = this.storing.get(m.id);
+      this.storing.delete(m.id);
+      if ('file' in m) w?.resolve(m.file);
+      else w?.reject(new Error(m.error));
+      this.idleCheck();
+    },
+    pageLost: (e) => {
+      // Whatever it held is gone: fail it, and let the next page start new threads.
+      for (const w of this.working.values()) w.reject(e);
+      for (const w of this.storing.values()) w.reject(e);
+      this.working.clear();
+      this.storing.clear();
+      this.held.clear();
+      this.retire();
+    },
+    writerLost: (e) => {
+      for (const w of this.storing.values()) w.reject(e);
+      this.storing.clear();
+    },
   };
 
   /**
-   * @param files the compiled `page-worker.js`, and `body-writer.js` (used when `outDir` is set).
+   * @param files the compiled `page-worker.js` and `body-writer.js` (the latter used when
+   *   `outDir` is set).
    * @param source registered name of the source run in the page thread.
    * @param outDir `<out>` when bodies are stored, else null.
    * @param maxBytes largest decoded body, bytes: the page thread's heap cap is sized from it.
+   * @param idleMs end the threads after this long with no page, store or kept body (ms).
    */
   constructor(
-    files: { pageWorker: string; bodyWriter: string },
-    source: string,
-    outDir: string | null,
-    maxBytes: number,
-  ) {
-    const data: PageThreadData = { source };
-    const transferList: MessagePort[] = [];
-    if (outDir !== null) {
-      const { port1, port2 } = new MessageChannel();
-      this.writer = new Worker(files.bodyWriter, {
-        workerData: { outDir, port: port2 },
-        transferList: [port2],
-        // Bodies are transferred, outside its heap: a small heap is enough.
-        resourceLimits: { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 32 },
-      });
-      this.writer.unref();
-      this.writer.on('message', (msgs: StoreReply[] | 'closed') => {
-        if (msgs !== 'closed') for (const m of msgs) this.stored(m);
-      });
-      data.writer = port1;
-      transferList.push(port1);
-    }
-    // A page is decoded to a string (up to 2 bytes per byte) and tokenized: a few times maxBytes.
-    const heapMb = Math.max(64, Math.ceil((maxBytes * 6) / (1024 * 1024)));
-    this.worker = new Worker(files.pageWorker, {
-      workerData: data,
-      transferList,
-      resourceLimits: { maxYoungGenerationSizeMb: 16, maxOldGenerationSizeMb: heapMb },
-    });
-    this.worker.unref();
-    this.worker.on('message', (msgs: PageReply[] | 'closed') => {
-      if (msgs === 'closed') return;
-      for (const m of msgs) {
-        if (m.op === 'done') {
-          const w = this.working.get(m.done.id);
-          this.working.delete(m.done.id);
-          w?.resolve(m.done);
-        } else this.stored(m);
-      }
-    });
-    const fail = (e: Error): void => {
-      if (this.dead === null) this.dead = e;
-      for (const w of this.working.values()) w.reject(this.dead);
-      for (const w of this.storing.values()) w.reject(this.dead);
-      this.working.clear();
-      this.storing.clear();
-    };
-    // (The writer also ends by itself once the page thread is gone: its request port closes.)
-    for (const w of [this.worker, this.writer]) w?.once('exit', () => this.exited.add(w));
-    this.worker.on('error', fail);
-    this.worker.on('exit', (code) => fail(new Error(`page thread exited with code ${code}`)));
-    this.writer?.on('error', (e) => this.failStores(e));
-    this.writer?.on('exit', (code) =>
-      this.failStores(new Error(`body-writer thread exited with code ${code}`)),
-    );
-  }
+    private readonly files: PageThreadFiles,
+    private readonly source: string,
+    private readonly outDir: string | null,
+    private readonly maxBytes: number,
+    private readonly idleMs = 10_000,
+  ) {}
 
-  private stored(m: StoreReply): void {
-    const w = this.storing.get(m.id);
-    this.storing.delete(m.id);
-    if ('file' in m) w?.resolve(m.file);
-    else w?.reject(new Error(m.error));
-  }
-
-  private failStores(e: Error): void {
-    for (const w of this.storing.values()) w.reject(e);
-    this.storing.clear();
+  /** Whether threads are running (tests; the memory of an idle worker). */
+  get running(): boolean {
+    return this.threads !== null;
   }
 
   private send(req: PageRequest, transfer?: ArrayBuffer): void {
+    if (this.idleTimer !== null) {
+      clearTimeout(this.idleTimer);
+      this.idleTimer = null;
+    }
+    this.threads ??= new PageThreads(this.files, this.source, this.outDir, this.maxBytes, this.events);
+    this.threads.keepAlive(true);
     this.batch.push(req);
     if (transfer) this.transfer.push(transfer);
     if (this.batch.length === 1) setImmediate(this.postBatch);
   }
 
+  /** Nothing in flight and nothing kept: end the threads after `idleMs` unless work comes. */
+  private idleCheck(): void {
+    if (this.working.size > 0 || this.storing.size > 0 || this.held.size > 0 || this.batch.length > 0) return;
+    if (this.idleTimer !== null || this.threads === null || this.closing) return;
+    this.threads.keepAlive(false);
+    this.idleTimer = setTimeout(() => {
+      this.idleTimer = null;
+      if (this.working.size === 0 && this.storing.size === 0 && this.held.size === 0) this.retire();
+    }, this.idleMs);
+    this.idleTimer.unref();
+  }
+
+  /** End the current threads (gracefully if they are alive); the next page starts new ones. */
+  private retire(): void {
+    const t = this.threads;
+    if (t === null) return;
+    this.threads = null;
+    this.batch = [];
+    this.transfer = [];
+    const p = t.end();
+    this.ending.add(p);
+    void p.then(() => this.ending.delete(p));
+  }
+
   work(job: PageJob): Promise<PageDone> {
-    if (this.dead) return Promise.reject(this.dead);
+    if (this.closing) return Promise.reject(new Error(`page processor is closed; cannot work on ${job.url}`));
     return new Promise<PageDone>((resolve, reject) => {
       this.working.set(job.id, { resolve, reject });
       // Copied into an ArrayBuffer of its own, then transferred: undici's chunks can be views of a
@@ -231,8 +358,8 @@ export class ThreadedPageProcessor implements PageProcessor {
   }
 
   store(id: number, url: string): Promise<string> {
-    if (this.dead) return Promise.reject(this.dead);
     if (this.closing) return Promise.reject(new Error(`page processor is closed; cannot store ${url}`));
+    if (!this.held.delete(id)) return Promise.reject(new Error(`no body kept for ${url}`));
     return new Promise<string>((resolve, reject) => {
       this.storing.set(id, { resolve, reject });
       this.send({ op: 'store', id, url });
@@ -240,37 +367,16 @@ export class ThreadedPageProcessor implements PageProcessor {
   }
 
   drop(id: number): void {
-    if (this.dead === null) this.send({ op: 'drop', id });
+    if (this.held.delete(id)) this.send({ op: 'drop', id });
   }
 
-  /**
-   * The page thread passes its last stores and `'close'` to the writer (one ordered channel),
-   * so the writer's `'closed'` comes after every store; then both threads end.
-   */
+  /** Let pending stores finish, then end the threads. */
   close(): Promise<void> {
     if (this.closing) return this.closing;
-    const ended = (w: Worker): Promise<void> =>
-      new Promise<void>((resolve) => {
-        if (this.exited.has(w)) {
-          resolve();
-          return;
-        }
-        const onClosed = (m: unknown): void => {
-          if (m !== 'closed') return;
-          w.off('message', onClosed);
-          void w.terminate().then(() => resolve());
-        };
-        w.on('message', onClosed);
-        w.once('exit', () => resolve());
-      });
-    const page = this.dead ? Promise.resolve() : ended(this.worker);
-    const writer = this.writer ? ended(this.writer) : Promise.resolve();
-    if (this.dead) void this.writer?.terminate();
-    else {
-      this.postBatch();
-      this.worker.postMessage('close');
-    }
-    this.closing = Promise.all([page, writer]).then(() => {});
+    if (this.idleTimer !== null) clearTimeout(this.idleTimer);
+    this.postBatch();
+    this.retire();
+    this.closing = Promise.all(this.ending).then(() => {});
     return this.closing;
   }
 }

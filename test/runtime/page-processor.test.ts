@@ -91,17 +91,43 @@ describe.each(kinds)('%s page processor', (_name, open) => {
   });
 });
 
-describe('page thread failure', () => {
-  it('rejects pending and later work when the thread dies', async () => {
+describe('page threads: failure and idle', () => {
+  it('fails what a dead thread held, then starts new threads for the next page', async () => {
     const out = fs.mkdtempSync(path.join(os.tmpdir(), 'collector-pages-'));
     dirs.push(out);
     const p = new ThreadedPageProcessor(FILES, 'crawl', out, 1 << 20);
     await p.work(job(1));
     const pending = p.work(job(2));
-    // Simulate a crash of the thread.
-    await (p as unknown as { worker: { terminate(): Promise<number> } }).worker.terminate();
+    // Simulate a crash of the page thread.
+    const threads = (p as unknown as { threads: { page: { terminate(): Promise<number> } } }).threads;
+    await threads.page.terminate();
     await expect(pending).rejects.toThrow(/page thread exited/);
-    await expect(p.work(job(3))).rejects.toThrow(/page thread exited/);
+    // The body kept for job 1 went with it.
+    await expect(p.store(1, 'http://127.0.0.1/a/')).rejects.toThrow(/no body kept/);
+    const again = await p.work(job(3));
+    expect(again.result?.title).toBe('Caf\u00e9 page');
+    expect(await p.store(3, 'http://127.0.0.1/a/')).toBe('files/127.0.0.1/a/index.html');
     await p.close();
+  });
+
+  it('starts threads with the first page and ends them when idle', async () => {
+    const out = fs.mkdtempSync(path.join(os.tmpdir(), 'collector-pages-'));
+    dirs.push(out);
+    const p = new ThreadedPageProcessor(FILES, 'crawl', out, 1 << 20, 100);
+    expect(p.running).toBe(false);
+    await p.work(job(1));
+    expect(p.running).toBe(true);
+    // A kept body keeps them alive.
+    await new Promise((r) => setTimeout(r, 250));
+    expect(p.running).toBe(true);
+    p.drop(1);
+    await new Promise((r) => setTimeout(r, 400));
+    expect(p.running).toBe(false);
+    const done = await p.work(job(2));
+    expect(p.running).toBe(true);
+    expect(done.bytes).toBe(HTML.length);
+    expect(await p.store(2, 'http://127.0.0.1/a/')).toBe('files/127.0.0.1/a/index.html');
+    await p.close();
+    expect(p.running).toBe(false);
   });
 });
