@@ -35,6 +35,10 @@ await build({
   platform: 'node',
   target: 'node20',
   sourcemap: 'linked',
+  // Names are kept (readable stack traces); whitespace and syntax are minified: V8 keeps each
+  // loaded file's source in memory (4.7 MB → 1.7 MB of an idle worker's heap).
+  minifyWhitespace: true,
+  minifySyntax: true,
   logLevel: 'warning',
   // CommonJS dependencies call require(): give each output file one, as Node's ESM has none.
   banner: {
