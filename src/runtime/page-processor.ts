@@ -123,6 +123,8 @@ export interface PageThreadFiles {
 /** What {@link PageThreads} tells its owner. */
 interface PageThreadEvents {
   reply(m: PageReply): void;
+  /** The page thread has loaded its modules and takes pages. */
+  ready(): void;
   stored(m: StoreReply): void;
   /** The page thread ended without being asked to. */
   pageLost(e: Error): void;
@@ -174,8 +176,9 @@ class PageThreads {
       transferList,
       resourceLimits: { maxYoungGenerationSizeMb: 16, maxOldGenerationSizeMb: heapMb },
     });
-    page.on('message', (msgs: PageReply[] | 'closed') => {
-      if (msgs !== 'closed') for (const m of msgs) on.reply(m);
+    page.on('message', (msgs: PageReply[] | 'closed' | 'ready') => {
+      if (msgs === 'ready') on.ready();
+      else if (msgs !== 'closed') for (const m of msgs) on.reply(m);
     });
     page.on('error', (e) => {
       if (this.ending === null) on.pageLost(e);
@@ -240,6 +243,9 @@ class PageThreads {
  */
 export class ThreadedPageProcessor implements PageProcessor {
   private threads: PageThreads | null = null;
+  /** Whether the current page thread said it is ready (its modules are loaded). */
+  private threadReady = false;
+  private readonly readyWaiters: Array<() => void> = [];
   private readonly working = new Map<number, Waiter<PageDone>>();
   private readonly storing = new Map<number, Waiter<string>>();
   /** Ids whose decoded body the page thread keeps (until store or drop). */
@@ -258,6 +264,10 @@ export class ThreadedPageProcessor implements PageProcessor {
     this.idleCheck();
   };
   private readonly events: PageThreadEvents = {
+    ready: () => {
+      this.threadReady = true;
+      for (const w of this.readyWaiters.splice(0)) w();
+    },
     reply: (m) => {
       if (m.op === 'done') {
         const w = this.working.get(m.done.id);
@@ -310,13 +320,30 @@ export class ThreadedPageProcessor implements PageProcessor {
     return this.threads !== null;
   }
 
-  private send(req: PageRequest, transfer?: ArrayBuffer): void {
+  /** The current threads, started (or restarted) on demand; cancels a pending idle end. */
+  private ensureThreads(): PageThreads {
     if (this.idleTimer !== null) {
       clearTimeout(this.idleTimer);
       this.idleTimer = null;
     }
-    this.threads ??= new PageThreads(this.files, this.source, this.outDir, this.maxBytes, this.events);
+    if (this.threads === null) {
+      this.threadReady = false;
+      this.threads = new PageThreads(this.files, this.source, this.outDir, this.maxBytes, this.events);
+    }
     this.threads.keepAlive(true);
+    return this.threads;
+  }
+
+  /** Start the threads now (they otherwise start with the first page); resolves once ready. */
+  whenReady(): Promise<void> {
+    this.ensureThreads();
+    this.idleCheck();
+    if (this.threadReady) return Promise.resolve();
+    return new Promise((resolve) => this.readyWaiters.push(resolve));
+  }
+
+  private send(req: PageRequest, transfer?: ArrayBuffer): void {
+    this.ensureThreads();
     this.batch.push(req);
     if (transfer) this.transfer.push(transfer);
     if (this.batch.length === 1) setImmediate(this.postBatch);
@@ -339,6 +366,7 @@ export class ThreadedPageProcessor implements PageProcessor {
     const t = this.threads;
     if (t === null) return;
     this.threads = null;
+    this.threadReady = false;
     this.batch = [];
     this.transfer = [];
     const p = t.end();

@@ -74,3 +74,6 @@ port.on('message', (msg: PageRequest[] | 'close') => {
   flushStores();
   flushReplies();
 });
+
+// Modules are loaded and the source is made: pages sent from now on are handled here.
+port.postMessage('ready');

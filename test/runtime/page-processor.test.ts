@@ -43,16 +43,28 @@ function job(id: number, over: Partial<PageJob> = {}): PageJob {
   };
 }
 
-const kinds: Array<[string, (out: string) => PageProcessor]> = [
+const kinds: Array<[string, (out: string) => PageProcessor | Promise<PageProcessor>]> = [
   ['inline', (out) => new InlinePageProcessor(new CrawlSource(), { outDir: out, storeBodies: true })],
-  ['page thread', (out) => new ThreadedPageProcessor(FILES, 'crawl', out, 1 << 20)],
+  [
+    'page thread',
+    async (out) => {
+      const p = new ThreadedPageProcessor(FILES, 'crawl', out, 1 << 20);
+      await p.whenReady();
+      return p;
+    },
+  ],
+  [
+    // Pages that come while the page thread starts are handled on the caller's thread.
+    'page thread, while starting',
+    (out) => new ThreadedPageProcessor(FILES, 'crawl', out, 1 << 20),
+  ],
 ];
 
 describe.each(kinds)('%s page processor', (_name, open) => {
   it('decodes, hashes, extracts, then stores or drops the kept body', async () => {
     const out = fs.mkdtempSync(path.join(os.tmpdir(), 'collector-pages-'));
     dirs.push(out);
-    const p = open(out);
+    const p = await open(out);
     const [a, b] = await Promise.all([p.work(job(1)), p.work(job(2, { url: 'http://127.0.0.1/other' }))]);
     expect(a.bytes).toBe(HTML.length);
     expect(a.sha256).toBe(createHash('sha256').update(HTML).digest('hex'));
@@ -71,7 +83,7 @@ describe.each(kinds)('%s page processor', (_name, open) => {
   it('reports decompression failures and does not parse unknown encodings', async () => {
     const out = fs.mkdtempSync(path.join(os.tmpdir(), 'collector-pages-'));
     dirs.push(out);
-    const p = open(out);
+    const p = await open(out);
     const bomb = zlib.gzipSync(Buffer.alloc(4096, 0x20));
     const corrupt = Buffer.from(zlib.gzipSync(HTML).subarray(0, 20));
     const [big, bad, odd, notFor] = await Promise.all([
@@ -96,6 +108,7 @@ describe('page threads: failure and idle', () => {
     const out = fs.mkdtempSync(path.join(os.tmpdir(), 'collector-pages-'));
     dirs.push(out);
     const p = new ThreadedPageProcessor(FILES, 'crawl', out, 1 << 20);
+    await p.whenReady();
     await p.work(job(1));
     const pending = p.work(job(2));
     // Simulate a crash of the page thread.
