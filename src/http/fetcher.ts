@@ -4,7 +4,8 @@
  * typed errors. Redirects are not followed here: the caller checks each hop (scope, robots,
  * seen-set) and calls again.
  */
-import { Agent, type Dispatcher, EnvHttpProxyAgent, ProxyAgent } from 'undici';
+import type { Dispatcher } from 'undici';
+import { Agent, EnvHttpProxyAgent, ProxyAgent } from './dispatchers.js';
 import { DecodeError, decodeContent, TooLargeError } from './decompress.js';
 import { classifyError, FetchError } from './fetch-error.js';
 
