@@ -116,10 +116,15 @@ export class Fetcher {
    *   {@link abortAll}); the whole-request timeout (`timeoutMs`) is applied here.
    * @param decode remove the Content-Encoding here (default); false returns the body as received
    *   (`encoded: true`) for a page thread to decode with {@link decodeContent} under the same limit.
+   * @param maxBytes body limit for this request, bytes (default: the fetcher's `maxBytes`).
    * @throws FetchError kind timeout | too-large | network | decode, carrying the URL.
    */
-  fetchHop(url: string, signal?: AbortSignal, decode = true): Promise<HopResponse> {
-    const maxBytes = this.opts.maxBytes;
+  fetchHop(
+    url: string,
+    signal?: AbortSignal,
+    decode = true,
+    maxBytes = this.opts.maxBytes,
+  ): Promise<HopResponse> {
     const timeoutMs = this.opts.timeoutMs;
     return new Promise<HopResponse>((resolve, reject) => {
       let target: URL;

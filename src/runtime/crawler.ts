@@ -31,6 +31,9 @@ import { hash32 } from '../url/fingerprint.js';
 import { Scope, type ScopeVerdict } from '../url/scope.js';
 import { openPageProcessor, type PageProcessor } from './page-processor.js';
 
+/** Smallest body limit for robots.txt (RFC 9309 §2.5: a parsing limit of at least 500 KiB). */
+const ROBOTS_MIN_PARSE_BYTES = 512 * 1024;
+
 /** Largest number of redirect hops followed for one URL. */
 export const MAX_REDIRECTS = 10;
 
@@ -206,7 +209,9 @@ export class Crawler {
           // an unavailable robots.txt is fetched again when the URLs it blocked are retried
           errorRetryMs: Math.min(ROBOTS_DEFAULTS.errorRetryMs, opts.maxRetryAfter),
           fetch: async (url) => {
-            const r = await this.fetcher.fetchHop(url, this.stopController.signal);
+            // RFC 9309 §2.5: parse at least 500 KiB of a robots.txt, whatever --max-bytes says.
+            const limit = Math.max(this.opts.maxBytes, ROBOTS_MIN_PARSE_BYTES);
+            const r = await this.fetcher.fetchHop(url, this.stopController.signal, true, limit);
             return { status: r.status, location: r.location, body: r.body.toString('utf8') };
           },
         })

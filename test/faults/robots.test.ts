@@ -113,6 +113,20 @@ describe.concurrent('robots.txt (kind 9)', () => {
     }
   });
 
+  it('a robots.txt larger than --max-bytes is still read (RFC 9309: at least 500 KiB are parsed)', async () => {
+    // 100 KB of comments, then the rule: over the faults' --max-bytes of 64 KiB.
+    const robots = `${'# padding\n'.repeat(10_000)}User-agent: *\nDisallow: /b.html\n`;
+    const s = await site(text(robots));
+    try {
+      const crawl = await crawlFaults(`${s.origin}/`);
+      expect(crawl.result.code).toBe(0);
+      expect(statusOf(crawl.items)).toEqual({ '/': '200', '/a.html': '200', '/b.html': 'robots-disallowed' });
+      expect(s.hits('/robots.txt')).toBe(1);
+    } finally {
+      await s.close();
+    }
+  });
+
   it('our group is chosen over *, the longest match wins, * and $ wildcards work', async () => {
     const robots = [
       'User-agent: *',

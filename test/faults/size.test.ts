@@ -19,6 +19,7 @@ describe('size limit (kind 4)', () => {
     expectFaultItems(site, crawl);
     const msg = (p: string) => crawl.items.find((i) => i.url.endsWith(p))!.error.message;
     expect(msg('/s/content-length.bin')).toBe('Content-Length 262144 exceeds 65536 bytes');
+    expect(msg('/s/content-length-small.bin')).toBe('Content-Length 66536 exceeds 65536 bytes');
     expect(msg('/s/chunked.html')).toBe('body exceeds 65536 bytes');
     expect(msg('/s/bomb.html')).toBe('body larger than 65536 bytes after decompression');
   });
