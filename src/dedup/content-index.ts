@@ -227,6 +227,40 @@ export class ContentIndex {
   }
 
   /**
+   * Forget a key claimed with {@link claim} whose body could not be stored, so that a later copy
+   * of the body is stored as the original instead of pointing at a URL with no file. Removal
+   * keeps the linear-probing invariant (backward-shift deletion, Knuth 6.4 Algorithm R).
+   */
+  release(key: ContentKey): void {
+    const hi = key.hi >>> 0;
+    const lo = key.lo >>> 0;
+    const s = this.slots;
+    const cap = this.cap;
+    let i = this.slotOf(hi, lo);
+    if (s[i * 3 + 2] === 0) return;
+    this.pending.delete(pendingKey(key));
+    let j = i;
+    for (;;) {
+      s[i * 3 + 2] = 0;
+      for (;;) {
+        j = j + 1 === cap ? 0 : j + 1;
+        if (s[j * 3 + 2] === 0) {
+          this.count--;
+          return;
+        }
+        const home = ((s[j * 3 + 1] ^ Math.imul(s[j * 3], 0x9e3779b1)) >>> 0) % cap;
+        // The entry at j may fill the hole at i unless its home lies cyclically in (i, j].
+        const between = i <= j ? home > i && home <= j : home > i || home <= j;
+        if (!between) break;
+      }
+      s[i * 3] = s[j * 3];
+      s[i * 3 + 1] = s[j * 3 + 1];
+      s[i * 3 + 2] = s[j * 3 + 2];
+      i = j;
+    }
+  }
+
+  /**
    * Add a key whose original is line `ordinal` (rebuilding the index on resume).
    * @returns false (and keeps the first original) when the key is already in the index.
    * @throws RangeError when `ordinal` is not an integer in 0..MAX_ORDINAL.

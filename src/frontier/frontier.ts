@@ -186,12 +186,19 @@ export class Frontier {
   /**
    * Put a failed entry back to be tried again no earlier than `delayMs` from now; the whole
    * host waits (a failing host is not hammered by its other URLs).
+   *
+   * @param released the entry's slot was already given back with {@link done} (its response had
+   *   arrived; what failed came after), so it is not counted out again.
+   * @param counts whether this try counts as an attempt (false: the failure was ours, not the
+   *   server's, and the URL keeps its retries).
    */
-  retry(entry: FrontierEntry, delayMs: number): void {
+  retry(entry: FrontierEntry, delayMs: number, released = false, counts = true): void {
     const slot = this.slot(entry.host);
-    slot.inFlight--;
-    this.inFlightCount--;
-    entry.attempt++;
+    if (!released) {
+      slot.inFlight--;
+      this.inFlightCount--;
+    }
+    if (counts) entry.attempt++;
     slot.retries.push(entry);
     slot.queued++;
     this.queuedCount++;

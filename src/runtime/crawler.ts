@@ -29,7 +29,8 @@ import type { Source } from '../sources/source.js';
 import { canonicalize, hostKey } from '../url/canonicalize.js';
 import { hash32 } from '../url/fingerprint.js';
 import { Scope, type ScopeVerdict } from '../url/scope.js';
-import { openPageProcessor, type PageProcessor } from './page-processor.js';
+import { openPageProcessor, type PageProcessor, PageThreadLost } from './page-processor.js';
+import type { PageDone } from './page-work.js';
 
 /** Smallest body limit for robots.txt (RFC 9309 §2.5: a parsing limit of at least 500 KiB). */
 const ROBOTS_MIN_PARSE_BYTES = 512 * 1024;
@@ -112,7 +113,9 @@ export function ownerOf(url: string, count: number, by: 'host' | 'url'): number 
 
 type Outcome =
   /** `bodyId`: a decoded body the page processor keeps for this item (stored or dropped in finish). */
-  { kind: 'item'; item: Item; bodyId?: number; links?: string[] } | { kind: 'retry'; delayMs: number };
+  | { kind: 'item'; item: Item; bodyId?: number; links?: string[] }
+  /** `free`: the try does not count against `--retries` (the failure was ours, not the server's). */
+  | { kind: 'retry'; delayMs: number; free?: boolean };
 
 /**
  * Content-index work left for an item between `final()` and `writeItem()`: an original commits
@@ -526,7 +529,7 @@ export class Crawler {
     }
     if (outcome.kind === 'retry') {
       this.stats.retries++;
-      this.frontier.retry(entry, outcome.delayMs);
+      this.frontier.retry(entry, outcome.delayMs, this.released.delete(entry), !outcome.free);
       return;
     }
     this.lastFailure.delete(entry.url);
@@ -536,7 +539,7 @@ export class Crawler {
     this.settle(entry, answered);
     const { item, bodyId, links } = outcome;
     if (links) this.follow(links, entry.depth + 1);
-    await this.finish(item, bodyId);
+    await this.finish(entry, item, bodyId);
   }
 
   /** Give the entry's host slot back, unless final() already did. */
@@ -749,19 +752,30 @@ export class Crawler {
     this.wakeUp();
     const id = this.nextPageId++;
     const ok = res.status >= 200 && res.status < 300;
-    const done = await this.pages.work({
-      id,
-      url: entry.url,
-      finalUrl,
-      status: res.status,
-      contentType: res.contentType,
-      contentEncoding: res.encoded ? res.contentEncoding : null,
-      headers: res.headers,
-      depth: entry.depth,
-      maxBytes: this.opts.maxBytes,
-      extract: ok,
-      body: res.body,
-    });
+    let done: PageDone;
+    try {
+      done = await this.pages.work({
+        id,
+        url: entry.url,
+        finalUrl,
+        status: res.status,
+        contentType: res.contentType,
+        contentEncoding: res.encoded ? res.contentEncoding : null,
+        headers: res.headers,
+        depth: entry.depth,
+        maxBytes: this.opts.maxBytes,
+        extract: ok,
+        body: res.body,
+      });
+    } catch (e) {
+      // The page thread died (out of memory on some page): the response is lost with it; fetch
+      // this URL again rather than record a failure that was not the server's. A page that was
+      // only waiting in the thread's queue does not use up a try.
+      if (e instanceof PageThreadLost && e.innocent) return { kind: 'retry', delayMs: 0, free: true };
+      const message = `page thread failed: ${(e as Error).message}`;
+      this.deps.log.warn({ url: entry.url, err: (e as Error).message }, 'page thread failed');
+      return this.failure(entry, finalUrl, 'decode', message, res.status, true, null, res);
+    }
     if (done.error) {
       return this.failure(entry, finalUrl, done.error.kind, done.error.message, res.status, false, null);
     }
@@ -881,7 +895,7 @@ export class Crawler {
    * whose original is known only by its line first reads the original's URL back.
    * @returns that read-back when there is one (the caller awaits it), else undefined.
    */
-  private finish(item: Item, bodyId: number | undefined): Promise<void> | undefined {
+  private finish(entry: FrontierEntry, item: Item, bodyId: number | undefined): Promise<void> | undefined {
     const ticket = this.contentTickets.get(item);
     if (ticket?.kind === 'duplicate') {
       this.contentTickets.delete(item);
@@ -912,6 +926,7 @@ export class Crawler {
       return;
     }
     const size = item.bytes;
+    let refetch = false;
     this.pendingBytes += size;
     const w = this.pages
       .store(bodyId, item.finalUrl)
@@ -920,13 +935,30 @@ export class Crawler {
           item.file = file;
         },
         (e: Error) => {
+          // No file: a later copy of this body must be stored, not pointed here.
+          const ticket = this.contentTickets.get(item);
+          if (ticket?.kind === 'original') {
+            this.contentTickets.delete(item);
+            this.contentIndex.release(ticket.key);
+          }
+          if (e instanceof PageThreadLost && !this.stopping) {
+            // The body went with a dead page thread: fetch the URL again (no item yet; this one
+            // is written if the crawl ends before the new try, like any failure awaiting a retry).
+            item.data = { ...item.data, storeError: e.message };
+            this.lastFailure.set(entry.url, item);
+            this.stats.retries++;
+            this.frontier.retry(entry, 0, true, false);
+            refetch = true;
+            return;
+          }
           this.deps.log.error({ url: item.url, err: e.message }, 'storing body failed');
           item.data = { ...item.data, storeError: e.message };
+          this.stats.errors++;
         },
       )
       .then(() => {
         this.pendingBytes -= size;
-        this.writeItem(item);
+        if (!refetch) this.writeItem(item);
         this.writes.delete(w);
         this.wakeUp();
       });

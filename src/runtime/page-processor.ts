@@ -110,6 +110,21 @@ export interface PageThreadData {
   source: string;
   /** The body-writer thread's request port; absent when bodies are not stored. */
   writer?: MessagePort;
+  /** One Int32: the id of the job the thread is working on, 0 between jobs. */
+  progress: SharedArrayBuffer;
+}
+
+/**
+ * Rejection of the pages (and stores) a dead page thread held. `innocent` is true for all but
+ * the page it was working on when it died: those are fetched again without counting a try.
+ */
+export class PageThreadLost extends Error {
+  constructor(
+    message: string,
+    readonly innocent: boolean,
+  ) {
+    super(message);
+  }
 }
 
 type Waiter<T> = { resolve: (v: T) => void; reject: (e: Error) => void };
@@ -126,8 +141,11 @@ interface PageThreadEvents {
   /** The page thread has loaded its modules and takes pages. */
   ready(): void;
   stored(m: StoreReply): void;
-  /** The page thread ended without being asked to. */
-  pageLost(e: Error): void;
+  /**
+   * The page thread ended without being asked to.
+   * @param working id of the job it was working on (0: none).
+   */
+  pageLost(e: Error, working: number): void;
   /** The writer ended without being asked to. */
   writerLost(e: Error): void;
 }
@@ -135,6 +153,7 @@ interface PageThreadEvents {
 /** One page thread and its body-writer thread, from start to end. */
 class PageThreads {
   private readonly page: Worker;
+  private readonly progress = new Int32Array(new SharedArrayBuffer(4));
   private readonly writer: Worker | null = null;
   private readonly exited = new WeakSet<Worker>();
   private ending: Promise<void> | null = null;
@@ -146,7 +165,7 @@ class PageThreads {
     maxBytes: number,
     on: PageThreadEvents,
   ) {
-    const data: PageThreadData = { source };
+    const data: PageThreadData = { source, progress: this.progress.buffer as SharedArrayBuffer };
     const transferList: MessagePort[] = [];
     if (outDir !== null) {
       const { port1, port2 } = new MessageChannel();
@@ -169,8 +188,10 @@ class PageThreads {
       data.writer = port1;
       transferList.push(port1);
     }
-    // A page is decoded to a string (up to 2 bytes per byte) and tokenized: a few times maxBytes.
-    const heapMb = Math.max(64, Math.ceil((maxBytes * 6) / (1024 * 1024)));
+    // A cap, not a reservation: a page is decoded to a string (up to 2 bytes per byte) and each
+    // link becomes an absolute URL string, so a 4 MB page of 250,000 short relative links needs
+    // ~100 MB while it is parsed. Past the cap the thread dies and its pages are fetched again.
+    const heapMb = Math.max(256, Math.ceil((maxBytes * 24) / (1024 * 1024)));
     const page = new Worker(files.pageWorker, {
       workerData: data,
       transferList,
@@ -181,11 +202,12 @@ class PageThreads {
       else if (msgs !== 'closed') for (const m of msgs) on.reply(m);
     });
     page.on('error', (e) => {
-      if (this.ending === null) on.pageLost(e);
+      if (this.ending === null) on.pageLost(e, Atomics.load(this.progress, 0));
     });
     page.on('exit', (code) => {
       this.exited.add(page);
-      if (this.ending === null) on.pageLost(new Error(`page thread exited with code ${code}`));
+      if (this.ending === null)
+        on.pageLost(new Error(`page thread exited with code ${code}`), Atomics.load(this.progress, 0));
     });
     this.page = page;
   }
@@ -248,6 +270,8 @@ export class ThreadedPageProcessor implements PageProcessor {
   private readonly readyWaiters: Array<() => void> = [];
   private readonly working = new Map<number, Waiter<PageDone>>();
   private readonly storing = new Map<number, Waiter<string>>();
+  /** Ids whose body went with a dead page thread (their store rejects with PageThreadLost). */
+  private readonly lost = new Set<number>();
   /** Ids whose decoded body the page thread keeps (until store or drop). */
   private readonly held = new Set<number>();
   private batch: PageRequest[] = [];
@@ -284,17 +308,19 @@ export class ThreadedPageProcessor implements PageProcessor {
       else w?.reject(new Error(m.error));
       this.idleCheck();
     },
-    pageLost: (e) => {
-      // Whatever it held is gone: fail it, and let the next page start new threads.
-      for (const w of this.working.values()) w.reject(e);
-      for (const w of this.storing.values()) w.reject(e);
+    pageLost: (e, working) => {
+      // Whatever it held is gone: fail it, and let the next page start new threads. Only the
+      // page it was working on can have killed it.
+      for (const [id, w] of this.working) w.reject(new PageThreadLost(e.message, id !== working));
+      for (const w of this.storing.values()) w.reject(new PageThreadLost(e.message, true));
       this.working.clear();
       this.storing.clear();
+      for (const id of this.held) this.lost.add(id);
       this.held.clear();
       this.retire();
     },
     writerLost: (e) => {
-      for (const w of this.storing.values()) w.reject(e);
+      for (const w of this.storing.values()) w.reject(new PageThreadLost(e.message, true));
       this.storing.clear();
     },
   };
@@ -387,6 +413,7 @@ export class ThreadedPageProcessor implements PageProcessor {
 
   store(id: number, url: string): Promise<string> {
     if (this.closing) return Promise.reject(new Error(`page processor is closed; cannot store ${url}`));
+    if (this.lost.delete(id)) return Promise.reject(new PageThreadLost('page thread exited', true));
     if (!this.held.delete(id)) return Promise.reject(new Error(`no body kept for ${url}`));
     return new Promise<string>((resolve, reject) => {
       this.storing.set(id, { resolve, reject });
@@ -395,6 +422,7 @@ export class ThreadedPageProcessor implements PageProcessor {
   }
 
   drop(id: number): void {
+    this.lost.delete(id);
     if (this.held.delete(id)) this.send({ op: 'drop', id });
   }
 

@@ -16,6 +16,8 @@ const data = workerData as PageThreadData;
 const source = createSource(data.source);
 const writer = data.writer;
 const kept = new Map<number, Buffer>();
+// Which job is being worked on, readable by the crawler's thread if this one dies mid-page.
+const progress = new Int32Array(data.progress);
 
 let replies: PageReply[] = [];
 function flushReplies(): void {
@@ -64,7 +66,9 @@ port.on('message', (msg: PageRequest[] | 'close') => {
   }
   for (const req of msg) {
     if (req.op === 'work') {
+      Atomics.store(progress, 0, req.job.id);
       const { done, body } = workPage(req.job, source);
+      Atomics.store(progress, 0, 0);
       if (body !== null) kept.set(req.job.id, body);
       replies.push({ op: 'done', done });
     } else if (req.op === 'store') store(req.id, req.url);

@@ -3,7 +3,7 @@
  */
 import { UsageError } from '../config/usage-error.js';
 import { CrawlSource } from '../sources/crawl.js';
-import { MemoryHogSource } from '../sources/memory-hog.js';
+import { MemoryHogSource, ThreadCrashSource } from '../sources/memory-hog.js';
 import type { Source } from '../sources/source.js';
 
 const SOURCES: Record<string, () => Source> = {
@@ -12,6 +12,8 @@ const SOURCES: Record<string, () => Source> = {
 if (process.env.COLLECTOR_TEST_SOURCES === '1') {
   SOURCES['memory-hog'] = () => new MemoryHogSource();
   // A worker that dies 200 ms after it starts, every time: exercises restarts and parking.
+  // Crawl, but the page thread dies on any URL ending in /crash.html: victims must be fetched again.
+  SOURCES['thread-crash'] = () => new ThreadCrashSource();
   SOURCES['crash-loop'] = () => {
     setTimeout(() => process.exit(3), 200).unref();
     return new CrawlSource();

@@ -24,7 +24,7 @@ export function isHtml(contentType: string | null, body: Buffer): boolean {
 
 /** Crawl source: HTML pages yield a title and links; everything else only an item. */
 export class CrawlSource implements Source {
-  readonly name = 'crawl';
+  readonly name: string = 'crawl';
   readonly offThread: boolean = true;
 
   handle(page: Page): SourceResult {

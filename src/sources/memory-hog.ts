@@ -1,5 +1,5 @@
 /**
- * A test-only source that behaves like `crawl` but keeps `COLLECTOR_HOG_MB` (default 4) MiB
+ * Test-only sources. `MemoryHogSource` behaves like `crawl` but keeps `COLLECTOR_HOG_MB` (default 4) MiB
  * alive per page, to exercise the supervisor's memory guard. Registered only when the
  * environment has `COLLECTOR_TEST_SOURCES=1`.
  */
@@ -17,6 +17,18 @@ export class MemoryHogSource extends CrawlSource {
   override handle(page: Page): SourceResult {
     const mb = Number(process.env.COLLECTOR_HOG_MB ?? 4);
     kept.push(Buffer.alloc(mb * 1024 * 1024, 1));
+    return super.handle(page);
+  }
+}
+
+/** Crawl source whose page thread exits on any URL ending in `/crash.html` (tests only). */
+export class ThreadCrashSource extends CrawlSource {
+  override readonly name = 'thread-crash';
+  override readonly offThread = true;
+
+  override handle(page: Page): SourceResult {
+    // In a page thread this ends the thread, not the process.
+    if (page.url.endsWith('/crash.html')) process.exit(1);
     return super.handle(page);
   }
 }

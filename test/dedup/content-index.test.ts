@@ -128,6 +128,27 @@ describe('ContentIndex table', () => {
     expect(index.size).toBe(1);
   });
 
+  it('releases claimed keys and keeps every other key findable (backward-shift deletion)', () => {
+    const index = new ContentIndex({ itemsPath, initialCapacity: 16 });
+    // Low-entropy keys cluster in the probe sequence: releases must repair the clusters.
+    const keys = Array.from({ length: 3000 }, (_, i) => ({ hi: i % 7, lo: (i * 13) % 997 }));
+    const unique = [...new Map(keys.map((k) => [`${k.hi}:${k.lo}`, k])).values()];
+    unique.forEach((k, i) => expect(index.claim(k, `http://h/${i}`)).toBe(true));
+    const released = new Set<number>();
+    for (let i = 0; i < unique.length; i += 3) {
+      index.release(unique[i]);
+      released.add(i);
+    }
+    index.release({ hi: 99, lo: 99 }); // absent: nothing happens
+    expect(index.size).toBe(unique.length - released.size);
+    unique.forEach((k, i) => {
+      expect(index.find(k)).toEqual(released.has(i) ? null : { url: `http://h/${i}` });
+    });
+    // A released key can be claimed again, by another URL.
+    expect(index.claim(unique[0], 'http://h/again')).toBe(true);
+    expect(index.find(unique[0])).toEqual({ url: 'http://h/again' });
+  });
+
   it('grows to 1,000,000 entries at ≤ 24 bytes per entry, finding every one', () => {
     const rand = mulberry32(7);
     const n = 1_000_000;

@@ -57,3 +57,42 @@ describe('content dedup', () => {
     fs.rmSync(out, { recursive: true, force: true });
   });
 });
+
+describe('bodies that cannot be stored', () => {
+  it('count as errors, keep storeError, and do not make a later copy a duplicate of a URL with no file', async () => {
+    const same = page('Same body', ['b.html']);
+    const s = await startServer({
+      '/a.html': (_req, res) => {
+        res.writeHead(200, { 'content-type': 'text/html' });
+        res.end(same);
+      },
+      // The same bytes, fetched after a's store has failed.
+      '/b.html': (_req, res) => {
+        res.writeHead(200, { 'content-type': 'text/html' });
+        res.end(same);
+      },
+    });
+    const out = tempDir();
+    try {
+      // A file where the host's directory must go: every store for this host fails (ENOTDIR).
+      const host = new URL(s.origin).host.replace(':', '_');
+      fs.mkdirSync(`${out}/files`, { recursive: true });
+      fs.writeFileSync(`${out}/files/${host}`, 'not a directory');
+      const args = crawlArgs(`${s.origin}/a.html`, out, '--no-robots', '--delay', '300ms');
+      const r = await runCli(args.filter((a) => a !== '--quiet'));
+      expect(r.code).toBe(0);
+      expect(r.stderr + r.stdout).toMatch(/2 items this run \(2 total\), 2 errors/);
+      const items = readItems(out);
+      expect(items).toHaveLength(2);
+      for (const it of items) {
+        expect(it.file).toBeUndefined();
+        expect(it.data.storeError).toMatch(/ENOTDIR|EEXIST/);
+        // b is not marked a duplicate of a, which has no file: it was stored as an original.
+        expect(it.data.duplicateOf).toBeUndefined();
+      }
+    } finally {
+      await s.close();
+      fs.rmSync(out, { recursive: true, force: true });
+    }
+  });
+});

@@ -7,6 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import {
   InlinePageProcessor,
   type PageProcessor,
+  PageThreadLost,
   ThreadedPageProcessor,
 } from '../../src/runtime/page-processor.js';
 import type { PageJob } from '../../src/runtime/page-work.js';
@@ -115,8 +116,9 @@ describe('page threads: failure and idle', () => {
     const threads = (p as unknown as { threads: { page: { terminate(): Promise<number> } } }).threads;
     await threads.page.terminate();
     await expect(pending).rejects.toThrow(/page thread exited/);
-    // The body kept for job 1 went with it.
-    await expect(p.store(1, 'http://127.0.0.1/a/')).rejects.toThrow(/no body kept/);
+    // The body kept for job 1 went with it; neither job was being worked on: both innocent.
+    await expect(p.store(1, 'http://127.0.0.1/a/')).rejects.toMatchObject({ innocent: true });
+    await expect(pending).rejects.toBeInstanceOf(PageThreadLost);
     const again = await p.work(job(3));
     expect(again.result?.title).toBe('Caf\u00e9 page');
     expect(await p.store(3, 'http://127.0.0.1/a/')).toBe('files/127.0.0.1/a/index.html');
