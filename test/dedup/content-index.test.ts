@@ -133,7 +133,7 @@ describe('ContentIndex table', () => {
     // Low-entropy keys cluster in the probe sequence: releases must repair the clusters.
     const keys = Array.from({ length: 3000 }, (_, i) => ({ hi: i % 7, lo: (i * 13) % 997 }));
     const unique = [...new Map(keys.map((k) => [`${k.hi}:${k.lo}`, k])).values()];
-    unique.forEach((k, i) => expect(index.claim(k, `http://h/${i}`)).toBe(true));
+    for (const [i, k] of unique.entries()) expect(index.claim(k, `http://h/${i}`)).toBe(true);
     const released = new Set<number>();
     for (let i = 0; i < unique.length; i += 3) {
       index.release(unique[i]);
