@@ -9,8 +9,17 @@ import type { FromWorker, ToWorker, WorkerInit } from './ipc.js';
 import { openWorkerLog } from './logger.js';
 import { createSource } from './source-registry.js';
 
+/**
+ * Send to the supervisor. The channel can close at any moment (the supervisor was killed): the
+ * worker then stops by itself (see 'disconnect'), and a send that fails (EPIPE) is dropped.
+ */
 function send(msg: FromWorker): void {
-  if (process.connected) process.send?.(msg);
+  if (!process.connected) return;
+  try {
+    process.send?.(msg, undefined, {}, () => {});
+  } catch {
+    // ERR_IPC_CHANNEL_CLOSED: closed between the check and the send
+  }
 }
 
 let crawler: Crawler | null = null;
@@ -136,7 +145,7 @@ process.on('message', (msg: ToWorker) => {
   if (msg.t === 'init') {
     main(msg).then(
       () => {
-        process.disconnect?.();
+        if (process.connected) process.disconnect?.();
         process.exitCode = 0;
       },
       (e: Error) => {

@@ -224,12 +224,20 @@ describe('supervisor: N worker processes', () => {
       const out = tempDir();
       const child = startCli(args(out));
       const exited = waitExit(child);
+      // The workers share the supervisor's stderr: whatever they print after it died lands here.
+      let stderr = '';
+      child.stderr?.on('data', (d) => {
+        stderr += d;
+      });
       await waitFor(() => itemCount(out) >= 10);
       const workers = childrenOf(child.pid as number);
       expect(workers.length).toBeGreaterThanOrEqual(4);
       child.kill('SIGKILL');
       await exited;
       await waitFor(() => workers.every((p) => !alive(p)), 15_000);
+      await new Promise((r) => setTimeout(r, 100));
+      // No stack trace from a send or disconnect on the closed channel.
+      expect(stderr).not.toMatch(/ERR_IPC|EPIPE|\n\s+at /);
     } finally {
       delayMs = 3;
     }
