@@ -97,7 +97,15 @@ export const CrawlOptionsSchema = z.object({
   /** Do not follow links deeper than this (seeds are depth 0). Default unlimited. */
   maxDepth: z.number().int().min(0).optional(),
   /** Largest body accepted, bytes, measured after decompression. Default 10 MiB. */
-  maxBytes: size.pipe(z.number().min(1, { error: 'expected at least 1 byte' })).default(10 * 1024 * 1024),
+  maxBytes: size
+    .pipe(
+      z
+        .number()
+        .min(1, { error: 'expected at least 1 byte' })
+        // zlib's output limit and a Buffer must hold a whole body.
+        .max(1024 ** 3, { error: 'expected at most 1GB' }),
+    )
+    .default(10 * 1024 * 1024),
   /** Which discovered links are followed: the seed's directory (like wget -np), host, registrable domain, any. */
   scope: z.enum(['prefix', 'host', 'domain', 'any']).default('prefix'),
   /** Follow only URLs matching one of these regexes (when any are given). */

@@ -93,10 +93,10 @@ export async function runCrawl(input: CrawlOptionsInput): Promise<number> {
   }
   const given = canonicalSeeds(opts.seeds);
   const limit = opts.memoryLimit ?? memoryLimitBytes();
-  if (opts.processes > 1) {
-    const plan = [{ processes: opts.processes, concurrency: opts.concurrency }];
-    checkPlan(plan, limit, opts.memoryLimitFraction, readMeasuredRss(opts.out));
-  }
+  // Also for one process (it has no supervisor to watch it at run time): a plan that cannot fit
+  // the memory limit is refused before anything is written.
+  const plan = [{ processes: opts.processes, concurrency: opts.concurrency }];
+  checkPlan(plan, limit, opts.memoryLimitFraction, readMeasuredRss(opts.out));
   const seeds = await prepareOutput(opts.out, given, opts.resume);
   const unlock = await lockOutput(opts.out);
   try {

@@ -213,6 +213,20 @@ describe('bad input', () => {
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
   });
 
+  it('refuses --max-bytes over 1GB, and a one-process plan over --memory-limit, writing nothing', async () => {
+    for (const extra of [
+      ['--max-bytes', '100GB'],
+      ['--memory-limit', '1K'],
+    ]) {
+      const out = path.join(tempDir(), 'out');
+      const r = await runCli(crawlArgs(`${site.origin}/site/`, out, ...extra));
+      expect(r.code).toBe(2);
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+      expect(r.stderr).toMatch(extra[0] === '--max-bytes' ? /--max-bytes: expected at most 1GB/ : /memory/);
+      expect(fs.existsSync(out)).toBe(false);
+    }
+  });
+
   it('refuses an --out holding another crawl without --resume, touching nothing', async () => {
     const out = tempDir();
     await runCli(crawlArgs(`${site.origin}/site/`, out, '--max-pages', '2'));
