@@ -6,6 +6,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { UsageError } from '../config/usage-error.js';
 import { writeFileAtomic } from '../sinks/atomic-file.js';
+import { bodyTempDir } from '../sinks/file-sink.js';
 
 /** What a crawl remembers about itself in `<out>/state/crawl.json`. */
 export interface CrawlRecord {
@@ -60,7 +61,8 @@ function alive(pid: number): boolean {
 }
 
 /**
- * Take `<out>/collector.pid` (O_EXCL). A stale file (dead pid) is replaced.
+ * Take `<out>/collector.pid` (O_EXCL). A stale file (dead pid) is replaced. Once taken, the body
+ * writers' temp files left by a crash (`<out>/state/tmp`) are removed.
  * @returns a function that releases the lock.
  * @throws UsageError when a live collector holds it.
  */
@@ -71,6 +73,8 @@ export async function lockOutput(out: string, label = '--out'): Promise<() => Pr
       const fh = await fs.open(file, 'wx');
       await fh.write(`${process.pid}\n`);
       await fh.close();
+      // No writer runs yet: temp files left by a crash (a body half written) can go.
+      await fs.rm(bodyTempDir(out), { recursive: true, force: true });
       return async () => {
         await fs.rm(file, { force: true });
       };

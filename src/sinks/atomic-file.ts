@@ -4,6 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
+import nodePath from 'node:path';
 import { link, open, readFile, rename, unlink } from 'node:fs/promises';
 
 /** Infix of temp file names: `<name>.part-<12 hex>`. Leftovers after a crash are safe to delete. */
@@ -23,6 +24,25 @@ export interface AtomicWriteOptions {
    * existing file with the same bytes counts as written.
    */
   exclusive?: boolean;
+  /**
+   * Directory for the temp file, on the same filesystem as `path` (default: `path`'s own). A
+   * dedicated directory can be emptied after a crash without scanning the data; when it turns
+   * out to be on another filesystem (EXDEV), the write is done again with a sibling temp file.
+   */
+  tempDir?: string;
+}
+
+let tempCounter = 0;
+const tempPrefix = randomBytes(4).toString('hex');
+
+/** A temp name: `<tempDir>/<8 hex>-<counter>.part`, or `<path>.part-<8 hex>-<counter>` beside it. */
+function tempFor(path: string, tempDir: string | undefined): string {
+  const unique = `${tempPrefix}-${(tempCounter++).toString(36)}`;
+  return tempDir ? nodePath.join(tempDir, `${unique}.part`) : `${path}${TEMP_INFIX}${unique}`;
+}
+
+function isExdev(error: unknown): boolean {
+  return (error as NodeJS.ErrnoException)?.code === 'EXDEV';
 }
 
 /**
@@ -41,7 +61,7 @@ export async function writeFileAtomic(
   data: string | Buffer,
   options: AtomicWriteOptions = {},
 ): Promise<void> {
-  const temp = `${path}${TEMP_INFIX}${randomBytes(6).toString('hex')}`;
+  const temp = tempFor(path, options.tempDir);
   let created = false;
   try {
     const handle = await open(temp, 'wx');
@@ -67,25 +87,24 @@ export async function writeFileAtomic(
     }
   } catch (error) {
     if (created) await unlink(temp).catch(() => {});
+    if (options.tempDir && isExdev(error))
+      return writeFileAtomic(path, data, { ...options, tempDir: undefined });
     throw error;
   }
 }
-
-let tempCounter = 0;
-const tempPrefix = randomBytes(4).toString('hex');
 
 /**
  * {@link writeFileAtomic}'s synchronous twin, for a thread whose only job is writing files
  * (the body writer): each step is one syscall on that thread, with no hop through libuv's thread
  * pool (five hops per file cost more CPU than the writes on a 2-core machine). Same contract,
- * options and errors; temp names are `<path>.part-<8 hex>-<counter>`.
+ * options and errors.
  */
 export function writeFileAtomicSync(
   path: string,
   data: string | Buffer,
   options: AtomicWriteOptions = {},
 ): void {
-  const temp = `${path}${TEMP_INFIX}${tempPrefix}-${(tempCounter++).toString(36)}`;
+  const temp = tempFor(path, options.tempDir);
   let created = false;
   try {
     const fd = fs.openSync(temp, 'wx');
@@ -121,6 +140,10 @@ export function writeFileAtomicSync(
       } catch {
         // already gone
       }
+    }
+    if (options.tempDir && isExdev(error)) {
+      writeFileAtomicSync(path, data, { ...options, tempDir: undefined });
+      return;
     }
     throw error;
   }

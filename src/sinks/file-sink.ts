@@ -36,6 +36,15 @@ function isConflict(error: unknown): boolean {
 }
 
 /**
+ * Where body writes keep their temp files: `<out>/state/tmp`, beside the data on the same
+ * filesystem but outside `files/`, so what a crash leaves there is removed at the next start
+ * (see `lockOutput`) without scanning the stored bodies.
+ */
+export function bodyTempDir(outDir: string): string {
+  return path.resolve(outDir, 'state', 'tmp');
+}
+
+/**
  * Resolves `relative` against `root` and checks the result is strictly inside `root`
  * (defence in depth: {@link filePathFor} already never yields `..` or absolute paths).
  *
@@ -68,6 +77,9 @@ export function resolveInside(root: string, relative: string): string {
 export class FileSink {
   /** Absolute `<outDir>/files`. */
   readonly filesRoot: string;
+  /** Absolute `<outDir>/state/tmp`: temp files of writes in progress ({@link bodyTempDir}). */
+  private readonly tempDir: string;
+  private tempDirMade = false;
   private readonly maxConcurrent: number;
   private readonly createdDirs = new Set<string>();
   private readonly queue: Array<WriteJob | undefined> = [];
@@ -87,6 +99,7 @@ export class FileSink {
     }
     this.maxConcurrent = max;
     this.filesRoot = path.resolve(opts.outDir, 'files');
+    this.tempDir = bodyTempDir(opts.outDir);
   }
 
   /** Writes queued or in progress. */
@@ -191,7 +204,11 @@ export class FileSink {
       mkdirSync(dir, { recursive: true });
       this.createdDirs.add(dir);
     }
-    writeFileAtomicSync(target, body, { exclusive });
+    if (!this.tempDirMade) {
+      mkdirSync(this.tempDir, { recursive: true });
+      this.tempDirMade = true;
+    }
+    writeFileAtomicSync(target, body, { exclusive, tempDir: this.tempDir });
   }
 
   /** Resolves `relative` under `filesRoot`, checks containment, creates dirs, writes. */
@@ -202,7 +219,11 @@ export class FileSink {
       await mkdir(dir, { recursive: true });
       this.createdDirs.add(dir);
     }
-    await writeFileAtomic(target, body, { exclusive });
+    if (!this.tempDirMade) {
+      await mkdir(this.tempDir, { recursive: true });
+      this.tempDirMade = true;
+    }
+    await writeFileAtomic(target, body, { exclusive, tempDir: this.tempDir });
   }
 
   /** Starts queued jobs while below the concurrency limit; wakes `close` when idle. */

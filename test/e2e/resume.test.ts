@@ -88,9 +88,12 @@ describe('crash safety and resume', () => {
     const file = path.join(out, 'items', 'crawl-0.jsonl');
     fs.appendFileSync(file, '{"url":"http://torn');
     fs.appendFileSync(path.join(out, 'state', 'crawl-0', 'frontier.log'), '3\thttp://to');
+    // A body half written when the process died: its temp file is removed at the next start.
+    fs.writeFileSync(path.join(out, 'state', 'tmp', 'deadbeef-7.part'), 'half a bo');
     const r = await runCli([...args(out), '--resume']);
     expect(r.code).toBe(0);
     expectExactlyOnce(out);
+    expect(fs.readdirSync(path.join(out, 'state', 'tmp'))).toEqual([]);
   });
 
   it('resumes without seed URLs on the command line', async () => {

@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promis
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { writeFileAtomic } from '../../src/sinks/atomic-file.js';
+import { writeFileAtomic, writeFileAtomicSync } from '../../src/sinks/atomic-file.js';
 
 let dir: string;
 
@@ -22,6 +22,17 @@ describe('writeFileAtomic', () => {
     await writeFileAtomic(target, Buffer.from('{"a":2}'), { fsync: true });
     expect(await readFile(target, 'utf8')).toBe('{"a":2}');
     expect(await readdir(dir)).toEqual(['status.json']);
+  });
+
+  it('makes its temp file in tempDir when given, and leaves nothing there (sync and async)', async () => {
+    const tmp = path.join(dir, 'tmp');
+    await mkdir(tmp);
+    await writeFileAtomic(path.join(dir, 'a'), 'A', { tempDir: tmp, exclusive: true });
+    writeFileAtomicSync(path.join(dir, 'b'), 'B', { tempDir: tmp, exclusive: true });
+    expect(await readFile(path.join(dir, 'a'), 'utf8')).toBe('A');
+    expect(await readFile(path.join(dir, 'b'), 'utf8')).toBe('B');
+    expect(await readdir(tmp)).toEqual([]);
+    expect((await readdir(dir)).sort()).toEqual(['a', 'b', 'tmp']);
   });
 
   it('throws ENOENT when the directory is missing', async () => {

@@ -169,6 +169,8 @@ describe('FileSink', () => {
     await sink.close();
     const names = await readdir(path.join(out, 'files/h.test/d'));
     expect(names.sort()).toEqual(['0', '1', '2', '3', '4', '5', '6', '7', '8', '9']);
+    // Temp files are made in <out>/state/tmp, and none is left there either.
+    expect(await readdir(path.join(out, 'state/tmp'))).toEqual([]);
   });
 
   it('validates maxConcurrentWrites', () => {
@@ -253,7 +255,7 @@ describe('FileSink.storeSync (the body-writer thread)', () => {
     expect(syncPaths[7]).toBe(syncPaths[6]);
     const files = await tree(other);
     expect(files).toEqual(await tree(out));
-    expect(Object.keys(files).filter((f) => f.includes('.part-'))).toEqual([]);
+    expect(Object.keys(files).filter((f) => f.includes('.part'))).toEqual([]);
     expect(() => syncSink.storeSync('ftp://h.test/a', Buffer.from('x'))).toThrow();
     await rm(other, { recursive: true, force: true });
   });

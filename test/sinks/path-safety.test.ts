@@ -184,9 +184,12 @@ describe('path safety fuzz', () => {
       written.set(file, bodies);
     });
 
-    // Nothing escaped: the temp root holds only <out>, which holds only files/.
+    // Nothing escaped: the temp root holds only <out>, which holds only files/ and the (empty)
+    // directory of temp files.
     expect(await readdir(root)).toEqual(['out']);
-    expect(await readdir(out)).toEqual(['files']);
+    expect((await readdir(out)).sort()).toEqual(['files', 'state']);
+    expect(await readdir(path.join(out, 'state'))).toEqual(['tmp']);
+    expect(await readdir(path.join(out, 'state', 'tmp'))).toEqual([]);
     const onDisk = await walk(filesRoot);
     for (const file of onDisk) {
       expect(file.startsWith(filesRoot + path.sep)).toBe(true);
