@@ -147,7 +147,7 @@ interface PageThreadEvents {
    */
   pageLost(e: Error, working: number): void;
   /** The writer ended without being asked to. */
-  writerLost(e: Error): void;
+  writerLost(e: Error, working: number): void;
 }
 
 /** One page thread and its body-writer thread, from start to end. */
@@ -178,11 +178,19 @@ class PageThreads {
       writer.on('message', (msgs: StoreReply[] | 'closed') => {
         if (msgs !== 'closed') for (const m of msgs) on.stored(m);
       });
-      writer.on('error', (e) => on.writerLost(e));
+      // `working` as for the page thread: when the page thread dies, its port closes and the
+      // writer may report its own exit first; the slot still names the page that killed it.
+      writer.on('error', (e) => {
+        if (this.ending === null) on.writerLost(e, Atomics.load(this.progress, 0));
+      });
       writer.on('exit', (code) => {
         this.exited.add(writer);
         // It also ends by itself when the page thread is gone (its request port closes).
-        if (this.ending === null) on.writerLost(new Error(`body-writer thread exited with code ${code}`));
+        if (this.ending === null)
+          on.writerLost(
+            new Error(`body-writer thread exited with code ${code}`),
+            Atomics.load(this.progress, 0),
+          );
       });
       this.writer = writer;
       data.writer = port1;
@@ -319,10 +327,9 @@ export class ThreadedPageProcessor implements PageProcessor {
       this.held.clear();
       this.retire();
     },
-    writerLost: (e) => {
-      for (const w of this.storing.values()) w.reject(new PageThreadLost(e.message, true));
-      this.storing.clear();
-    },
+    // Without its writer the page thread's stores would go nowhere: both are replaced, and
+    // everything they held is fetched again.
+    writerLost: (e, working) => this.events.pageLost(e, working),
   };
 
   /**
