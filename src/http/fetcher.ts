@@ -166,6 +166,11 @@ export class Fetcher {
       const fail = (e: unknown): void => {
         if (done) return;
         finish();
+        if (location !== null && !(e instanceof AbortReason && e.why === 'stop')) {
+          // A redirect whose body was cut off or slow: the Location is what counts.
+          resolve(response(Buffer.alloc(0)));
+          return;
+        }
         if (e instanceof FetchError) {
           reject(e);
           return;

@@ -35,6 +35,9 @@ import type { PageDone } from './page-work.js';
 /** Smallest body limit for robots.txt (RFC 9309 §2.5: a parsing limit of at least 500 KiB). */
 const ROBOTS_MIN_PARSE_BYTES = 512 * 1024;
 
+/** Free tries of a URL whose page went with a dead page thread; past this, tries count. */
+const LOST_FREE_TRIES = 3;
+
 /** Largest number of redirect hops followed for one URL. */
 export const MAX_REDIRECTS = 10;
 
@@ -177,6 +180,10 @@ export class Crawler {
   /** Redirect targets a URL's earlier tries added to the seen-set: its retry may follow them again. */
   private readonly ownHops = new Map<string, Set<string>>();
   private readonly crawlDelaySet = new Set<string>();
+  /** Entries already counted against --max-pages (a free retry keeps attempt 0). */
+  private readonly counted = new WeakSet<FrontierEntry>();
+  /** Free retries of a URL after losing its page to a dead page thread (capped: LOST_FREE_TRIES). */
+  private readonly lostTries = new Map<string, number>();
   /** Entries whose host slot was given back when their response arrived (see final()). */
   private readonly released = new WeakSet<FrontierEntry>();
 
@@ -341,7 +348,8 @@ export class Crawler {
   private countRecovered(it: Record<string, unknown>, ordinal: number): void {
     this.stats.items++;
     this.resumedItems++;
-    if (it.error) this.stats.errors++;
+    if (it.error || (it.data as Record<string, unknown> | undefined)?.storeError !== undefined)
+      this.stats.errors++;
     const sha = it.sha256;
     const data = it.data as Record<string, unknown> | undefined;
     if (typeof sha === 'string' && typeof it.file === 'string' && !data?.duplicateOf) {
@@ -424,7 +432,10 @@ export class Crawler {
         if (!this.budgetLeft()) break;
         const entry = this.frontier.next();
         if (entry === null) break;
-        if (entry.attempt === 0) this.dispatched++;
+        if (entry.attempt === 0 && !this.counted.has(entry)) {
+          this.counted.add(entry);
+          this.dispatched++;
+        }
         this.active++;
         void this.process(entry).finally(() => {
           this.active--;
@@ -533,13 +544,22 @@ export class Crawler {
       return;
     }
     this.lastFailure.delete(entry.url);
-    this.ownHops.delete(entry.url);
     // Any answer but 429/503 lets the host's slow-down penalty decay: a 404 does not mean "too fast".
     const answered = outcome.item.status !== null && !SLOW_DOWN_STATUS.has(outcome.item.status);
     this.settle(entry, answered);
     const { item, bodyId, links } = outcome;
     if (links) this.follow(links, entry.depth + 1);
     await this.finish(entry, item, bodyId);
+  }
+
+  /**
+   * Whether a URL whose page was lost with a dead page thread gets a free try: at most
+   * LOST_FREE_TRIES (a thread that dies at every start must not loop the crawl forever).
+   */
+  private freeLostTry(url: string): boolean {
+    const n = (this.lostTries.get(url) ?? 0) + 1;
+    this.lostTries.set(url, n);
+    return n <= LOST_FREE_TRIES;
   }
 
   /** Give the entry's host slot back, unless final() already did. */
@@ -771,7 +791,9 @@ export class Crawler {
       // The page thread died (out of memory on some page): the response is lost with it; fetch
       // this URL again rather than record a failure that was not the server's. A page that was
       // only waiting in the thread's queue does not use up a try.
-      if (e instanceof PageThreadLost && e.innocent) return { kind: 'retry', delayMs: 0, free: true };
+      if (e instanceof PageThreadLost && e.innocent && this.freeLostTry(entry.url)) {
+        return { kind: 'retry', delayMs: 0, free: true };
+      }
       const message = `page thread failed: ${(e as Error).message}`;
       this.deps.log.warn({ url: entry.url, err: (e as Error).message }, 'page thread failed');
       return this.failure(entry, finalUrl, 'decode', message, res.status, true, null, res);
@@ -941,7 +963,7 @@ export class Crawler {
             this.contentTickets.delete(item);
             this.contentIndex.release(ticket.key);
           }
-          if (e instanceof PageThreadLost && !this.stopping) {
+          if (e instanceof PageThreadLost && !this.stopping && this.freeLostTry(entry.url)) {
             // The body went with a dead page thread: fetch the URL again (no item yet; this one
             // is written if the crawl ends before the new try, like any failure awaiting a retry).
             item.data = { ...item.data, storeError: e.message };
@@ -953,7 +975,6 @@ export class Crawler {
           }
           this.deps.log.error({ url: item.url, err: e.message }, 'storing body failed');
           item.data = { ...item.data, storeError: e.message };
-          this.stats.errors++;
         },
       )
       .then(() => {
@@ -966,9 +987,12 @@ export class Crawler {
   }
 
   private writeItem(item: Item): void {
+    // Kept until now: a URL fetched again after its body was lost follows its own redirects again.
+    this.ownHops.delete(item.url);
+    this.lostTries.delete(item.url);
     this.stats.items++;
     this.stats.itemsThisRun++;
-    if (item.error) this.stats.errors++;
+    if (item.error || item.data?.storeError !== undefined) this.stats.errors++;
     const json = JSON.stringify(item);
     this.journal.item(json);
     // Lines are counted in the order they are journaled: the content index maps line → offset.

@@ -73,8 +73,9 @@ export async function lockOutput(out: string, label = '--out'): Promise<() => Pr
       const fh = await fs.open(file, 'wx');
       await fh.write(`${process.pid}\n`);
       await fh.close();
-      // No writer runs yet: temp files left by a crash (a body half written) can go.
-      await fs.rm(bodyTempDir(out), { recursive: true, force: true });
+      // No writer runs yet: temp files left by a crash (a body half written) can go. Best
+      // effort: a failure here must not keep the lock file.
+      await fs.rm(bodyTempDir(out), { recursive: true, force: true }).catch(() => {});
       return async () => {
         await fs.rm(file, { force: true });
       };

@@ -303,9 +303,11 @@ export class ThreadedPageProcessor implements PageProcessor {
     reply: (m) => {
       if (m.op === 'done') {
         const w = this.working.get(m.done.id);
+        // A reply for a page already failed (its thread was replaced) is stale: ignore it.
+        if (w === undefined) return;
         this.working.delete(m.done.id);
         if (m.done.error === undefined) this.held.add(m.done.id);
-        w?.resolve(m.done);
+        w.resolve(m.done);
       } else this.events.stored(m);
       this.idleCheck();
     },

@@ -66,9 +66,9 @@ port.on('message', (msg: PageRequest[] | 'close') => {
   }
   for (const req of msg) {
     if (req.op === 'work') {
+      // Set until the next job or the end of the batch: a death while replying still names it.
       Atomics.store(progress, 0, req.job.id);
       const { done, body } = workPage(req.job, source);
-      Atomics.store(progress, 0, 0);
       if (body !== null) kept.set(req.job.id, body);
       replies.push({ op: 'done', done });
     } else if (req.op === 'store') store(req.id, req.url);
@@ -77,6 +77,7 @@ port.on('message', (msg: PageRequest[] | 'close') => {
   // Answers go back once per batch received, not once per page.
   flushStores();
   flushReplies();
+  Atomics.store(progress, 0, 0);
 });
 
 // Modules are loaded and the source is made: pages sent from now on are handled here.
