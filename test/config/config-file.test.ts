@@ -1,9 +1,9 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig, validateConfig } from '../../src/config/config-file.js';
 import { runWorkerSpecs } from '../../src/runtime/run-job.js';
+import { tempDir } from '../fixtures/cli.js';
 
 const SEED = 'http://127.0.0.1:9/docs/';
 
@@ -17,7 +17,7 @@ function errorOf(raw: unknown): string {
 }
 
 function write(name: string, text: string): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'collector-cfg-'));
+  const dir = tempDir('collector-cfg-');
   const file = path.join(dir, name);
   fs.writeFileSync(file, text);
   return file;
