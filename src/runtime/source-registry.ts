@@ -1,6 +1,7 @@
 /**
  * Worker types by name: the sources a config may name in `workers[].source`.
  */
+import { isMainThread } from 'node:worker_threads';
 import { UsageError } from '../config/usage-error.js';
 import { CrawlSource } from '../sources/crawl.js';
 import { MemoryHogSource, ThreadCrashSource } from '../sources/memory-hog.js';
@@ -14,6 +15,11 @@ if (process.env.COLLECTOR_TEST_SOURCES === '1') {
   // A worker that dies 200 ms after it starts, every time: exercises restarts and parking.
   // Crawl, but the page thread dies on any URL ending in /crash.html: victims must be fetched again.
   SOURCES['thread-crash'] = () => new ThreadCrashSource();
+  // Crawl, but a page thread that dies as it starts, every time: lost pages must not loop.
+  SOURCES['thread-dead'] = () => {
+    if (!isMainThread) process.exit(1);
+    return new ThreadCrashSource('thread-dead');
+  };
   SOURCES['crash-loop'] = () => {
     setTimeout(() => process.exit(3), 200).unref();
     return new CrawlSource();

@@ -23,8 +23,11 @@ export class MemoryHogSource extends CrawlSource {
 
 /** Crawl source whose page thread exits on any URL ending in `/crash.html` (tests only). */
 export class ThreadCrashSource extends CrawlSource {
-  override readonly name = 'thread-crash';
   override readonly offThread = true;
+
+  constructor(override readonly name = 'thread-crash') {
+    super();
+  }
 
   override handle(page: Page): SourceResult {
     // In a page thread this ends the thread, not the process.

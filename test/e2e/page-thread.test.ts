@@ -67,4 +67,34 @@ describe('page thread failure', () => {
       fs.rmSync(dir, { recursive: true, force: true });
     }
   }, 30_000);
+
+  it('a page thread that dies at every start does not loop the crawl: the page ends as an error', async () => {
+    const dir = tempDir();
+    const config = path.join(dir, 'collector.yaml');
+    fs.writeFileSync(
+      config,
+      [
+        `data: ${path.join(dir, 'data')}`,
+        'workers:',
+        '  - source: thread-dead',
+        '    processes: 1',
+        '    pageThread: true',
+        '    delay: 0',
+        '    retries: 1',
+        '    retryBackoff: 10ms',
+        '    robots: false',
+        `    seeds: ["${site.origin}/"]`,
+        '',
+      ].join('\n'),
+    );
+    const before = site.hits('/');
+    const r = await runCli(['run', '--config', config, '--quiet'], { COLLECTOR_TEST_SOURCES: '1' });
+    expect(r.code).toBe(0);
+    const items = readItems(path.join(dir, 'data'));
+    expect(items).toHaveLength(1);
+    expect(items[0].error.kind).toBe('decode');
+    expect(items[0].error.message).toMatch(/page thread failed/);
+    // 3 free tries, then the first try and one retry (--retries 1) that count.
+    expect(site.hits('/') - before).toBe(5);
+  }, 30_000);
 });
