@@ -167,19 +167,12 @@ export class Fetcher {
         if (done) return;
         finish();
         if (location !== null && !(e instanceof AbortReason && e.why === 'stop')) {
-          // A redirect whose body was cut off or slow: the Location is what counts.
+          // A redirect whose body was cut off, slow or over REDIRECT_BODY_LIMIT (drained): the
+          // Location is what counts.
           resolve(response(Buffer.alloc(0)));
           return;
         }
-        if (e instanceof FetchError) {
-          reject(e);
-          return;
-        }
         if (e instanceof AbortReason) {
-          if (e.why === 'redirect-drained') {
-            resolve(response(Buffer.alloc(0)));
-            return;
-          }
           if (e.why === 'too-large') {
             reject(new FetchError('too-large', url, e.message, status));
             return;

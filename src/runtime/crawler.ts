@@ -348,8 +348,7 @@ export class Crawler {
   private countRecovered(it: Record<string, unknown>, ordinal: number): void {
     this.stats.items++;
     this.resumedItems++;
-    if (it.error || (it.data as Record<string, unknown> | undefined)?.storeError !== undefined)
-      this.stats.errors++;
+    if (countsAsError(it)) this.stats.errors++;
     const sha = it.sha256;
     const data = it.data as Record<string, unknown> | undefined;
     if (typeof sha === 'string' && typeof it.file === 'string' && !data?.duplicateOf) {
@@ -804,7 +803,7 @@ export class Crawler {
     item.bytes = done.bytes;
     this.stats.bytes += done.bytes;
     item.sha256 = done.sha256;
-    const flag = done.flag ?? res.encodingFlag;
+    const flag = done.flag;
     if (flag) item.data = { ...item.data, contentEncoding: flag };
     if (res.status >= 400) item.error = { kind: 'http-status', message: `HTTP ${res.status}` };
     if (!ok) {
@@ -992,7 +991,7 @@ export class Crawler {
     this.lostTries.delete(item.url);
     this.stats.items++;
     this.stats.itemsThisRun++;
-    if (item.error || item.data?.storeError !== undefined) this.stats.errors++;
+    if (countsAsError(item)) this.stats.errors++;
     const json = JSON.stringify(item);
     this.journal.item(json);
     // Lines are counted in the order they are journaled: the content index maps line → offset.
@@ -1004,6 +1003,11 @@ export class Crawler {
     }
     this.deps.onItem?.(item);
   }
+}
+
+/** Whether an item line counts in the error totals: a failed URL, or a body that was not stored. */
+function countsAsError(item: { error?: unknown; data?: Record<string, unknown> }): boolean {
+  return Boolean(item.error) || item.data?.storeError !== undefined;
 }
 
 /** A hop's body without its Content-Encoding, or as received when that fails (error items only). */
