@@ -384,14 +384,19 @@ export class ThreadedPageProcessor implements PageProcessor {
     if (this.batch.length === 1) setImmediate(this.postBatch);
   }
 
+  /** Whether the threads owe an answer or keep a body. */
+  private get owing(): boolean {
+    return this.working.size > 0 || this.storing.size > 0 || this.held.size > 0;
+  }
+
   /** Nothing in flight and nothing kept: end the threads after `idleMs` unless work comes. */
   private idleCheck(): void {
-    if (this.working.size > 0 || this.storing.size > 0 || this.held.size > 0 || this.batch.length > 0) return;
+    if (this.owing || this.batch.length > 0) return;
     if (this.idleTimer !== null || this.threads === null || this.closing) return;
     this.threads.keepAlive(false);
     this.idleTimer = setTimeout(() => {
       this.idleTimer = null;
-      if (this.working.size === 0 && this.storing.size === 0 && this.held.size === 0) this.retire();
+      if (!this.owing) this.retire();
     }, this.idleMs);
     this.idleTimer.unref();
   }
