@@ -8,7 +8,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import type { StoreRequest } from './body-writer.js';
 import type { PageReply, PageRequest, PageThreadData } from './page-processor.js';
 import { workPage } from './page-work.js';
-import { createSource } from './source-registry.js';
+import { createSource } from '../sources/registry.js';
 
 const port = parentPort;
 if (port === null) throw new Error('page-worker must run in a worker thread');

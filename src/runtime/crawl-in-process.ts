@@ -5,7 +5,7 @@
 import type { CrawlOptions } from '../config/crawl-options.js';
 import { CrawlSource } from '../sources/crawl.js';
 import { summary } from './crawl-job.js';
-import { Crawler } from './crawler.js';
+import { Crawler } from '../engine/crawler.js';
 import { openWorkerLog } from './logger.js';
 import { ProgressLine } from './progress-line.js';
 

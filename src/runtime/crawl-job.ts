@@ -13,11 +13,12 @@ import {
 import { UsageError } from '../config/usage-error.js';
 import { canonicalize, hostKey } from '../url/canonicalize.js';
 import { openWorkerLog } from './logger.js';
-import { checkPlan, memoryLimitBytes, readMeasuredRss } from './memory-guard.js';
+import { WORKER_ENTRY } from './worker-entry.js';
+import { checkPlan, memoryLimitBytes, readMeasuredRss } from '../supervision/memory-guard.js';
 import { lockOutput, prepareOutput } from './output-dir.js';
 import { checkAndRecordPlan, readPlanRecord } from './plan-record.js';
 import { ProgressLine } from './progress-line.js';
-import { SUPERVISOR_DEFAULTS, Supervisor, splitPoliteness, type WorkerSpec } from './supervisor.js';
+import { SUPERVISOR_DEFAULTS, Supervisor, splitPoliteness, type WorkerSpec } from '../supervision/supervisor.js';
 
 /**
  * Canonicalize seed URLs.
@@ -160,6 +161,7 @@ async function runSupervised(
   const { log, close: closeLog } = openWorkerLog(opts.out, 'supervisor');
   const sup = new Supervisor(crawlWorkerSpecs(input, opts, seeds), {
     dataDir: opts.out,
+    workerEntry: WORKER_ENTRY,
     log,
     memoryLimitBytes: limit,
     limitFraction: opts.memoryLimitFraction,

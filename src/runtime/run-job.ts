@@ -11,11 +11,12 @@ import { UsageError } from '../config/usage-error.js';
 import { hostKey } from '../url/canonicalize.js';
 import { canonicalSeeds } from './crawl-job.js';
 import { openWorkerLog } from './logger.js';
-import { checkPlan, memoryLimitBytes, readMeasuredRss } from './memory-guard.js';
+import { WORKER_ENTRY } from './worker-entry.js';
+import { checkPlan, memoryLimitBytes, readMeasuredRss } from '../supervision/memory-guard.js';
 import { lockOutput, makeDirectory } from './output-dir.js';
 import { checkAndRecordPlan, type PlanRecord, type TypeLayout } from './plan-record.js';
-import { checkSourceName } from './source-registry.js';
-import { SUPERVISOR_DEFAULTS, Supervisor, splitPoliteness, type WorkerSpec } from './supervisor.js';
+import { checkSourceName } from '../sources/registry.js';
+import { SUPERVISOR_DEFAULTS, Supervisor, splitPoliteness, type WorkerSpec } from '../supervision/supervisor.js';
 
 function describeLayout(l: TypeLayout): string {
   return `processes: ${l.processes}${l.processes > 1 ? `, partition: ${l.partition}` : ''}`;
@@ -132,6 +133,7 @@ export async function runConfig(
   const { log, close: closeLog } = openWorkerLog(config.data, 'supervisor');
   const sup = new Supervisor(specs, {
     dataDir: config.data,
+    workerEntry: WORKER_ENTRY,
     log,
     memoryLimitBytes: limit,
     limitFraction: config.memory.limitFraction,

@@ -4,10 +4,10 @@
  * reports counters every second, and exits by itself when the supervisor goes away.
  */
 import { parseCrawlOptions } from '../config/crawl-options.js';
-import { Crawler } from './crawler.js';
-import type { FromWorker, ToWorker, WorkerInit } from './ipc.js';
+import { Crawler } from '../engine/crawler.js';
+import type { FromWorker, ToWorker, WorkerInit } from '../supervision/ipc.js';
 import { openWorkerLog } from './logger.js';
-import { createSource } from './source-registry.js';
+import { createSource } from '../sources/registry.js';
 
 /**
  * Send to the supervisor. The channel can close at any moment (the supervisor was killed): the

@@ -6,7 +6,6 @@
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
 import type { CrawlOptionsInput } from '../config/crawl-options.js';
 import { writeFileAtomic } from '../sinks/atomic-file.js';
@@ -34,6 +33,8 @@ export interface WorkerSpec {
 /** Supervisor settings. */
 export interface SupervisorOptions {
   dataDir: string;
+  /** The worker process's entry module (a file path), forked once per worker. */
+  workerEntry: string;
   log: Logger;
   /** Memory limit, bytes (cgroup/RAM or `--memory-limit`). */
   memoryLimitBytes: number;
@@ -120,8 +121,6 @@ class WorkerHandle {
     return this.child?.pid ?? null;
   }
 }
-
-const WORKER_MAIN = fileURLToPath(new URL('./worker-main.js', import.meta.url));
 
 /** Runs a plan of worker processes until they finish or are stopped. */
 export class Supervisor {
@@ -212,7 +211,7 @@ export class Supervisor {
   }
 
   private spawn(w: WorkerHandle, resume: boolean): void {
-    const child = fork(WORKER_MAIN, [], {
+    const child = fork(this.opts.workerEntry, [], {
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
       env: process.env,
       // V8 sizes its heap from the machine's RAM, not from our budget, and keeps garbage

@@ -109,7 +109,7 @@ describe('examples/collector.yaml', () => {
     expect(specs.map((s) => s.id)).toEqual(['docs-0', 'docs-1', 'blog-0']);
     expect(specs[0].options).toMatchObject({ delay: '1000ms', hostConcurrency: 1 });
     expect(specs[2].intervalMs).toBe(30 * 60_000);
-    const { checkPlan } = await import('../../src/runtime/memory-guard.js');
+    const { checkPlan } = await import('../../src/supervision/memory-guard.js');
     expect(() =>
       checkPlan(
         config.workers.map((w) => ({ processes: w.processes, concurrency: w.concurrency })),

@@ -9,14 +9,14 @@ import {
   type PageProcessor,
   PageThreadLost,
   ThreadedPageProcessor,
-} from '../../src/runtime/page-processor.js';
-import type { PageJob } from '../../src/runtime/page-work.js';
+} from '../../src/engine/page-processor.js';
+import type { PageJob } from '../../src/engine/page-work.js';
 import { CrawlSource } from '../../src/sources/crawl.js';
 
 // The thread runs the compiled worker (`npm test` builds dist/ first).
 const FILES = {
-  pageWorker: path.resolve('dist/runtime/page-worker.js'),
-  bodyWriter: path.resolve('dist/runtime/body-writer.js'),
+  pageWorker: path.resolve('dist/engine/page-worker.js'),
+  bodyWriter: path.resolve('dist/engine/body-writer.js'),
 };
 const dirs: string[] = [];
 afterAll(() => {
