@@ -19,6 +19,7 @@
  * {@link ContentIndex.appendLine} (and on resume, every line read back).
  */
 import fs from 'node:fs/promises';
+import type { ContentDedup } from './content-dedup.js';
 
 /** Largest fill of the table before it grows. */
 export const MAX_LOAD = 0.75;
@@ -87,8 +88,8 @@ export interface ContentIndexOptions {
   ringSize?: number;
 }
 
-/** The content-dedup index of one worker (see the module comment). */
-export class ContentIndex {
+/** The content-dedup index of one worker (see the module comment): the embedded {@link ContentDedup}. */
+export class ContentIndex implements ContentDedup {
   /** (hi, lo, value) per slot; value = ordinal + 1, 0 = empty, PENDING = claimed. */
   private slots: Uint32Array;
   private cap: number;

@@ -16,7 +16,7 @@ import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
 import type { StoreReply } from './body-writer.js';
 import { FileSink } from '../sinks/file-sink.js';
 import type { Source } from '../sources/source.js';
-import { type PageDone, type PageJob, workPage } from './page-work.js';
+import { type WorkedPage, type PageJob, workPage } from './page-work.js';
 
 /** The compiled thread entry points, next to this module in dist/. */
 export const PAGE_THREAD_FILES: PageThreadFiles = {
@@ -31,7 +31,7 @@ export interface PageProcessor {
    * `job.id` until {@link store} or {@link drop}. `job.body` may be detached afterwards.
    * @throws when the page thread died (the job's body is lost with it).
    */
-  work(job: PageJob): Promise<PageDone>;
+  work(job: PageJob): Promise<WorkedPage>;
   /**
    * Store the body kept under `id` for `url` and release it.
    * @returns the path relative to `<out>`, e.g. `files/host/a.html`.
@@ -68,10 +68,10 @@ export class InlinePageProcessor implements PageProcessor {
     this.sink = opts.storeBodies ? new FileSink({ outDir: opts.outDir }) : null;
   }
 
-  work(job: PageJob): Promise<PageDone> {
-    const { done, body } = workPage(job, this.source);
+  work(job: PageJob): Promise<WorkedPage> {
+    const { worked, body } = workPage(job, this.source);
     if (body !== null) this.kept.set(job.id, body);
-    return Promise.resolve(done);
+    return Promise.resolve(worked);
   }
 
   store(id: number, url: string): Promise<string> {
@@ -100,7 +100,7 @@ export type PageRequest =
 
 /** A message from the page thread. */
 export type PageReply =
-  | { op: 'done'; done: PageDone }
+  | { op: 'worked'; worked: WorkedPage }
   | { op: 'stored'; id: number; file: string }
   | { op: 'stored'; id: number; error: string };
 
@@ -276,7 +276,7 @@ export class ThreadedPageProcessor implements PageProcessor {
   /** Whether the current page thread said it is ready (its modules are loaded). */
   private threadReady = false;
   private readonly readyWaiters: Array<() => void> = [];
-  private readonly working = new Map<number, Waiter<PageDone>>();
+  private readonly working = new Map<number, Waiter<WorkedPage>>();
   private readonly storing = new Map<number, Waiter<string>>();
   /** Ids whose body went with a dead page thread (their store rejects with PageThreadLost). */
   private readonly lost = new Set<number>();
@@ -301,13 +301,13 @@ export class ThreadedPageProcessor implements PageProcessor {
       for (const w of this.readyWaiters.splice(0)) w();
     },
     reply: (m) => {
-      if (m.op === 'done') {
-        const w = this.working.get(m.done.id);
+      if (m.op === 'worked') {
+        const w = this.working.get(m.worked.id);
         // A reply for a page already failed (its thread was replaced) is stale: ignore it.
         if (w === undefined) return;
-        this.working.delete(m.done.id);
-        if (m.done.error === undefined) this.held.add(m.done.id);
-        w.resolve(m.done);
+        this.working.delete(m.worked.id);
+        if (m.worked.error === undefined) this.held.add(m.worked.id);
+        w.resolve(m.worked);
       } else this.events.stored(m);
       this.idleCheck();
     },
@@ -414,9 +414,9 @@ export class ThreadedPageProcessor implements PageProcessor {
     void p.then(() => this.ending.delete(p));
   }
 
-  work(job: PageJob): Promise<PageDone> {
+  work(job: PageJob): Promise<WorkedPage> {
     if (this.closing) return Promise.reject(new Error(`page processor is closed; cannot work on ${job.url}`));
-    return new Promise<PageDone>((resolve, reject) => {
+    return new Promise<WorkedPage>((resolve, reject) => {
       this.working.set(job.id, { resolve, reject });
       // Copied into an ArrayBuffer of its own, then transferred: undici's chunks can be views of a
       // shared pool, which must be neither detached nor cloned whole.

@@ -6,6 +6,7 @@ import type { CrawlOptions } from '../config/crawl-options.js';
 import { CrawlSource } from '../sources/crawl.js';
 import { summary } from './crawl-job.js';
 import { Crawler } from '../engine/crawler.js';
+import { embeddedBackend } from './backend.js';
 import { openWorkerLog } from './logger.js';
 import { ProgressLine } from './progress-line.js';
 
@@ -16,7 +17,12 @@ import { ProgressLine } from './progress-line.js';
 export async function runInProcess(opts: CrawlOptions, seeds: string[]): Promise<number> {
   const workerId = 'crawl-0';
   const { log, close: closeLog } = openWorkerLog(opts.out, workerId);
-  const crawler = new Crawler(opts, { workerId, source: new CrawlSource(), log });
+  const crawler = new Crawler(opts, {
+    workerId,
+    source: new CrawlSource(),
+    log,
+    backend: embeddedBackend(opts),
+  });
   const progress =
     !opts.quiet && process.stderr.isTTY
       ? new ProgressLine(() => ({

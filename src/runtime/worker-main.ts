@@ -6,6 +6,7 @@
 import { parseCrawlOptions } from '../config/crawl-options.js';
 import { Crawler } from '../engine/crawler.js';
 import type { FromWorker, ToWorker, WorkerInit } from '../supervision/ipc.js';
+import { embeddedBackend } from './backend.js';
 import { openWorkerLog } from './logger.js';
 import { createSource } from '../sources/registry.js';
 
@@ -70,7 +71,7 @@ function handle(msg: ToWorker): void {
       break;
     }
     case 'finish':
-      c.finishWhenIdle();
+      c.endWhenIdle();
       break;
     case 'stop':
       c.stop();
@@ -89,6 +90,7 @@ async function main(init: WorkerInit): Promise<void> {
     workerId: init.id,
     source,
     log,
+    backend: embeddedBackend(opts),
     onItem: () => {
       lastProgressAt = Date.now();
     },
