@@ -3,10 +3,11 @@
  * crawler only orchestrates. The network side is built with the crawler; the parts that read and
  * write state on disk (journal, spill, resume, item store, handoff outbox) are opened at start.
  */
+import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import type { CrawlOptions } from '../config/crawl-options.js';
 import type { Logger } from 'pino';
+import type { CrawlOptions } from '../config/crawl-options.js';
 import type { ContentDedup, ContentIndexFiles } from '../dedup/content-dedup.js';
 import type { SeenSet } from '../dedup/seen-set.js';
 import type { FrontierQueue } from '../frontier/frontier-queue.js';
@@ -22,14 +23,17 @@ import { HandoffOutbox, type Partition } from './handoff-outbox.js';
 import { HopLoop } from './hop-loop.js';
 import { HostPolicy, robotsRetryWait } from './host-policy.js';
 import { HostSlots } from './host-slots.js';
+import { InlinePageProcessor } from './inline-page-processor.js';
 import type { Item, ItemOrigin } from './item.js';
 import { ItemStore } from './item-store.js';
 import { LinkFollower } from './link-follower.js';
 import { LostPageRetries } from './lost-page-retries.js';
-import { openPageProcessor, type PageProcessor } from './page-processor.js';
+import type { PageProcessor, PageProcessorOptions } from './page-processor.js';
+import { PAGE_THREAD_FILES } from './page-threads.js';
 import { restoreHandedOff, restoreState } from './resume.js';
 import { Rounds } from './rounds.js';
 import { SpillRefill } from './spill-refill.js';
+import { ThreadedPageProcessor } from './threaded-page-processor.js';
 
 /** Smallest body limit for robots.txt (RFC 9309 §2.5: a parsing limit of at least 500 KiB). */
 const ROBOTS_MIN_PARSE_BYTES = 512 * 1024;
@@ -262,4 +266,27 @@ export async function openStateParts(
     enqueue: hooks.enqueue,
   });
   return { journal, spill, store, attempts, follower, rounds, handoff, resumedItems };
+}
+
+/**
+ * The page processor for a crawler: a page thread when `opts.thread`, the source allows it
+ * (`source.offThread`) and the compiled worker file exists (the built CLI; tests running the
+ * TypeScript sources get the inline one), else inline.
+ */
+export function openPageProcessor(source: Source, opts: PageProcessorOptions): PageProcessor {
+  const files = PAGE_THREAD_FILES;
+  if (
+    opts.thread &&
+    source.offThread === true &&
+    import.meta.url.endsWith('.js') &&
+    existsSync(files.pageWorker)
+  ) {
+    return new ThreadedPageProcessor(
+      files,
+      source.name,
+      opts.storeBodies ? opts.outDir : null,
+      opts.maxBytes,
+    );
+  }
+  return new InlinePageProcessor(source, opts);
 }

@@ -4,8 +4,8 @@
  */
 import { createHash } from 'node:crypto';
 import type { FrontierEntry } from '../frontier/frontier-queue.js';
-import type { FetchErrorKind } from '../http/fetch-error.js';
 import { decodeContent } from '../http/decompress.js';
+import type { FetchErrorKind } from '../http/fetch-error.js';
 import type { HopResponse } from '../http/fetcher.js';
 
 /** One item line. Optional fields are absent (not null) when they do not apply. */

@@ -5,10 +5,10 @@
  * Messages are batched per event-loop turn.
  */
 import { parentPort, workerData } from 'node:worker_threads';
+import { createSource } from '../sources/registry.js';
 import type { StoreRequest } from './body-writer.js';
 import type { PageReply, PageRequest, PageThreadData } from './page-processor.js';
 import { workPage } from './page-work.js';
-import { createSource } from '../sources/registry.js';
 
 const port = parentPort;
 if (port === null) throw new Error('page-worker must run in a worker thread');
