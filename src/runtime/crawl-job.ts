@@ -11,14 +11,16 @@ import {
   parseCrawlOptions,
 } from '../config/crawl-options.js';
 import { UsageError } from '../config/usage-error.js';
-import { canonicalize, hostKey } from '../url/canonicalize.js';
-import { openWorkerLog } from './logger.js';
-import { WORKER_ENTRY } from './worker-entry.js';
 import { checkPlan, memoryLimitBytes, readMeasuredRss } from '../supervision/memory-guard.js';
+import { SUPERVISOR_DEFAULTS, Supervisor } from '../supervision/supervisor.js';
+import { defaultPartition, splitPoliteness, type WorkerSpec } from '../supervision/worker-spec.js';
+import { canonicalize } from '../url/canonicalize.js';
+import { openWorkerLog } from './logger.js';
 import { lockOutput, prepareOutput } from './output-dir.js';
 import { checkAndRecordPlan, readPlanRecord } from './plan-record.js';
 import { ProgressLine } from './progress-line.js';
-import { SUPERVISOR_DEFAULTS, Supervisor, splitPoliteness, type WorkerSpec } from '../supervision/supervisor.js';
+import { summaryLine } from './summary-line.js';
+import { WORKER_ENTRY } from './worker-entry.js';
 
 /**
  * Canonicalize seed URLs.
@@ -50,31 +52,6 @@ export function parseCrawlFlags(input: CrawlOptionsInput): CrawlOptions {
     );
     throw new UsageError(msg);
   }
-}
-
-export function summary(
-  opts: CrawlOptions,
-  items: number,
-  total: number,
-  errors: number,
-  queued: number,
-  skipped: Record<string, number>,
-): string {
-  const left = queued > 0 ? ' (stopped: --resume continues)' : '';
-  const procs = opts.processes > 1 ? `, ${opts.processes} processes` : '';
-  return (
-    `collector: ${items} items this run (${total} total), ${errors} errors, ${queued} queued${left}` +
-    `${skippedText(skipped)}${procs}, out ${opts.out}\n`
-  );
-}
-
-/** `, links skipped: trap-length 1, trap-query 3` for the non-zero reasons, or nothing. */
-function skippedText(skipped: Record<string, number>): string {
-  const skips = Object.entries(skipped)
-    .filter(([, n]) => n > 0)
-    .map(([k, n]) => `${k} ${n}`)
-    .join(', ');
-  return skips ? `, links skipped: ${skips}` : '';
 }
 
 /**
@@ -121,7 +98,7 @@ export async function runCrawl(input: CrawlOptionsInput): Promise<number> {
 
 /** The partition of a crawl: as given, else `url` for a single-host seed list, else `host`. */
 export function partitionFor(opts: CrawlOptions, seeds: string[]): 'host' | 'url' {
-  return opts.partition ?? (new Set(seeds.map((s) => hostKey(s))).size <= 1 ? 'url' : 'host');
+  return opts.partition ?? defaultPartition(seeds);
 }
 
 /** Worker specs of a multi-process crawl: ownership by host, or by URL for a single-host site. */
@@ -171,7 +148,7 @@ async function runSupervised(
   const progress =
     !opts.quiet && process.stderr.isTTY
       ? new ProgressLine(() => {
-          const t = sup.status().totals as Record<string, number>;
+          const t = sup.status().totals;
           return { items: t.items, errors: t.errors, bytes: 0, queued: t.queue, stopping: false };
         })
       : null;
@@ -184,9 +161,8 @@ async function runSupervised(
     await closeLog();
   }
   if (!opts.quiet) {
-    const t = (sup.status() as { totals: Record<string, number> & { skipped: Record<string, number> } })
-      .totals;
-    process.stderr.write(summary(opts, t.itemsThisRun, t.items, t.errors, t.queue, t.skipped));
+    const t = sup.status().totals;
+    process.stderr.write(summaryLine(opts, { ...t, queued: t.queue }));
   }
   return code;
 }

@@ -8,15 +8,15 @@ import path from 'node:path';
 import type { Config } from '../config/config-file.js';
 import { type CrawlOptionsInput, pageThreadByDefault } from '../config/crawl-options.js';
 import { UsageError } from '../config/usage-error.js';
-import { hostKey } from '../url/canonicalize.js';
+import { checkSourceName } from '../sources/registry.js';
+import { checkPlan, memoryLimitBytes, readMeasuredRss } from '../supervision/memory-guard.js';
+import { SUPERVISOR_DEFAULTS, Supervisor } from '../supervision/supervisor.js';
+import { defaultPartition, splitPoliteness, type WorkerSpec } from '../supervision/worker-spec.js';
 import { canonicalSeeds } from './crawl-job.js';
 import { openWorkerLog } from './logger.js';
-import { WORKER_ENTRY } from './worker-entry.js';
-import { checkPlan, memoryLimitBytes, readMeasuredRss } from '../supervision/memory-guard.js';
 import { lockOutput, makeDirectory } from './output-dir.js';
 import { checkAndRecordPlan, type PlanRecord, type TypeLayout } from './plan-record.js';
-import { checkSourceName } from '../sources/registry.js';
-import { SUPERVISOR_DEFAULTS, Supervisor, splitPoliteness, type WorkerSpec } from '../supervision/supervisor.js';
+import { WORKER_ENTRY } from './worker-entry.js';
 
 function describeLayout(l: TypeLayout): string {
   return `processes: ${l.processes}${l.processes > 1 ? `, partition: ${l.partition}` : ''}`;
@@ -64,7 +64,7 @@ export function runWorkerSpecs(config: Config, raw: Array<Record<string, unknown
     if (seeds.length === 0) throw new UsageError(`workers[${t}].seeds: expected at least one seed URL`);
     const { source: _s, processes: _p, name: _n, ...rest } = raw[t];
     const n = w.processes;
-    const partition = w.partition ?? (new Set(seeds.map(hostKey)).size <= 1 ? 'url' : 'host');
+    const partition = w.partition ?? defaultPartition(seeds);
     const options = { ...rest, seeds, out: config.data, resume: true, quiet: true } as CrawlOptionsInput;
     // Without a second core per process, a page thread costs memory and saves no time.
     options.pageThread ??= pageThreadByDefault(totalProcesses);

@@ -1,0 +1,54 @@
+/**
+ * One worker process to run (a plan is a list of them), and the per-process politeness of a
+ * worker type whose processes share one host (`partition: url`).
+ */
+import type { CrawlOptionsInput } from '../config/crawl-options.js';
+import { hostKey } from '../url/canonicalize.js';
+
+/** One worker process to run. */
+export interface WorkerSpec {
+  /** e.g. `crawl-0`: names its items file, state dir and log. */
+  id: string;
+  /** Source name. */
+  type: string;
+  /** Worker type name (the processes that share ownership of URLs), e.g. `crawl` or `docs`. */
+  group: string;
+  /** Position among the processes of its type. */
+  index: number;
+  /** Processes of its type. */
+  count: number;
+  partition: 'host' | 'url';
+  options: CrawlOptionsInput;
+  /** All seeds of the type; each worker queues those it owns. */
+  seeds: string[];
+  /** Pause between rounds for continuous sources, ms; undefined = one round (one-shot). */
+  intervalMs?: number;
+}
+
+/**
+ * The partition of a worker type when none is given: `url` when all seeds are on one host (one big
+ * site: its processes share it), else `host` (each host's politeness lives in one process).
+ */
+export function defaultPartition(seeds: string[]): 'host' | 'url' {
+  return new Set(seeds.map((s) => hostKey(s))).size <= 1 ? 'url' : 'host';
+}
+
+/**
+ * Options of one of `processes` workers that share a host (`partition: url`): each keeps
+ * delay × processes and hostConcurrency / processes (at least 1), so the host still sees the
+ * configured rate and concurrency in total.
+ * @param options the worker's options as written (changed in place and returned).
+ * @param delayMs the configured delay, ms; @param hostConcurrency the configured host concurrency.
+ */
+export function splitPoliteness(
+  options: CrawlOptionsInput,
+  processes: number,
+  delayMs: number,
+  hostConcurrency: number,
+): CrawlOptionsInput {
+  if (processes > 1) {
+    options.delay = `${delayMs * processes}ms`;
+    options.hostConcurrency = Math.max(1, Math.floor(hostConcurrency / processes));
+  }
+  return options;
+}
