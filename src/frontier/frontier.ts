@@ -7,7 +7,7 @@
  */
 import { hostKey } from '../url/canonicalize.js';
 import type { FrontierEntry, FrontierQueue } from './frontier-queue.js';
-import { HostHeap, type HeapItem } from './host-heap.js';
+import { type HeapItem, HostHeap } from './host-heap.js';
 
 export type { FrontierEntry };
 

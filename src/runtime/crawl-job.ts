@@ -4,6 +4,8 @@
  * TTY; SIGINT/SIGTERM stop gracefully (a second signal abandons in-flight requests at once;
  * state stays consistent either way).
  */
+
+import { SupervisorSettingsSchema } from '../config/config-file.js';
 import {
   type CrawlOptions,
   type CrawlOptionsInput,
@@ -12,7 +14,7 @@ import {
 } from '../config/crawl-options.js';
 import { UsageError } from '../config/usage-error.js';
 import { checkPlan, memoryLimitBytes, readMeasuredRss } from '../supervision/memory-guard.js';
-import { SUPERVISOR_DEFAULTS, Supervisor } from '../supervision/supervisor.js';
+import { Supervisor, supervisorTimings } from '../supervision/supervisor.js';
 import { defaultPartition, splitPoliteness, type WorkerSpec } from '../supervision/worker-spec.js';
 import { canonicalize } from '../url/canonicalize.js';
 import { openWorkerLog } from './logger.js';
@@ -56,7 +58,7 @@ export function parseCrawlFlags(input: CrawlOptionsInput): CrawlOptions {
 
 /**
  * Run a crawl to the end (or to a stop signal).
- * @returns the process exit code: 0 finished or stopped, 1 runtime failure.
+ * @returns the process exit code: 0 completed or stopped, 1 runtime failure.
  * @throws UsageError for bad options or seeds or an unusable `--out` (exit 2, nothing touched).
  */
 export async function runCrawl(input: CrawlOptionsInput): Promise<number> {
@@ -65,10 +67,11 @@ export async function runCrawl(input: CrawlOptionsInput): Promise<number> {
     // Resume with the layout the crawl was written with, unless the flags say otherwise
     // (then checkAndRecordPlan refuses a change below).
     const was = (await readPlanRecord(opts.out)).crawl;
-    if (was && input.processes === undefined) opts.processes = input.processes = was.processes;
-    if (was && input.partition === undefined && was.processes > 1)
-      opts.partition = input.partition = was.partition;
+    if (was && input.processes === undefined) opts.processes = was.processes;
+    if (was && input.partition === undefined && was.processes > 1) opts.partition = was.partition;
   }
+  // Without a second core per process, a page thread costs memory and saves no time.
+  opts.pageThread = input.pageThread ?? pageThreadByDefault(opts.processes);
   const given = canonicalSeeds(opts.seeds);
   const limit = opts.memoryLimit ?? memoryLimitBytes();
   // Also for one process (it has no supervisor to watch it at run time): a plan that cannot fit
@@ -87,7 +90,7 @@ export async function runCrawl(input: CrawlOptionsInput): Promise<number> {
         `${was.processes > 1 ? ` --partition ${was.partition}` : ''}; resume with the same ` +
         '(they decide which process owns each URL), or start a new --out',
     );
-    if (opts.processes > 1) return await runSupervised(input, opts, seeds, limit);
+    if (opts.processes > 1) return await runSupervised(opts, seeds, limit);
     // Loaded only here: the supervisor process of a multi-process crawl never loads the crawler.
     const { runInProcess } = await import('./crawl-in-process.js');
     return await runInProcess(opts, seeds);
@@ -102,20 +105,11 @@ export function partitionFor(opts: CrawlOptions, seeds: string[]): 'host' | 'url
 }
 
 /** Worker specs of a multi-process crawl: ownership by host, or by URL for a single-host site. */
-export function crawlWorkerSpecs(
-  input: CrawlOptionsInput,
-  opts: CrawlOptions,
-  seeds: string[],
-): WorkerSpec[] {
+export function crawlWorkerSpecs(opts: CrawlOptions, seeds: string[]): WorkerSpec[] {
   const n = opts.processes;
   const partition = partitionFor(opts, seeds);
-  const perWorker: CrawlOptionsInput = {
-    ...input,
-    seeds,
-    processes: 1,
-    pageThread: input.pageThread ?? pageThreadByDefault(n),
-  };
-  if (partition === 'url') splitPoliteness(perWorker, n, opts.delay, opts.hostConcurrency);
+  let perWorker: CrawlOptions = { ...opts, seeds, processes: 1 };
+  if (partition === 'url') perWorker = splitPoliteness(perWorker, n);
   if (opts.maxPages !== undefined) perWorker.maxPages = Math.ceil(opts.maxPages / n);
   return Array.from({ length: n }, (_, i) => ({
     id: `crawl-${i}`,
@@ -129,20 +123,15 @@ export function crawlWorkerSpecs(
   }));
 }
 
-async function runSupervised(
-  input: CrawlOptionsInput,
-  opts: CrawlOptions,
-  seeds: string[],
-  limit: number,
-): Promise<number> {
+async function runSupervised(opts: CrawlOptions, seeds: string[], limit: number): Promise<number> {
   const { log, close: closeLog } = openWorkerLog(opts.out, 'supervisor');
-  const sup = new Supervisor(crawlWorkerSpecs(input, opts, seeds), {
+  const sup = new Supervisor(crawlWorkerSpecs(opts, seeds), {
     dataDir: opts.out,
     workerEntry: WORKER_ENTRY,
     log,
     memoryLimitBytes: limit,
     limitFraction: opts.memoryLimitFraction,
-    ...SUPERVISOR_DEFAULTS,
+    ...supervisorTimings(SupervisorSettingsSchema.parse({})),
     joinTimeoutMs: opts.joinTimeout,
   });
   const progress =

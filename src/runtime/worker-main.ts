@@ -3,7 +3,6 @@
  * log. This is the worker's composition root: it builds the crawl engine on the backend picked
  * here; the supervisor protocol (`supervision/worker-protocol.ts`) drives it.
  */
-import { parseCrawlOptions } from '../config/crawl-options.js';
 import { Crawler } from '../engine/crawler.js';
 import { createSource } from '../sources/registry.js';
 import { serveSupervisor } from '../supervision/worker-protocol.js';
@@ -11,7 +10,7 @@ import { embeddedBackend } from './backend.js';
 import { openWorkerLog } from './logger.js';
 
 serveSupervisor((init, wiring) => {
-  const opts = parseCrawlOptions(init.options);
+  const opts = init.options;
   const { log, close } = openWorkerLog(opts.out, init.id);
   const crawler = new Crawler(opts, {
     workerId: init.id,

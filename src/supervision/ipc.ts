@@ -2,12 +2,12 @@
  * Messages between the supervisor and its worker processes (Node IPC, JSON). Shared state is
  * only counters, the stop signal and status; links travel only to their owner.
  */
-import type { CrawlOptionsInput } from '../config/crawl-options.js';
+import type { CrawlOptions } from '../config/crawl-options.js';
 import type { HandoffLink } from '../engine/handoff-outbox.js';
 
 export type { HandoffLink } from '../engine/handoff-outbox.js';
 
-/** Everything a worker needs to start. Options are sent as written (JSON-safe) and parsed there. */
+/** Everything a worker needs to start. Its options are sent parsed (they are plain JSON). */
 export interface WorkerInit {
   t: 'init';
   /** e.g. `crawl-1`: names its items file, state dir and log. */
@@ -17,7 +17,7 @@ export interface WorkerInit {
   index: number;
   count: number;
   partition: 'host' | 'url';
-  options: CrawlOptionsInput;
+  options: CrawlOptions;
   /** All seeds of the type; each worker queues those it owns. */
   seeds: string[];
 }

@@ -5,6 +5,7 @@
  * (`memory-pressure.ts`), the stall watch, status.json and stop signals.
  */
 import type { Logger } from 'pino';
+import type { SupervisorSettings } from '../config/config-file.js';
 import { completedCrawl, isOver } from './crawl-end.js';
 import { HandoffRouter } from './handoff-routing.js';
 import type { FromWorker } from './ipc.js';
@@ -26,32 +27,51 @@ export interface SupervisorOptions extends CrashPolicy {
   log: Logger;
   /** Memory limit, bytes (cgroup/RAM or `--memory-limit`). */
   memoryLimitBytes: number;
-  /** Share of the limit the whole tree may use. Default 0.8. */
+  /** Share of the limit the whole tree may use (`memory.limitFraction`). */
   limitFraction: number;
-  /** Time given to workers to stop before SIGKILL, ms. Default 10 s. */
+  /** Time given to workers to stop before SIGKILL, ms. */
   joinTimeoutMs: number;
-  /** status.json rewrite period, ms. Default 2 s (the contract is ≤ 5 s). */
-  statusIntervalMs: number;
-  /** A worker with queued work and no item for this long is restarted, ms. Default 5 min. */
+  /** A worker with queued work and no item for this long is restarted, ms. */
   stallTimeoutMs: number;
-  /** Memory sampling period, ms. Default 1 s. */
+  /** status.json rewrite period, ms. */
+  statusIntervalMs: number;
+  /** Memory sampling period, ms. */
   memorySampleMs: number;
 }
 
+/** status.json is rewritten every this often, ms (the contract is ≤ 5 s). */
+export const STATUS_INTERVAL_MS = 2000;
+/** Crashes are counted within this window to park a worker, ms. */
+export const CRASH_WINDOW_MS = 600_000;
+/** Every process's memory is sampled this often, ms. */
+export const MEMORY_SAMPLE_MS = 1000;
+
 /**
- * Documented defaults of the supervisor's timings: join 10 s, status every 2 s, a worker with
- * work and no progress for 5 min is restarted, 5 crashes in 10 min park a worker, restart
- * backoff from 1 s (doubling, ≤ 60 s), memory sampled every second.
+ * The supervisor's timings from the user's settings (the `supervisor:` block of a config, whose
+ * schema holds their defaults) and the fixed ones above.
  */
-export const SUPERVISOR_DEFAULTS = {
-  joinTimeoutMs: 10_000,
-  statusIntervalMs: 2000,
-  stallTimeoutMs: 300_000,
-  maxCrashes: 5,
-  crashWindowMs: 600_000,
-  restartBackoffMs: 1000,
-  memorySampleMs: 1000,
-} as const;
+export function supervisorTimings(
+  s: SupervisorSettings,
+): Pick<
+  SupervisorOptions,
+  | 'joinTimeoutMs'
+  | 'stallTimeoutMs'
+  | 'restartBackoffMs'
+  | 'maxCrashes'
+  | 'crashWindowMs'
+  | 'statusIntervalMs'
+  | 'memorySampleMs'
+> {
+  return {
+    joinTimeoutMs: s.joinTimeout,
+    stallTimeoutMs: s.stallTimeout,
+    restartBackoffMs: s.restartBackoff,
+    maxCrashes: s.maxCrashes,
+    crashWindowMs: CRASH_WINDOW_MS,
+    statusIntervalMs: STATUS_INTERVAL_MS,
+    memorySampleMs: MEMORY_SAMPLE_MS,
+  };
+}
 
 /** Smallest old-space cap of a worker, MB. */
 const MIN_WORKER_HEAP_MB = 256;
@@ -88,7 +108,7 @@ export class Supervisor {
 
   /** Start every worker; resolves with the exit code when all are done or stopped. */
   run(): Promise<number> {
-    for (const w of this.workers) this.spawn(w, Boolean(w.spec.options.resume));
+    for (const w of this.workers) this.spawn(w, w.spec.options.resume);
     this.timers.push(setInterval(() => void this.writeStatus(), this.opts.statusIntervalMs));
     this.timers.push(setInterval(() => this.guardMemory(), this.opts.memorySampleMs));
     this.timers.push(setInterval(() => this.checkStalls(), stallCheckPeriod(this.opts.stallTimeoutMs)));

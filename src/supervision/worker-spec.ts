@@ -2,7 +2,7 @@
  * One worker process to run (a plan is a list of them), and the per-process politeness of a
  * worker type whose processes share one host (`partition: url`).
  */
-import type { CrawlOptionsInput } from '../config/crawl-options.js';
+import type { CrawlOptions } from '../config/crawl-options.js';
 import { hostKey } from '../url/canonicalize.js';
 
 /** One worker process to run. */
@@ -18,7 +18,8 @@ export interface WorkerSpec {
   /** Processes of its type. */
   count: number;
   partition: 'host' | 'url';
-  options: CrawlOptionsInput;
+  /** Its options, parsed (plain JSON: sent as they are). */
+  options: CrawlOptions;
   /** All seeds of the type; each worker queues those it owns. */
   seeds: string[];
   /** Pause between rounds for continuous sources, ms; undefined = one round (one-shot). */
@@ -37,18 +38,14 @@ export function defaultPartition(seeds: string[]): 'host' | 'url' {
  * Options of one of `processes` workers that share a host (`partition: url`): each keeps
  * delay × processes and hostConcurrency / processes (at least 1), so the host still sees the
  * configured rate and concurrency in total.
- * @param options the worker's options as written (changed in place and returned).
- * @param delayMs the configured delay, ms; @param hostConcurrency the configured host concurrency.
+ * @param options the type's options (delay in ms); not changed.
+ * @returns the options of each of its processes.
  */
-export function splitPoliteness(
-  options: CrawlOptionsInput,
-  processes: number,
-  delayMs: number,
-  hostConcurrency: number,
-): CrawlOptionsInput {
-  if (processes > 1) {
-    options.delay = `${delayMs * processes}ms`;
-    options.hostConcurrency = Math.max(1, Math.floor(hostConcurrency / processes));
-  }
-  return options;
+export function splitPoliteness(options: CrawlOptions, processes: number): CrawlOptions {
+  if (processes <= 1) return options;
+  return {
+    ...options,
+    delay: options.delay * processes,
+    hostConcurrency: Math.max(1, Math.floor(options.hostConcurrency / processes)),
+  };
 }
