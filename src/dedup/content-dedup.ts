@@ -4,7 +4,22 @@
  * stored again. {@link ContentIndex} is the embedded implementation (one per worker, beside its
  * items file); a shared (Redis) index implements the same.
  */
-import type { ContentKey, ContentMatch } from './content-index.js';
+
+/** A 64-bit content key: the first 8 bytes of a SHA-256 digest as two big-endian uint32 halves. */
+export interface ContentKey {
+  /** Digest bytes 0–3, as an unsigned 32-bit integer. */
+  hi: number;
+  /** Digest bytes 4–7, as an unsigned 32-bit integer. */
+  lo: number;
+}
+
+/**
+ * What {@link ContentDedup.find} knows about the original of a body.
+ * - `url`: known in memory (claimed by a page still being written, or a recent line).
+ * - `ordinal`: only the items-file line of the original is known; get its URL with
+ *   {@link ContentDedup.resolveUrl}.
+ */
+export type ContentMatch = { url: string; ordinal?: undefined } | { url?: undefined; ordinal: number };
 
 /** Where the index reads back the item lines it points to. */
 export interface ContentIndexFiles {
