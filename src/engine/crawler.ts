@@ -51,7 +51,7 @@ export class Crawler {
   private paused = false;
   private endRequested = false;
   private idleReported = false;
-  /** Entries being processed (a try, or a body waiting for its store). */
+  /** Entries being processed, from their try to their retry or item (bodies being stored aside). */
   private active = 0;
   /** URLs taken for a first try this session: with the resumed items, the --max-pages budget. */
   private dispatched = 0;
@@ -111,7 +111,7 @@ export class Crawler {
     this.wakeUp();
   }
 
-  /** Requests in flight, including bodies waiting for the disk. */
+  /** Entries being processed (requests in flight, pages being read). */
   get busy(): number {
     return this.active;
   }
@@ -150,13 +150,13 @@ export class Crawler {
     while (!this.stopping) {
       this.dispatch();
       spill.refill();
-      const drained = this.isDrained();
+      const idle = this.isIdle();
       if (handoff === null) {
-        if (drained) break;
+        if (idle) break;
       } else {
-        this.reportIdle(drained);
-        if (drained && this.endRequested) break;
-        if (drained && !this.stopping && rounds.startIfDue()) continue;
+        this.reportIdle(idle);
+        if (idle && this.endRequested) break;
+        if (idle && !this.stopping && rounds.startIfDue()) continue;
       }
       await this.sleep(Math.min(this.frontier.nextReadyIn(), IDLE_TICK_MS));
     }
@@ -240,7 +240,7 @@ export class Crawler {
   }
 
   /** Nothing in flight or waiting for the disk, and nothing queued (or the page budget is spent). */
-  private isDrained(): boolean {
+  private isIdle(): boolean {
     if (this.active > 0 || this.store.pendingBytes > 0) return false;
     const queued = this.frontier.queued > 0 || this.state.spill.holdsUrls;
     return !queued || (!this.budgetLeft() && this.frontier.inFlight === 0);
