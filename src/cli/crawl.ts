@@ -5,7 +5,8 @@
  * (the help shows those defaults, read from the schema).
  */
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import { type CrawlOptionsInput, crawlDefaults } from '../config/crawl-options.js';
+import { CRAWL_DEFAULTS as d } from '../config/crawl-defaults.js';
+import type { CrawlOptionsInput } from '../config/crawl-options.js';
 import { formatDuration, formatSize } from '../config/units.js';
 
 /** Largest count accepted by integer flags: beyond it a value is a typo, not a plan. */
@@ -37,7 +38,6 @@ function collect(v: string, prev: string[] | undefined): string[] {
 
 /** Register the `crawl` command on the program. */
 export function registerCrawl(program: Command): void {
-  const d = crawlDefaults();
   const def = (text: string, value: string | number) => `${text} (default: ${value})`;
   program
     .command('crawl')

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { crawlDefaults } from '../../src/config/crawl-options.js';
+import { parseCrawlOptions } from '../../src/config/crawl-options.js';
 import { formatDuration, formatSize, parseDuration, parseSize } from '../../src/config/units.js';
 
 describe('durations and sizes written back for people', () => {
@@ -24,7 +24,7 @@ describe('durations and sizes written back for people', () => {
   });
 
   it('reads back to the same value, for every default of the crawl options', () => {
-    const d = crawlDefaults();
+    const d = parseCrawlOptions({});
     for (const ms of [d.delay, d.timeout, d.retryBackoff, d.maxRetryAfter, d.joinTimeout, d.saveInterval]) {
       expect(parseDuration(formatDuration(ms))).toBe(ms);
     }
