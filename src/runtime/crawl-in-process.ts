@@ -1,22 +1,29 @@
 /**
- * A crawl in this process (`--processes 1`): one Crawler, a progress line on a TTY, and signal
- * handling (first signal: graceful stop; second: abandon in-flight requests).
+ * A crawl in this process (`--processes 1`): one Crawler on the embedded backend, a progress line
+ * on a TTY, and signal handling (first signal: graceful stop; second: abandon in-flight requests).
  */
 import type { CrawlOptions } from '../config/crawl-options.js';
+import { Crawler } from '../engine/crawler.js';
 import { CrawlSource } from '../sources/crawl.js';
-import { summary } from './crawl-job.js';
-import { Crawler } from './crawler.js';
+import { onStopSignals } from '../supervision/signals.js';
+import { embeddedBackend } from './backend.js';
 import { openWorkerLog } from './logger.js';
 import { ProgressLine } from './progress-line.js';
+import { summaryLine } from './summary-line.js';
 
 /**
  * Crawl `seeds` to the end or to a signal, in this process (`<out>` already prepared and locked).
- * @returns exit code: 0 finished or stopped, 1 runtime failure.
+ * @returns exit code: 0 completed or stopped, 1 runtime failure.
  */
 export async function runInProcess(opts: CrawlOptions, seeds: string[]): Promise<number> {
   const workerId = 'crawl-0';
   const { log, close: closeLog } = openWorkerLog(opts.out, workerId);
-  const crawler = new Crawler(opts, { workerId, source: new CrawlSource(), log });
+  const crawler = new Crawler(opts, {
+    workerId,
+    source: new CrawlSource(),
+    log,
+    backend: embeddedBackend(opts),
+  });
   const progress =
     !opts.quiet && process.stderr.isTTY
       ? new ProgressLine(() => ({
@@ -27,21 +34,22 @@ export async function runInProcess(opts: CrawlOptions, seeds: string[]): Promise
           stopping: crawler.isStopping,
         }))
       : null;
-  let signals = 0;
-  const onSignal = (sig: NodeJS.Signals) => {
-    signals++;
-    log.info({ sig }, signals === 1 ? 'stopping' : 'abandoning in-flight requests');
-    if (signals === 1) crawler.stop();
-    else crawler.abort();
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  const offSignals = onStopSignals(
+    (sig) => {
+      log.info({ sig }, 'stopping');
+      crawler.stop();
+    },
+    (sig) => {
+      log.info({ sig }, 'abandoning in-flight requests');
+      crawler.abort();
+    },
+  );
   let code = 0;
   try {
     await crawler.start(seeds);
     progress?.start();
-    const finished = await crawler.run();
-    log.info({ finished, ...crawler.stats }, finished ? 'frontier empty' : 'stopped');
+    const completed = await crawler.run();
+    log.info({ completed, ...crawler.stats }, completed ? 'frontier empty' : 'stopped');
   } catch (e) {
     log.error({ err: e }, 'crawl failed');
     process.stderr.write(`collector: crawl failed: ${(e as Error).message}\n`);
@@ -52,15 +60,11 @@ export async function runInProcess(opts: CrawlOptions, seeds: string[]): Promise
       process.stderr.write(`collector: closing state failed: ${(e as Error).message}\n`);
       code = 1;
     });
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    offSignals();
     await closeLog();
   }
   if (!opts.quiet) {
-    const s = crawler.stats;
-    process.stderr.write(
-      summary(opts, s.itemsThisRun, s.items, s.errors, crawler.frontier.queued, s.skipped),
-    );
+    process.stderr.write(summaryLine(opts, { ...crawler.stats, queued: crawler.frontier.queued }));
   }
   return code;
 }
