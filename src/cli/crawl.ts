@@ -114,6 +114,7 @@ export function registerCrawl(program: Command): void {
     .option('--no-robots', 'ignore robots.txt')
     .option('--proxy <url>', 'proxy for all requests (default: HTTP_PROXY/HTTPS_PROXY)')
     .option('--no-store', 'do not store bodies under <out>/files')
+    .option('--metrics <host:port>', 'serve Prometheus /metrics and the status page / (e.g. 127.0.0.1:9464)')
     .option('--resume', 'continue the crawl stored in --out', false)
     .option('--quiet', 'no progress line', false)
     .action(async (urls: string[], o: Record<string, unknown>) => {
@@ -145,6 +146,7 @@ export function registerCrawl(program: Command): void {
         robots: o.robots as boolean,
         proxy: o.proxy as string | undefined,
         storeBodies: o.store as boolean,
+        metrics: o.metrics as string | undefined,
         resume: o.resume as boolean,
         quiet: o.quiet as boolean,
       };

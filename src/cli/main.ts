@@ -6,6 +6,7 @@ import { Command, CommanderError } from 'commander';
 import { UsageError } from '../config/usage-error.js';
 import { registerCrawl } from './crawl.js';
 import { registerRun } from './run.js';
+import { registerStatus } from './status.js';
 
 const program = new Command();
 program
@@ -19,6 +20,7 @@ program
   });
 registerCrawl(program);
 registerRun(program);
+registerStatus(program);
 for (const c of program.commands) c.exitOverride();
 
 try {

@@ -11,9 +11,12 @@ import {
   parseCrawlOptions,
 } from '../config/crawl-options.js';
 import { UsageError } from '../config/usage-error.js';
+import { launchRecord } from '../ops/launch-record.js';
+import type { StatusFile } from '../ops/status-file.js';
 import { canonicalize, hostKey } from '../url/canonicalize.js';
 import { openWorkerLog } from './logger.js';
 import { checkPlan, memoryLimitBytes, readMeasuredRss } from './memory-guard.js';
+import { startOpsServer } from './ops-server.js';
 import { lockOutput, prepareOutput } from './output-dir.js';
 import { checkAndRecordPlan, readPlanRecord } from './plan-record.js';
 import { ProgressLine } from './progress-line.js';
@@ -112,7 +115,7 @@ export async function runCrawl(input: CrawlOptionsInput): Promise<number> {
     if (opts.processes > 1) return await runSupervised(input, opts, seeds, limit);
     // Loaded only here: the supervisor process of a multi-process crawl never loads the crawler.
     const { runInProcess } = await import('./crawl-in-process.js');
-    return await runInProcess(opts, seeds);
+    return await runInProcess(opts, seeds, launchRecord('crawl', opts.out), limit);
   } finally {
     await unlock();
   }
@@ -165,7 +168,9 @@ async function runSupervised(
     limitFraction: opts.memoryLimitFraction,
     ...SUPERVISOR_DEFAULTS,
     joinTimeoutMs: opts.joinTimeout,
+    launch: launchRecord('crawl', opts.out),
   });
+  const metrics = await startOpsServer(opts.metrics, opts.out, () => sup.status() as unknown as StatusFile);
   const progress =
     !opts.quiet && process.stderr.isTTY
       ? new ProgressLine(() => {
@@ -179,6 +184,7 @@ async function runSupervised(
     code = await sup.runWithSignals();
   } finally {
     progress?.stop();
+    await metrics?.close();
     await closeLog();
   }
   if (!opts.quiet) {

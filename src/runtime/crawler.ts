@@ -86,6 +86,10 @@ export interface CrawlerDeps {
   log: Logger;
   /** Called on every item written (progress). */
   onItem?: (item: Item) => void;
+  /** Called after every HTTP request (each redirect hop), with its duration in ms (metrics). */
+  onFetch?: (ms: number) => void;
+  /** Called when a host is paused by Retry-After or rate-limit headers, with the pause in ms (metrics). */
+  onRateLimitWait?: (ms: number) => void;
   /** Set when this worker is one of several of its type (DESIGN §1 ownership). */
   partition?: Partition;
 }
@@ -575,10 +579,13 @@ export class Crawler {
     if (denied) return denied;
     for (;;) {
       let res: HopResponse;
+      const fetchStart = performance.now();
       try {
         res = await this.fetcher.fetchHop(url, this.stopController.signal, false);
+        this.deps.onFetch?.(performance.now() - fetchStart);
       } catch (e) {
         if (this.stopController.signal.aborted) return null;
+        this.deps.onFetch?.(performance.now() - fetchStart);
         const fe = e as FetchError;
         const retryable = fe.kind === 'network' || fe.kind === 'timeout';
         return this.failure(entry, url, fe.kind, fe.message, fe.status, retryable, null);
@@ -641,6 +648,7 @@ export class Crawler {
       if (RETRYABLE_STATUS.has(res.status)) {
         if (SLOW_DOWN_STATUS.has(res.status)) this.frontier.slowDown(entry.host);
         const retryAfter = parseRetryAfter(responseHeader(res.headers, 'retry-after'));
+        if (retryAfter !== null) this.deps.onRateLimitWait?.(Math.min(retryAfter, this.opts.maxRetryAfter));
         return this.failure(
           entry,
           url,
@@ -685,7 +693,10 @@ export class Crawler {
       responseHeader(h, 'x-ratelimit-remaining') ?? responseHeader(h, 'ratelimit-remaining'),
       responseHeader(h, 'x-ratelimit-reset') ?? responseHeader(h, 'ratelimit-reset'),
     );
-    if (pause !== null && pause > 0) this.frontier.pauseHost(host, Math.min(pause, this.opts.maxRetryAfter));
+    if (pause !== null && pause > 0) {
+      this.frontier.pauseHost(host, Math.min(pause, this.opts.maxRetryAfter));
+      this.deps.onRateLimitWait?.(Math.min(pause, this.opts.maxRetryAfter));
+    }
   }
 
   /** A failed try: retried while attempts remain, else a final error item. */

@@ -3,6 +3,7 @@
  * only counters, the stop signal and status; links travel only to their owner.
  */
 import type { CrawlOptionsInput } from '../config/crawl-options.js';
+import type { WorkerCounters } from '../ops/worker-counters.js';
 
 /** Everything a worker needs to start. Options are sent as written (JSON-safe) and parsed there. */
 export interface WorkerInit {
@@ -45,6 +46,8 @@ export interface WorkerStats {
   /** Epoch ms of the last item written. */
   lastProgressAt: number;
   skipped: Record<string, number>;
+  /** Errors by kind, bytes, fetch latency, rate-limit waits of this process (status and metrics). */
+  counters: WorkerCounters;
 }
 
 /** Worker → supervisor. */

@@ -8,10 +8,14 @@ import path from 'node:path';
 import type { Config } from '../config/config-file.js';
 import { type CrawlOptionsInput, pageThreadByDefault } from '../config/crawl-options.js';
 import { UsageError } from '../config/usage-error.js';
+import { launchRecord } from '../ops/launch-record.js';
+import { notify } from '../ops/notify.js';
+import type { StatusFile } from '../ops/status-file.js';
 import { hostKey } from '../url/canonicalize.js';
 import { canonicalSeeds } from './crawl-job.js';
 import { openWorkerLog } from './logger.js';
 import { checkPlan, memoryLimitBytes, readMeasuredRss } from './memory-guard.js';
+import { startOpsServer } from './ops-server.js';
 import { lockOutput, makeDirectory } from './output-dir.js';
 import { checkAndRecordPlan, type PlanRecord, type TypeLayout } from './plan-record.js';
 import { checkSourceName } from './source-registry.js';
@@ -30,6 +34,8 @@ export interface RunFlags {
   /** Overrides `memory.limit` (simulate a smaller box). */
   memoryLimit?: number;
   quiet?: boolean;
+  /** The config file's path (recorded for the watchdog, which reads its notify settings). */
+  configFile?: string;
 }
 
 /**
@@ -142,15 +148,33 @@ export async function runConfig(
       restartBackoffMs: config.supervisor.restartBackoff,
       maxCrashes: config.supervisor.maxCrashes,
     }),
+    launch: launchRecord('run', config.data, flags.configFile),
+    onParked: (message) =>
+      void notify(message, config.notify, { kind: 'crash-loop', dataDir: path.resolve(config.data) }, false),
   });
+  let metrics: Awaited<ReturnType<typeof startOpsServer>>;
+  try {
+    metrics = await startOpsServer(
+      config.metrics?.listen,
+      config.data,
+      () => sup.status() as unknown as StatusFile,
+      config.metrics?.token,
+    );
+  } catch (e) {
+    await closeLog();
+    await unlock();
+    throw e;
+  }
   if (!flags.quiet) {
     process.stderr.write(
-      `collector: running ${specs.length} worker processes; status in ${path.join(config.data, 'status.json')}\n`,
+      `collector: running ${specs.length} worker processes; status in ${path.join(config.data, 'status.json')}` +
+        `${metrics ? `, metrics at ${metrics.url}/metrics` : ''}\n`,
     );
   }
   try {
     return await sup.runWithSignals();
   } finally {
+    await metrics?.close();
     await closeLog();
     await unlock();
   }

@@ -9,6 +9,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
 import type { CrawlOptionsInput } from '../config/crawl-options.js';
+import { type LaunchRecord, launchRecord } from '../ops/launch-record.js';
+import { StatusFields } from '../ops/status-fields.js';
 import { writeFileAtomic } from '../sinks/atomic-file.js';
 import type { FromWorker, ToWorker, WorkerStats } from './ipc.js';
 import { memoryOf, writeMeasuredRss } from './memory-guard.js';
@@ -53,6 +55,10 @@ export interface SupervisorOptions {
   restartBackoffMs: number;
   /** Memory sampling period, ms. Default 1 s. */
   memorySampleMs: number;
+  /** How this collector was started (status.json, for the watchdog). Default: a `run` from this process. */
+  launch?: LaunchRecord;
+  /** Told one line when a worker is parked for crashing in a loop (notifications). */
+  onParked?: (message: string) => void;
 }
 
 /**
@@ -134,6 +140,8 @@ export class Supervisor {
   /** Largest worker PSS sampled, bytes (recorded for the next run's plan check). */
   private peakWorkerRss = 0;
   readonly startedAt = new Date();
+  /** Ops fields of status.json: identities, launch record, carried counters (src/ops). */
+  private readonly fields: StatusFields;
 
   constructor(
     specs: WorkerSpec[],
@@ -145,6 +153,13 @@ export class Supervisor {
       list[w.spec.index] = w;
       this.byType.set(w.spec.group, list);
     }
+    const { statusIntervalMs, restartBackoffMs, joinTimeoutMs, stallTimeoutMs } = opts;
+    this.fields = new StatusFields(
+      'supervisor',
+      opts.launch ?? launchRecord('run', opts.dataDir),
+      { statusIntervalMs, restartBackoffMs, joinTimeoutMs, stallTimeoutMs },
+      Object.fromEntries([...this.byType].map(([group, list]) => [group, list.length])),
+    );
   }
 
   /** Items written by all workers (the shared counter). */
@@ -212,7 +227,8 @@ export class Supervisor {
   }
 
   private spawn(w: WorkerHandle, resume: boolean): void {
-    const child = fork(WORKER_MAIN, [], {
+    // `--data` names the data dir in the worker's command line: the watchdog's proof it is ours.
+    const child = fork(WORKER_MAIN, ['--data', path.resolve(this.opts.dataDir)], {
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
       env: process.env,
       // V8 sizes its heap from the machine's RAM, not from our budget, and keeps garbage
@@ -308,6 +324,7 @@ export class Supervisor {
           w.rateAt = now;
         }
         w.stats = stats;
+        this.fields.report(w.spec.id, w.pid, stats.counters);
         if (w.state === 'running' || w.state === 'idle') w.state = stats.idle ? 'idle' : 'running';
         this.maybeFinish();
         break;
@@ -374,9 +391,9 @@ export class Supervisor {
         { child: w.spec.id, crashes: w.crashes.length },
         'worker crashes in a loop: parked',
       );
-      process.stderr.write(
-        `collector: worker ${w.spec.id} crashed ${w.crashes.length} times; parked (see logs/${w.spec.id}.log)\n`,
-      );
+      const parkedLine = `collector: worker ${w.spec.id} crashed ${w.crashes.length} times; parked (see logs/${w.spec.id}.log)`;
+      process.stderr.write(`${parkedLine}\n`);
+      this.opts.onParked?.(`${parkedLine}; last error: ${w.lastError}`);
       this.maybeFinish();
       this.maybeDone();
       return;
@@ -494,10 +511,12 @@ export class Supervisor {
       lastProgressAt: w.stats ? new Date(w.stats.lastProgressAt).toISOString() : null,
       restarts: w.restarts,
       lastError: w.lastError,
+      ...this.fields.worker(w.spec.id, w.spec.group, w.pid),
     }));
     const sum = (k: 'items' | 'itemsThisRun' | 'errors' | 'queue' | 'rssMB' | 'pssMB' | 'pagesPerSec') =>
       workers.reduce((a, w) => a + (w[k] as number), 0);
     return {
+      ...this.fields.header(),
       supervisorPid: process.pid,
       startedAt: this.startedAt.toISOString(),
       updatedAt: new Date().toISOString(),
@@ -522,6 +541,7 @@ export class Supervisor {
         workers: workers.length,
         parked: workers.filter((w) => w.state === 'parked').length,
         skipped: this.skippedTotals(),
+        counters: StatusFields.sum(workers),
       },
     };
   }

@@ -4,6 +4,7 @@
  * reports counters every second, and exits by itself when the supervisor goes away.
  */
 import { parseCrawlOptions } from '../config/crawl-options.js';
+import { CounterSet } from '../ops/worker-counters.js';
 import { Crawler } from './crawler.js';
 import type { FromWorker, ToWorker, WorkerInit } from './ipc.js';
 import { openWorkerLog } from './logger.js';
@@ -26,6 +27,7 @@ let crawler: Crawler | null = null;
 let received = 0;
 let idle = false;
 let lastProgressAt = Date.now();
+const counters = new CounterSet();
 const early: ToWorker[] = [];
 
 function stats(): FromWorker {
@@ -44,6 +46,7 @@ function stats(): FromWorker {
     rss: process.memoryUsage.rss(),
     lastProgressAt,
     skipped: s.skipped,
+    counters: counters.snapshot(),
   };
 }
 
@@ -89,9 +92,12 @@ async function main(init: WorkerInit): Promise<void> {
     workerId: init.id,
     source,
     log,
-    onItem: () => {
+    onItem: (item) => {
       lastProgressAt = Date.now();
+      counters.item(item);
     },
+    onFetch: (ms) => counters.fetch(ms),
+    onRateLimitWait: (ms) => counters.rateLimitWait(ms),
     partition: {
       index: init.index,
       count: init.count,
