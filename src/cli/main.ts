@@ -7,6 +7,7 @@ import { UsageError } from '../config/usage-error.js';
 import { registerCrawl } from './crawl.js';
 import { registerRun } from './run.js';
 import { registerStatus } from './status.js';
+import { registerWatchdog } from './watchdog.js';
 
 const program = new Command();
 program
@@ -21,6 +22,7 @@ program
 registerCrawl(program);
 registerRun(program);
 registerStatus(program);
+registerWatchdog(program);
 for (const c of program.commands) c.exitOverride();
 
 try {

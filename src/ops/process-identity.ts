@@ -60,23 +60,26 @@ export function isRunning(id: ProcessIdentity | null | undefined): boolean {
 
 /**
  * Whether the process recorded as `id` is alive and can be shown to be this collector's on
- * `dataDir`: same start time, and a command line that is the recorded one (`expectedCmdline`,
- * the supervisor) or that names the data dir (`--data <dataDir>`, a worker process).
+ * `dataDir`: the same start time, and either the recorded command line and working directory
+ * (`expected`, for the supervisor) or a command line naming the data dir (`--data <dataDir>`,
+ * as the supervisor starts its worker processes).
  */
 export function provenOurs(
   id: ProcessIdentity | null | undefined,
   dataDir: string,
-  expectedCmdline?: string[],
+  expected?: { cmdline: string[]; cwd: string },
 ): boolean {
   if (!isRunning(id)) return false;
-  const cmd = processCmdline((id as ProcessIdentity).pid);
+  const pid = (id as ProcessIdentity).pid;
+  const cmd = processCmdline(pid);
   if (cmd === null) return false;
-  if (
-    expectedCmdline &&
-    cmd.length === expectedCmdline.length &&
-    cmd.every((a, i) => a === expectedCmdline[i])
-  )
-    return true;
+  if (expected && cmd.length === expected.cmdline.length && cmd.every((a, i) => a === expected.cmdline[i])) {
+    try {
+      return fs.readlinkSync(`/proc/${pid}/cwd`) === expected.cwd;
+    } catch {
+      return false;
+    }
+  }
   const at = cmd.indexOf('--data');
   return at >= 0 && cmd[at + 1] === dataDir;
 }
