@@ -6,6 +6,7 @@ import { Command, CommanderError } from 'commander';
 import { UsageError } from '../config/usage-error.js';
 import { registerCrawl } from './crawl.js';
 import { registerRun } from './run.js';
+import { registerSize } from './size.js';
 import { registerStatus } from './status.js';
 import { registerWatchdog } from './watchdog.js';
 
@@ -23,6 +24,7 @@ registerCrawl(program);
 registerRun(program);
 registerStatus(program);
 registerWatchdog(program);
+registerSize(program);
 for (const c of program.commands) c.exitOverride();
 
 try {
