@@ -5,6 +5,8 @@
 import { Command, CommanderError } from 'commander';
 import { UsageError } from '../config/usage-error.js';
 import { registerCrawl } from './crawl.js';
+import { registerInstall } from './install.js';
+import { registerPlan } from './plan.js';
 import { registerRun } from './run.js';
 import { registerSize } from './size.js';
 import { registerStatus } from './status.js';
@@ -25,6 +27,8 @@ registerRun(program);
 registerStatus(program);
 registerWatchdog(program);
 registerSize(program);
+registerPlan(program);
+registerInstall(program);
 for (const c of program.commands) c.exitOverride();
 
 try {

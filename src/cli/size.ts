@@ -13,7 +13,10 @@ export function registerSize(program: Command): void {
     .option('--data <dir>', 'data directory (--out of a crawl, data: of a config)', './data')
     .option('--every <size>', 'milestone step (100MB, 1G)', sizeFlag, 100 * 1024 * 1024)
     .option('--target <size>', 'target size: adds the share reached and an ETA', sizeFlag)
-    .option('--config <file>', 'config with notify: settings (default: the one the collector was started with)')
+    .option(
+      '--config <file>',
+      'config with notify: settings (default: the one the collector was started with)',
+    )
     .action(async (o: { data: string; every: number; target?: number; config?: string }) => {
       const path = await import('node:path');
       const { checkSize } = await import('../ops/size-milestones.js');
@@ -22,8 +25,10 @@ export function registerSize(program: Command): void {
       const dataDir = path.resolve(o.data);
       const fs = await import('node:fs');
       const { UsageError } = await import('../config/usage-error.js');
-      if (!fs.existsSync(dataDir)) throw new UsageError(`--data ${o.data}: not found; give the data directory of a collector`);
+      if (!fs.existsSync(dataDir))
+        throw new UsageError(`--data ${o.data}: not found; give the data directory of a collector`);
       const line = await checkSize({ dataDir, every: o.every, target: o.target });
-      if (line !== null) await notify(line, await notifySettingsFor(dataDir, o.config), { kind: 'size', dataDir });
+      if (line !== null)
+        await notify(line, await notifySettingsFor(dataDir, o.config), { kind: 'size', dataDir });
     });
 }

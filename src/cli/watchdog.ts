@@ -10,13 +10,27 @@ import { countFlag, durationFlag } from './ops-flags.js';
 export function registerWatchdog(program: Command): void {
   program
     .command('watchdog')
-    .description('for cron: silent while healthy; restarts a dead, hung or stalled collector and says so in one line')
+    .description(
+      'for cron: silent while healthy; restarts a dead, hung or stalled collector and says so in one line',
+    )
     .option('--data <dir>', 'data directory (--out of a crawl, data: of a config)', './data')
-    .option('--min-workers <n>', 'fewer live workers than this is unhealthy (default: all planned)', countFlag)
-    .option('--stall <duration>', 'no new item for this long with work pending is a stall', durationFlag, 600_000)
+    .option(
+      '--min-workers <n>',
+      'fewer live workers than this is unhealthy (default: all planned)',
+      countFlag,
+    )
+    .option(
+      '--stall <duration>',
+      'no new item for this long with work pending is a stall',
+      durationFlag,
+      600_000,
+    )
     .option('--max-restarts <n>', 'restarts within an hour before giving up', countFlag, 3)
     .option('--settle <duration>', 'time a restarted collector gets to become healthy', durationFlag, 60_000)
-    .option('--config <file>', 'config with notify: settings (default: the one the collector was started with)')
+    .option(
+      '--config <file>',
+      'config with notify: settings (default: the one the collector was started with)',
+    )
     .action(
       async (o: {
         data: string;

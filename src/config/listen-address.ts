@@ -11,11 +11,9 @@ export const DEFAULT_METRICS_LISTEN = '127.0.0.1:9464';
 export const METRICS_TOKEN_ENV = 'COLLECTOR_METRICS_TOKEN';
 
 /** Zod type of `HOST:PORT` (IPv6 in brackets). */
-export const listenAddress = z
-  .string()
-  .regex(/^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):\d{1,5}$/, {
-    error: 'expected HOST:PORT such as 127.0.0.1:9464',
-  });
+export const listenAddress = z.string().regex(/^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):\d{1,5}$/, {
+  error: 'expected HOST:PORT such as 127.0.0.1:9464',
+});
 
 /** Whether `HOST:PORT` binds a loopback address only (127.0.0.0/8, ::1, localhost). */
 export function isLoopbackListen(listen: string): boolean {

@@ -40,7 +40,10 @@ function signal(id: ProcessIdentity, sig: NodeJS.Signals): void {
  * not proven to be this collector's.
  * @returns what had to be killed, e.g. `["supervisor 1234"]`, and the processes that would not go.
  */
-export async function stopCollector(status: StatusFile, dataDir: string): Promise<{ killed: string[]; left: number[] }> {
+export async function stopCollector(
+  status: StatusFile,
+  dataDir: string,
+): Promise<{ killed: string[]; left: number[] }> {
   const waitMs = status.timings.joinTimeoutMs + STOP_MARGIN_MS;
   const killed: string[] = [];
   const sup = status.supervisor;
@@ -83,7 +86,10 @@ export function restartLogPath(dataDir: string): string {
 export function startCollector(status: StatusFile, dataDir: string, why: string): ChildProcess {
   const log = restartLogPath(dataDir);
   fs.mkdirSync(path.dirname(log), { recursive: true });
-  fs.appendFileSync(log, `--- ${new Date().toISOString()} watchdog: ${why}; starting ${status.launch.restartArgv.join(' ')}\n`);
+  fs.appendFileSync(
+    log,
+    `--- ${new Date().toISOString()} watchdog: ${why}; starting ${status.launch.restartArgv.join(' ')}\n`,
+  );
   const fd = fs.openSync(log, 'a');
   try {
     const [cmd, ...args] = status.launch.restartArgv;

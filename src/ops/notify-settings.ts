@@ -8,7 +8,10 @@ import type { NotifySettings } from './notify.js';
 import { readStatusFile } from './status-file.js';
 
 /** The notify settings for `dataDir` (undefined: stdout only). */
-export async function notifySettingsFor(dataDir: string, configFile?: string): Promise<NotifySettings | undefined> {
+export async function notifySettingsFor(
+  dataDir: string,
+  configFile?: string,
+): Promise<NotifySettings | undefined> {
   let file = configFile;
   if (!file) {
     const status = await readStatusFile(dataDir);

@@ -16,7 +16,12 @@ export function opsStatePath(dataDir: string, name: string): string {
  * Read a state file.
  * @returns its content, or `empty` when it is missing, not JSON, or fails `valid`.
  */
-export async function readOpsState<T>(dataDir: string, name: string, empty: T, valid: (v: unknown) => boolean): Promise<T> {
+export async function readOpsState<T>(
+  dataDir: string,
+  name: string,
+  empty: T,
+  valid: (v: unknown) => boolean,
+): Promise<T> {
   try {
     const v = JSON.parse(await fs.readFile(opsStatePath(dataDir, name), 'utf8'));
     return valid(v) ? (v as T) : empty;

@@ -103,7 +103,10 @@ async function awaitHealthy(
   let health: Health | null = null;
   for (;;) {
     const s = await readStatusFile(opts.dataDir);
-    if (typeof s !== 'string' && (s.supervisor.pid !== old.pid || s.supervisor.startTicks !== old.startTicks)) {
+    if (
+      typeof s !== 'string' &&
+      (s.supervisor.pid !== old.pid || s.supervisor.startTicks !== old.startTicks)
+    ) {
       status = s;
       health = assessHealth(s, { minWorkers: opts.minWorkers, stallMs: opts.stallMs ?? DEFAULT_STALL_MS });
       // A restarted crawl that finishes within the wait is healthy too.
@@ -169,7 +172,8 @@ export async function runWatchdog(opts: WatchdogOptions): Promise<WatchdogResult
     }
   }
   if (health.problem === null) {
-    if (state.lastComplaint !== null) await writeOpsState(opts.dataDir, 'watchdog', { ...state, lastComplaint: null });
+    if (state.lastComplaint !== null)
+      await writeOpsState(opts.dataDir, 'watchdog', { ...state, lastComplaint: null });
     return { line: null, exitCode: 0 };
   }
   const found = health.summary;
@@ -218,7 +222,8 @@ export async function runWatchdog(opts: WatchdogOptions): Promise<WatchdogResult
   await writeOpsState(opts.dataDir, 'watchdog', { ...state, restarts: [...state.restarts, record] });
   if (after.why === null) {
     const h = after.health as Health;
-    const result = after.status?.state === 'finished' ? 'it finished' : `${h.workersUp}/${h.workersNeeded} workers up`;
+    const result =
+      after.status?.state === 'finished' ? 'it finished' : `${h.workersUp}/${h.workersNeeded} workers up`;
     return { line: `restarted: ${found}${killed}; ${result}`, exitCode: 1 };
   }
   return {
