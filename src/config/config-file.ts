@@ -46,6 +46,8 @@ export const MetricsSchema = z
     listen: listenAddress.default(DEFAULT_METRICS_LISTEN),
     /** Bearer token every request must carry; required for a non-loopback address. */
     token: z.string().min(16, { error: 'expected at least 16 characters' }).optional(),
+    /** Sampling period of the status page's charts (6 hours are kept). Default 10s. */
+    sample: durationValue.pipe(z.number().min(100, { error: 'expected at least 100ms' })).optional(),
   })
   .strict();
 

@@ -102,13 +102,14 @@ export function assessHealth(status: StatusFile, options: HealthOptions = {}): H
     progressAgeMs,
   };
   const heartbeat = `heartbeat ${ago(heartbeatAgeMs)} ago`;
+  const who = status.mode === 'in-process' ? 'crawl process' : 'supervisor';
   if (!supervisorAlive) {
     if (status.state === 'running' || status.state === 'stopping') {
       return {
         ...base,
         verdict: 'not-running',
         problem: 'dead',
-        summary: `supervisor was dead (${heartbeat})`,
+        summary: `${who} was dead (${heartbeat})`,
       };
     }
     if (parked > 0) {
@@ -127,7 +128,7 @@ export function assessHealth(status: StatusFile, options: HealthOptions = {}): H
     };
   }
   if (heartbeatAgeMs > staleAfter) {
-    return { ...base, verdict: 'degraded', problem: 'hung', summary: `supervisor was hung (${heartbeat})` };
+    return { ...base, verdict: 'degraded', problem: 'hung', summary: `${who} was hung (${heartbeat})` };
   }
   if (status.state !== 'running') {
     return { ...base, verdict: 'healthy', problem: null, summary: status.state };

@@ -20,6 +20,8 @@ export const DEFAULT_MAX_RESTARTS = 3;
 export const RESTART_WINDOW_MS = 3_600_000;
 /** Default of `--settle`: how long a restarted collector gets to show it is healthy, ms. */
 export const DEFAULT_SETTLE_MS = 60_000;
+/** Beyond two status periods, how long a restarted collector must stay healthy to count as repaired, ms. */
+export const STEADY_MARGIN_MS = 1000;
 /** How long a held data-dir lock is tried again before the watchdog says it is in use, ms. */
 export const LOCK_RETRY_MS = 5000;
 /** Longest wait for the supervisor to bring crashed workers back before acting, ms. */
@@ -91,7 +93,11 @@ function lastError(status: StatusFile | null): string | null {
   return w ? `${w.id}: ${w.lastError}` : null;
 }
 
-/** Wait up to `ms` for the collector to be healthy again under a new supervisor. */
+/**
+ * Wait up to `ms` for the collector to be healthy again under a new supervisor, and to stay so
+ * for two status periods (a worker that crashes as it starts is up for a moment: that is not a
+ * repair). A restarted crawl that finishes meanwhile counts as healthy.
+ */
 async function awaitHealthy(
   opts: WatchdogOptions,
   old: StatusFile['supervisor'],
@@ -101,6 +107,7 @@ async function awaitHealthy(
   const end = Date.now() + ms;
   let status: StatusFile | null = null;
   let health: Health | null = null;
+  let healthySince: number | null = null;
   for (;;) {
     const s = await readStatusFile(opts.dataDir);
     if (
@@ -108,10 +115,16 @@ async function awaitHealthy(
       (s.supervisor.pid !== old.pid || s.supervisor.startTicks !== old.startTicks)
     ) {
       status = s;
-      health = assessHealth(s, { minWorkers: opts.minWorkers, stallMs: opts.stallMs ?? DEFAULT_STALL_MS });
-      // A restarted crawl that finishes within the wait is healthy too.
-      if (health.verdict === 'healthy' || (health.problem === null && s.state === 'finished')) {
-        return { status, health, why: null };
+      // No stall judgement here: a restarted collector cannot have stalled for a whole stall
+      // period within the settle time; the next watchdog run judges that.
+      health = assessHealth(s, { minWorkers: opts.minWorkers, stallMs: Number.POSITIVE_INFINITY });
+      if (health.problem === null && s.state === 'finished') return { status, health, why: null };
+      if (health.verdict !== 'healthy') healthySince = null;
+      else {
+        healthySince ??= Date.now();
+        if (Date.now() - healthySince >= 2 * s.timings.statusIntervalMs + STEADY_MARGIN_MS) {
+          return { status, health, why: null };
+        }
       }
     }
     if (child.exited !== null && (health === null || health.verdict !== 'healthy')) {

@@ -18,6 +18,7 @@ export async function startOpsServer(
   dataDir: string,
   snapshot: () => StatusFile,
   configToken?: string,
+  historySampleMs?: number,
 ): Promise<MetricsServer | null> {
   if (listen === undefined) return null;
   const token = process.env[METRICS_TOKEN_ENV] || configToken;
@@ -27,7 +28,13 @@ export async function startOpsServer(
     );
   }
   try {
-    const server = await startMetricsServer({ listen, token, snapshot, dataDir: path.resolve(dataDir) });
+    const server = await startMetricsServer({
+      listen,
+      token,
+      snapshot,
+      dataDir: path.resolve(dataDir),
+      historySampleMs,
+    });
     return server;
   } catch (e) {
     throw new UsageError(`${(e as Error).message}; choose another metrics address`);

@@ -159,6 +159,7 @@ export async function runConfig(
       config.data,
       () => sup.status() as unknown as StatusFile,
       config.metrics?.token,
+      config.metrics?.sample,
     );
   } catch (e) {
     await closeLog();
