@@ -16,8 +16,8 @@ import type { StatusFile } from './status-file.js';
 import { HISTORY_SAMPLE_MS, HISTORY_SPAN_MS, StatusHistory } from './status-history.js';
 import { buildStatusReport } from './status-report.js';
 
-/** Shortest gap between two data-size walks, ms; a walk that took t waits at least 50 × t more. */
-export const DATA_SIZE_SAMPLE_MS = 60_000;
+/** A data-size walk that took t waits at least this many times t before the next (≤ 2% of a core). */
+export const DATA_SIZE_WALK_SPACING = 50;
 
 /** Options of {@link startMetricsServer}. */
 export interface MetricsServerOptions {
@@ -33,7 +33,7 @@ export interface MetricsServerOptions {
   historySampleMs?: number;
   /** Span of history kept, ms. Default {@link HISTORY_SPAN_MS}. */
   historySpanMs?: number;
-  /** Shortest gap between data-size walks, ms. Default {@link DATA_SIZE_SAMPLE_MS}. */
+  /** Shortest gap between data-size walks, ms. Default: the history sampling period. */
   dataSizeSampleMs?: number;
   /** The built status page (default: `dist/status-page.html`, made by `npm run build`). */
   pagePath?: string;
@@ -69,6 +69,7 @@ export async function startMetricsServer(opts: MetricsServerOptions): Promise<Me
   let dataSize = { items: 0, files: 0, total: 0, fileCount: 0 };
   const registry = createMetricsRegistry({ snapshot: opts.snapshot, dataBytes: () => dataBytes });
   const sampleMs = opts.historySampleMs ?? HISTORY_SAMPLE_MS;
+  const sizeGapMs = opts.dataSizeSampleMs ?? sampleMs;
   const history = new StatusHistory(
     Math.max(2, Math.ceil((opts.historySpanMs ?? HISTORY_SPAN_MS) / sampleMs)),
   );
@@ -93,7 +94,7 @@ export async function startMetricsServer(opts: MetricsServerOptions): Promise<Me
       // unreadable now: the last value stays
     }
     if (closed) return;
-    const gap = Math.max(opts.dataSizeSampleMs ?? DATA_SIZE_SAMPLE_MS, 50 * (performance.now() - t0));
+    const gap = Math.max(sizeGapMs, DATA_SIZE_WALK_SPACING * (performance.now() - t0));
     sizeTimer = setTimeout(() => void measure(), gap);
     sizeTimer.unref();
   };

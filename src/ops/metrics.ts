@@ -207,7 +207,7 @@ export function createMetricsRegistry(source: MetricsSource, defaults = true): c
   );
   gauge(
     'collector_data_bytes',
-    'Bytes of items/ and files/ in the data directory (measured every minute or so).',
+    'Bytes of items/ and files/ in the data directory (walked in the background at most every sample period).',
     [],
     (g) => {
       const b = source.dataBytes();
