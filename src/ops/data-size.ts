@@ -59,6 +59,7 @@ export function formatBytes(bytes: number): string {
     v /= 1024;
     u++;
   }
-  const digits = u === 0 || v >= 100 ? 0 : v >= 10 ? 0 : 1;
-  return `${v.toFixed(digits)} ${units[u]}`;
+  // One decimal below 10 (1.5 GB), none above (412 MB), and no ".0" (1 GB).
+  const shown = u === 0 || v >= 10 ? Math.round(v).toString() : v.toFixed(1).replace(/\.0$/, '');
+  return `${shown} ${units[u]}`;
 }

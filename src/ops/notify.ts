@@ -5,7 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import os from 'node:os';
-import { fetch } from 'undici';
+import { Agent, fetch } from 'undici';
 
 /** The `notify:` block of a config. */
 export interface NotifySettings {
@@ -97,12 +97,19 @@ function runCommand(command: string, input: string): Promise<void> {
 
 /** POST `payload` as JSON. @throws on a network error, a timeout or a non-2xx answer. */
 async function postJson(url: string, payload: NotifyPayload): Promise<void> {
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(payload),
-    signal: AbortSignal.timeout(NOTIFY_TIMEOUT_MS),
-  });
-  await res.arrayBuffer().catch(() => {});
-  if (res.status < 200 || res.status > 299) throw new Error(`HTTP ${res.status}`);
+  // An agent of its own, closed at once: a kept-alive socket would keep a cron job alive for seconds.
+  const dispatcher = new Agent();
+  try {
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(payload),
+      signal: AbortSignal.timeout(NOTIFY_TIMEOUT_MS),
+      dispatcher,
+    });
+    await res.arrayBuffer().catch(() => {});
+    if (res.status < 200 || res.status > 299) throw new Error(`HTTP ${res.status}`);
+  } finally {
+    await dispatcher.destroy().catch(() => {});
+  }
 }

@@ -42,7 +42,9 @@ describe.skipIf(!chromium)('status page in headless Chromium', () => {
     if (data) await stopRecordedCollector(data);
   });
 
-  it('shows every worker and the three charts, with the numbers /metrics gives', { timeout: 60_000 }, async () => {
+  it('shows every worker and the three charts, with the numbers /metrics gives', {
+    timeout: 60_000,
+  }, async () => {
     const dir = tempDir();
     data = path.join(dir, 'data');
     const port = await freePort();
@@ -132,4 +134,7 @@ describe.skipIf(!chromium)('status page in headless Chromium', () => {
   });
 });
 
-it.skipIf(chromium)('status page test skipped: chromium is not installed (apt-get install chromium; .ci/run does)', () => {});
+it.skipIf(chromium)(
+  'status page test skipped: chromium is not installed (apt-get install chromium; .ci/run does)',
+  () => {},
+);
