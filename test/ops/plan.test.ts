@@ -105,4 +105,33 @@ describe('collector plan', () => {
     expect(j.input.limits).toMatchObject({ cpus: 4, memoryBytes: 8 * GB });
     expect((await runCli(['plan', '--cpus', 'two'])).code).toBe(2);
   });
+
+  it("the README's three boxes for examples/collector.yaml (2C2G, 2C4G, 4C8G)", async () => {
+    const example = path.resolve(import.meta.dirname, '../../examples/collector.yaml');
+    const shown = [
+      ['2', '2G', '14%', '11%', 26],
+      ['2', '4G', '7%', '5%', 55],
+      ['4', '8G', '3%', '3%', 111],
+    ] as const;
+    for (const [cpus, mem, configured, recommended, most] of shown) {
+      const r = await runCli([
+        'plan',
+        '--config',
+        example,
+        '--cpus',
+        cpus,
+        '--memory-limit',
+        mem,
+        '--data',
+        tempDir(),
+      ]);
+      expect(r.stdout).toMatch(
+        new RegExp(`configured\\s+docs 2 × 8, blog 1 × 4\\s+3\\s+277 MB\\s+${configured}\\s+ok`),
+      );
+      expect(r.stdout).toMatch(
+        new RegExp(`recommended\\s+docs 1 × 8, blog 1 × 4\\s+2\\s+219 MB\\s+${recommended}\\s+ok`),
+      );
+      expect(r.stdout).toContain(`at most ${most} processes fit`);
+    }
+  });
 });
