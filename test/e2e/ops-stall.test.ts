@@ -45,9 +45,7 @@ afterAll(async () => {
   await site.close();
 });
 
-it('a site that stops answering: stall found, collector restarted, every URL collected once', {
-  timeout: 90_000,
-}, async () => {
+function setUp(): string {
   const dir = tempDir();
   data = path.join(dir, 'data');
   const config = path.join(dir, 'collector.yaml');
@@ -68,6 +66,13 @@ it('a site that stops answering: stall found, collector restarted, every URL col
       '',
     ].join('\n'),
   );
+  return config;
+}
+
+it('a site that stops answering: stall found, collector restarted, every URL collected once', {
+  timeout: 90_000,
+}, async () => {
+  const config = setUp();
   const run = startCli(['run', '--config', config, '--quiet']);
   const exited = waitExit(run);
   await waitFor(() => held.length > 0 && (readStatus(data)?.totals?.items ?? 0) >= ANSWER_FIRST, 20_000);
@@ -86,4 +91,30 @@ it('a site that stops answering: stall found, collector restarted, every URL col
   expect(urls.filter((u) => !u.endsWith('robots.txt'))).toHaveLength(PAGES);
   expect(new Set(urls).size).toBe(urls.length);
   expect(readItems(data).filter((i) => i.error)).toEqual([]);
+});
+
+it('a supervisor that ignores SIGTERM (stopped) is SIGKILLed after the join timeout, proven ours first', {
+  timeout: 90_000,
+}, async () => {
+  hanging = true;
+  served = 0;
+  const config = setUp();
+  const run = startCli(['run', '--config', config, '--quiet']);
+  const exited = waitExit(run);
+  await waitFor(() => held.length > 0 && (readStatus(data)?.totals?.items ?? 0) >= ANSWER_FIRST, 20_000);
+  await new Promise((r) => setTimeout(r, 2500));
+  run.kill('SIGSTOP'); // it cannot act on SIGTERM now
+  const wd = await runCli(['watchdog', '--data', data, '--stall', '2s', '--settle', '20s']);
+  expect(wd.stdout).toMatch(
+    new RegExp(
+      `^restarted: no progress for \\d+s with \\d+ URLs pending \\(killed supervisor ${run.pid}\\); 2/2 workers up\n$`,
+    ),
+  );
+  expect((await exited).signal).toBe('SIGKILL');
+  hanging = false;
+  for (const r of held.splice(0)) r.destroy();
+  await waitFor(() => readStatus(data)?.state === 'finished', 30_000);
+  const urls = readItems(data).map((i) => i.url);
+  expect(urls).toHaveLength(PAGES);
+  expect(new Set(urls).size).toBe(PAGES);
 });

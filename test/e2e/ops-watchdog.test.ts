@@ -211,6 +211,18 @@ describe('collector status, watchdog and metrics on a running collector', () => 
     expect(JSON.parse(live.stdout)).toMatchObject({ verdict: 'healthy', mode: 'in-process', workersUp: 1 });
     crawl.kill('SIGKILL');
     await exited;
+    // Another live process holds the data-dir lock: no second copy is started.
+    const pidFile = path.join(out, 'collector.pid');
+    fs.writeFileSync(pidFile, `${process.pid}\n`);
+    const held = await runCli(['watchdog', '--data', out, '--settle', '20s']);
+    expect(held.stdout).toMatch(
+      new RegExp(
+        `^not restarted: crawl process was dead .*in use by another collector \\(pid ${process.pid}\\)`,
+      ),
+    );
+    expect(held.code).toBe(3);
+    expect(readStatus(out)?.supervisor.pid).toBe(crawl.pid);
+    fs.rmSync(pidFile);
     const r = await runCli(['watchdog', '--data', out, '--settle', '20s']);
     slow = 0;
     expect(r.stdout).toMatch(
