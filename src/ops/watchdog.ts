@@ -212,9 +212,10 @@ export async function runWatchdog(opts: WatchdogOptions): Promise<WatchdogResult
   }
   const lockError = await lockFree(opts.dataDir);
   if (lockError !== null) {
-    record.error = lockError;
-    await writeOpsState(opts.dataDir, 'watchdog', { ...state, restarts: [...state.restarts, record] });
-    return { line: `not restarted: ${found}; ${record.error}`, exitCode: 3 };
+    // Another collector runs on this data dir (started by hand, or by systemd): nothing was
+    // restarted, so this is no attempt towards giving up.
+    await writeOpsState(opts.dataDir, 'watchdog', state);
+    return { line: `not restarted: ${found}; ${lockError}`, exitCode: 3 };
   }
   const killed = stopped.killed.length ? ` (killed ${stopped.killed.join(', ')})` : '';
   const child = { exited: null as string | null };

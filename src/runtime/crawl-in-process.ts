@@ -65,8 +65,9 @@ export async function runInProcess(
   let code = 0;
   let finished = false;
   try {
-    await crawler.start(seeds);
+    // Before the state is loaded (long for a big resume): a watchdog must see this process alive.
     inProcess.start();
+    await crawler.start(seeds);
     progress?.start();
     finished = await crawler.run();
     log.info({ finished, ...crawler.stats }, finished ? 'frontier empty' : 'stopped');

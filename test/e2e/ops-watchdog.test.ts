@@ -221,6 +221,7 @@ describe('collector status, watchdog and metrics on a running collector', () => 
       ),
     );
     expect(held.code).toBe(3);
+    expect(JSON.parse(fs.readFileSync(path.join(out, 'state', 'watchdog.json'), 'utf8')).restarts).toEqual([]);
     expect(readStatus(out)?.supervisor.pid).toBe(crawl.pid);
     fs.rmSync(pidFile);
     const r = await runCli(['watchdog', '--data', out, '--settle', '20s']);
