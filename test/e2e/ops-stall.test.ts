@@ -79,7 +79,7 @@ it('a site that stops answering: stall found, collector restarted, every URL col
   // Healthy by a 10-minute rule, stalled by a 2-second one.
   expect((await runCli(['watchdog', '--data', data])).stdout).toBe('');
   await new Promise((r) => setTimeout(r, 2500));
-  const wd = await runCli(['watchdog', '--data', data, '--stall', '2s', '--settle', '20s']);
+  const wd = await runCli(['watchdog', '--data', data, '--stall', '2s', '--settle', '60s']);
   expect(wd.stdout).toMatch(/^restarted: no progress for \d+s with \d+ URLs pending; 2\/2 workers up\n$/);
   expect(wd.code).toBe(1);
   expect((await exited).code).toBe(0); // the old supervisor stopped gracefully on SIGTERM
@@ -104,7 +104,7 @@ it('a supervisor that ignores SIGTERM (stopped) is SIGKILLed after the join time
   await waitFor(() => held.length > 0 && (readStatus(data)?.totals?.items ?? 0) >= ANSWER_FIRST, 20_000);
   await new Promise((r) => setTimeout(r, 2500));
   run.kill('SIGSTOP'); // it cannot act on SIGTERM now
-  const wd = await runCli(['watchdog', '--data', data, '--stall', '2s', '--settle', '20s']);
+  const wd = await runCli(['watchdog', '--data', data, '--stall', '2s', '--settle', '60s']);
   expect(wd.stdout).toMatch(
     new RegExp(
       `^restarted: no progress for \\d+s with \\d+ URLs pending \\(killed supervisor ${run.pid}\\); 2/2 workers up\n$`,

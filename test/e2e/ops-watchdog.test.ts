@@ -15,7 +15,9 @@ import { type FixtureServer, html, page, startServer } from '../fixtures/site-se
 
 const PAGES = 30;
 let site: FixtureServer;
-let slow = 0;
+/** While set, pages after the 5th wait (a crawl that stays mid-way however loaded the machine is). */
+let gate: Array<() => void> | null = null;
+let pagesServed = 0;
 const started: string[] = [];
 
 beforeAll(async () => {
@@ -47,7 +49,9 @@ beforeAll(async () => {
       const i = Number(m[1]);
       const links = [`p${(i + 1) % PAGES}.html`, `p${(i * 7 + 3) % PAGES}.html`];
       if (i === 0) links.push('missing.html', 'limited.html');
-      setTimeout(() => html(page(`page ${i}`, links))(req, res), slow);
+      const answer = () => html(page(`page ${i}`, links))(req, res);
+      if (gate && ++pagesServed > 5) gate.push(answer);
+      else answer();
     },
   );
 });
@@ -68,7 +72,7 @@ function writeConfig(dir: string, extra: string, worker: string): string {
 
 const EXPECTED_ITEMS = PAGES + 2; // the pages, missing.html, limited.html
 
-describe('collector status, watchdog and metrics on a running collector', () => {
+describe('collector status, watchdog and metrics on a running collector', { timeout: 120_000 }, () => {
   it('healthy: status exits 0, watchdog is silent, /metrics has every series; kill -9 → one line, restarted, status 0', async () => {
     const dir = tempDir();
     const data = path.join(dir, 'data');
@@ -84,7 +88,7 @@ describe('collector status, watchdog and metrics on a running collector', () => 
     await waitFor(() => {
       const s = readStatus(data);
       return s?.totals?.items === EXPECTED_ITEMS && s.workers.every((w: any) => w.state === 'idle');
-    }, 20_000);
+    }, 60_000);
 
     const st = await runCli(['status', '--data', data]);
     expect(st.code).toBe(0);
@@ -142,7 +146,7 @@ describe('collector status, watchdog and metrics on a running collector', () => 
     // kill -9 of the supervisor: its workers stop by themselves; the watchdog restarts it.
     run.kill('SIGKILL');
     await exited;
-    const again = await runCli(['watchdog', '--data', data, '--settle', '20s']);
+    const again = await runCli(['watchdog', '--data', data, '--settle', '60s']);
     expect(again.stderr).toBe('');
     const lines = again.stdout.trimEnd().split('\n');
     expect(lines).toHaveLength(1);
@@ -179,7 +183,7 @@ describe('collector status, watchdog and metrics on a running collector', () => 
     const first = await runCli(['run', '--config', config, '--quiet'], env);
     expect(first.code).toBe(1); // its only worker parked
     const watchdog = () =>
-      runCli(['watchdog', '--data', data, '--max-restarts', '2', '--settle', '15s'], env);
+      runCli(['watchdog', '--data', data, '--max-restarts', '2', '--settle', '60s'], env);
     for (let i = 0; i < 2; i++) {
       const r = await watchdog();
       expect(r.stdout).toMatch(
@@ -202,11 +206,12 @@ describe('collector status, watchdog and metrics on a running collector', () => 
 
   it('a one-process crawl writes status.json too; killed mid-way, the watchdog resumes it and nothing is lost or doubled', async () => {
     const out = tempDir();
-    slow = 60;
+    gate = [];
+    pagesServed = 0;
     started.push(out);
     const crawl = startCli(crawlArgs(`${site.origin}/p0.html`, out, '--concurrency', '1'));
     const exited = waitExit(crawl);
-    await waitFor(() => (readStatus(out)?.totals?.items ?? 0) >= 3, 15_000);
+    await waitFor(() => (readStatus(out)?.totals?.items ?? 0) >= 3 && (gate?.length ?? 0) > 0, 15_000);
     const live = await runCli(['status', '--data', out, '--json']);
     expect(JSON.parse(live.stdout)).toMatchObject({ verdict: 'healthy', mode: 'in-process', workersUp: 1 });
     crawl.kill('SIGKILL');
@@ -214,18 +219,21 @@ describe('collector status, watchdog and metrics on a running collector', () => 
     // Another live process holds the data-dir lock: no second copy is started.
     const pidFile = path.join(out, 'collector.pid');
     fs.writeFileSync(pidFile, `${process.pid}\n`);
-    const held = await runCli(['watchdog', '--data', out, '--settle', '20s']);
+    const held = await runCli(['watchdog', '--data', out, '--settle', '60s']);
     expect(held.stdout).toMatch(
       new RegExp(
         `^not restarted: crawl process was dead .*in use by another collector \\(pid ${process.pid}\\)`,
       ),
     );
     expect(held.code).toBe(3);
-    expect(JSON.parse(fs.readFileSync(path.join(out, 'state', 'watchdog.json'), 'utf8')).restarts).toEqual([]);
+    expect(JSON.parse(fs.readFileSync(path.join(out, 'state', 'watchdog.json'), 'utf8')).restarts).toEqual(
+      [],
+    );
     expect(readStatus(out)?.supervisor.pid).toBe(crawl.pid);
     fs.rmSync(pidFile);
-    const r = await runCli(['watchdog', '--data', out, '--settle', '20s']);
-    slow = 0;
+    for (const answer of gate?.splice(0) ?? []) answer(); // to a client that is gone
+    gate = null;
+    const r = await runCli(['watchdog', '--data', out, '--settle', '60s']);
     expect(r.stdout).toMatch(
       /^restarted: crawl process was dead \(heartbeat \d+s ago\); (1\/1 workers up|it finished)\n$/,
     );

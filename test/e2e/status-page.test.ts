@@ -43,7 +43,7 @@ describe.skipIf(!chromium)('status page in headless Chromium', () => {
   });
 
   it('shows every worker and the three charts, with the numbers /metrics gives', {
-    timeout: 60_000,
+    timeout: 120_000,
   }, async () => {
     const dir = tempDir();
     data = path.join(dir, 'data');
@@ -70,7 +70,7 @@ describe.skipIf(!chromium)('status page in headless Chromium', () => {
     await waitFor(() => {
       const s = readStatus(data);
       return s?.totals?.items === expected && s.workers.every((w: any) => w.state === 'idle');
-    }, 40_000);
+    }, 60_000);
     // One more history sample after the last item, so the charts end where the counts do.
     await new Promise((r) => setTimeout(r, 1200));
     const base = `http://127.0.0.1:${port}`;
