@@ -75,7 +75,7 @@ it('a site that stops answering: stall found, collector restarted, every URL col
   const config = setUp();
   const run = startCli(['run', '--config', config, '--quiet']);
   const exited = waitExit(run);
-  await waitFor(() => held.length > 0 && (readStatus(data)?.totals?.items ?? 0) >= ANSWER_FIRST, 20_000);
+  await waitFor(() => held.length > 0 && (readStatus(data)?.totals?.items ?? 0) >= ANSWER_FIRST, 60_000);
   // Healthy by a 10-minute rule, stalled by a 2-second one.
   expect((await runCli(['watchdog', '--data', data])).stdout).toBe('');
   await new Promise((r) => setTimeout(r, 2500));
@@ -86,7 +86,7 @@ it('a site that stops answering: stall found, collector restarted, every URL col
   // The site answers again: the restarted collector finishes the crawl.
   hanging = false;
   for (const r of held.splice(0)) r.destroy();
-  await waitFor(() => readStatus(data)?.state === 'finished', 30_000);
+  await waitFor(() => readStatus(data)?.state === 'finished', 60_000);
   const urls = readItems(data).map((i) => i.url);
   expect(urls.filter((u) => !u.endsWith('robots.txt'))).toHaveLength(PAGES);
   expect(new Set(urls).size).toBe(urls.length);
@@ -101,7 +101,7 @@ it('a supervisor that ignores SIGTERM (stopped) is SIGKILLed after the join time
   const config = setUp();
   const run = startCli(['run', '--config', config, '--quiet']);
   const exited = waitExit(run);
-  await waitFor(() => held.length > 0 && (readStatus(data)?.totals?.items ?? 0) >= ANSWER_FIRST, 20_000);
+  await waitFor(() => held.length > 0 && (readStatus(data)?.totals?.items ?? 0) >= ANSWER_FIRST, 60_000);
   await new Promise((r) => setTimeout(r, 2500));
   run.kill('SIGSTOP'); // it cannot act on SIGTERM now
   const wd = await runCli(['watchdog', '--data', data, '--stall', '2s', '--settle', '60s']);
@@ -113,7 +113,7 @@ it('a supervisor that ignores SIGTERM (stopped) is SIGKILLed after the join time
   expect((await exited).signal).toBe('SIGKILL');
   hanging = false;
   for (const r of held.splice(0)) r.destroy();
-  await waitFor(() => readStatus(data)?.state === 'finished', 30_000);
+  await waitFor(() => readStatus(data)?.state === 'finished', 60_000);
   const urls = readItems(data).map((i) => i.url);
   expect(urls).toHaveLength(PAGES);
   expect(new Set(urls).size).toBe(PAGES);

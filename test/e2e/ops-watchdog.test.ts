@@ -155,7 +155,7 @@ describe('collector status, watchdog and metrics on a running collector', { time
     const after = await runCli(['status', '--data', data]);
     expect(after.code).toBe(0);
     // The restarted collector found everything done: no URL collected twice.
-    await waitFor(() => readStatus(data)?.workers.every((w: any) => w.state === 'idle'), 15_000);
+    await waitFor(() => readStatus(data)?.workers.every((w: any) => w.state === 'idle'), 60_000);
     const urls = readItems(data).map((i) => i.url);
     expect(new Set(urls).size).toBe(urls.length);
     expect(urls).toHaveLength(EXPECTED_ITEMS);
@@ -211,7 +211,7 @@ describe('collector status, watchdog and metrics on a running collector', { time
     started.push(out);
     const crawl = startCli(crawlArgs(`${site.origin}/p0.html`, out, '--concurrency', '1'));
     const exited = waitExit(crawl);
-    await waitFor(() => (readStatus(out)?.totals?.items ?? 0) >= 3 && (gate?.length ?? 0) > 0, 15_000);
+    await waitFor(() => (readStatus(out)?.totals?.items ?? 0) >= 3 && (gate?.length ?? 0) > 0, 60_000);
     const live = await runCli(['status', '--data', out, '--json']);
     expect(JSON.parse(live.stdout)).toMatchObject({ verdict: 'healthy', mode: 'in-process', workersUp: 1 });
     crawl.kill('SIGKILL');
@@ -237,7 +237,7 @@ describe('collector status, watchdog and metrics on a running collector', { time
     expect(r.stdout).toMatch(
       /^restarted: crawl process was dead \(heartbeat \d+s ago\); (1\/1 workers up|it finished)\n$/,
     );
-    await waitFor(() => readStatus(out)?.state === 'finished', 20_000);
+    await waitFor(() => readStatus(out)?.state === 'finished', 60_000);
     const done = await runCli(['status', '--data', out]);
     expect(done.code).toBe(3);
     expect(done.stdout).toMatch(/^collector: not running: finished/);
