@@ -34,7 +34,7 @@ export function registerPlan(program: Command): void {
         const { boxLimits } = await import('../ops/box-limits.js');
         const { computePlan, renderPlan } = await import('../ops/plan.js');
         const { readMeasuredRss, memoryOf } = await import('../runtime/memory-guard.js');
-        const { readStatusFile } = await import('../ops/status-file.js');
+        const { readStatusFile } = await import('../supervision/status-format.js');
         const { defaultProcesses } = await import('../config/crawl-options.js');
         const limits = boxLimits({ cpus: o.cpus, memoryLimit: o.memoryLimit });
         let types = [

@@ -19,7 +19,7 @@ export function registerStatus(program: Command): void {
     )
     .action(async (o: { data: string; json: boolean; stall?: number }) => {
       const path = await import('node:path');
-      const { readStatusFile } = await import('../ops/status-file.js');
+      const { readStatusFile } = await import('../supervision/status-format.js');
       const { measureDataSize } = await import('../ops/data-size.js');
       const { buildStatusReport, renderStatusReport } = await import('../ops/status-report.js');
       const dataDir = path.resolve(o.data);

@@ -6,8 +6,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { isRunning, type ProcessIdentity, provenOurs } from './process-identity.js';
-import type { StatusFile } from './status-file.js';
+import { isRunning, type ProcessIdentity, provenOurs } from '../supervision/process-identity.js';
+import type { StatusFile } from '../supervision/status-format.js';
 
 /** Extra time given beyond the recorded join timeout before SIGKILL, ms. */
 export const STOP_MARGIN_MS = 5000;

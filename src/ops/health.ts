@@ -3,8 +3,8 @@
  * judgement `status` (exit code) and `watchdog` (action) share. Pure but for the process checks,
  * which are passed in, so the rules are tested with a fake clock and fake processes.
  */
-import { isRunning, type ProcessIdentity } from './process-identity.js';
-import type { StatusFile, StatusWorker } from './status-file.js';
+import { isRunning, type ProcessIdentity } from '../supervision/process-identity.js';
+import type { StatusFile, StatusWorker } from '../supervision/status-format.js';
 
 /** A heartbeat older than this (or 5 status intervals, if longer) means a hung supervisor, ms. */
 export const HEARTBEAT_STALE_MS = 30_000;

@@ -10,9 +10,9 @@ import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import type { StatusFile } from '../supervision/status-format.js';
 import { measureDataSize } from './data-size.js';
 import { createMetricsRegistry } from './metrics.js';
-import type { StatusFile } from './status-file.js';
 import { HISTORY_SAMPLE_MS, HISTORY_SPAN_MS, StatusHistory } from './status-history.js';
 import { buildStatusReport } from './status-report.js';
 

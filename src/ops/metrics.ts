@@ -5,8 +5,13 @@
  * The documented series are listed in {@link METRIC_NAMES} (README "Operating it").
  */
 import client from 'prom-client';
-import type { StatusFile, StatusWorker } from './status-file.js';
-import { addCounters, emptyCounters, LATENCY_BUCKETS_MS, type WorkerCounters } from './worker-counters.js';
+import type { StatusFile, StatusWorker } from '../supervision/status-format.js';
+import {
+  addCounters,
+  emptyCounters,
+  LATENCY_BUCKETS_MS,
+  type WorkerCounters,
+} from '../supervision/worker-counters.js';
 
 /** What a scrape reads: the status snapshot and the last measured data size (bytes, null before the first). */
 export interface MetricsSource {

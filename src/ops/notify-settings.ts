@@ -4,8 +4,8 @@
  * that cannot be read any more is one line on stderr; messages still go to stdout.
  */
 import { loadConfig } from '../config/config-file.js';
+import { readStatusFile } from '../supervision/status-format.js';
 import type { NotifySettings } from './notify.js';
-import { readStatusFile } from './status-file.js';
 
 /** The notify settings for `dataDir` (undefined: stdout only). */
 export async function notifySettingsFor(

@@ -3,11 +3,12 @@
  * size — as a compact table for people, or as the versioned JSON document scripts rely on
  * (README "Operating it"). Exit codes: 0 healthy, 1 degraded, 3 not running.
  */
-import { formatBytes, type DataSize } from './data-size.js';
+
+import { isRunning } from '../supervision/process-identity.js';
+import type { StatusFile, StatusProblem, StatusWorker } from '../supervision/status-format.js';
+import { addCounters, emptyCounters, type WorkerCounters } from '../supervision/worker-counters.js';
+import { type DataSize, formatBytes } from './data-size.js';
 import { ago, assessHealth, type Health, type HealthOptions } from './health.js';
-import { isRunning } from './process-identity.js';
-import type { StatusFile, StatusProblem, StatusWorker } from './status-file.js';
-import { addCounters, emptyCounters, type WorkerCounters } from './worker-counters.js';
 
 /** Version of the `collector status --json` document; raised only when a field changes meaning or goes away. */
 export const STATUS_JSON_VERSION = 1;

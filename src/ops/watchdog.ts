@@ -9,10 +9,10 @@
  */
 import path from 'node:path';
 import { lockOutput } from '../runtime/output-dir.js';
+import { readStatusFile, type StatusFile } from '../supervision/status-format.js';
 import { restartLogPath, startCollector, stopCollector } from './collector-process.js';
 import { ago, assessHealth, DEFAULT_STALL_MS, type Health } from './health.js';
 import { readOpsState, writeOpsState } from './ops-state.js';
-import { readStatusFile, type StatusFile } from './status-file.js';
 
 /** Default of `--max-restarts`: restarts within {@link RESTART_WINDOW_MS} before giving up. */
 export const DEFAULT_MAX_RESTARTS = 3;

@@ -3,9 +3,9 @@
  * handling (first signal: graceful stop; second: abandon in-flight requests).
  */
 import type { CrawlOptions } from '../config/crawl-options.js';
-import type { LaunchRecord } from '../ops/launch-record.js';
-import { CounterSet } from '../ops/worker-counters.js';
 import { CrawlSource } from '../sources/crawl.js';
+import type { LaunchRecord } from '../supervision/launch-record.js';
+import { CounterSet } from '../supervision/worker-counters.js';
 import { summary } from './crawl-job.js';
 import { Crawler } from './crawler.js';
 import { InProcessStatus } from './in-process-status.js';

@@ -11,8 +11,8 @@ import {
   parseCrawlOptions,
 } from '../config/crawl-options.js';
 import { UsageError } from '../config/usage-error.js';
-import { launchRecord } from '../ops/launch-record.js';
-import type { StatusFile } from '../ops/status-file.js';
+import { launchRecord } from '../supervision/launch-record.js';
+import type { StatusFile } from '../supervision/status-format.js';
 import { canonicalize, hostKey } from '../url/canonicalize.js';
 import { openWorkerLog } from './logger.js';
 import { checkPlan, memoryLimitBytes, readMeasuredRss } from './memory-guard.js';

@@ -5,11 +5,11 @@
  */
 import path from 'node:path';
 import type { CrawlOptions } from '../config/crawl-options.js';
-import type { LaunchRecord } from '../ops/launch-record.js';
-import { selfIdentity } from '../ops/process-identity.js';
-import { STATUS_FILE_FORMAT, type StatusFile, statusPath } from '../ops/status-file.js';
-import type { CounterSet } from '../ops/worker-counters.js';
 import { writeFileAtomic } from '../sinks/atomic-file.js';
+import type { LaunchRecord } from '../supervision/launch-record.js';
+import { selfIdentity } from '../supervision/process-identity.js';
+import { STATUS_FILE_FORMAT, type StatusFile, statusPath } from '../supervision/status-format.js';
+import type { CounterSet } from '../supervision/worker-counters.js';
 import type { Crawler } from './crawler.js';
 import { memoryOf } from './memory-guard.js';
 import { SUPERVISOR_DEFAULTS } from './supervisor.js';

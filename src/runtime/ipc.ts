@@ -3,7 +3,7 @@
  * only counters, the stop signal and status; links travel only to their owner.
  */
 import type { CrawlOptionsInput } from '../config/crawl-options.js';
-import type { WorkerCounters } from '../ops/worker-counters.js';
+import type { WorkerCounters } from '../supervision/worker-counters.js';
 
 /** Everything a worker needs to start. Options are sent as written (JSON-safe) and parsed there. */
 export interface WorkerInit {

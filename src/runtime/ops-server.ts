@@ -6,7 +6,7 @@ import path from 'node:path';
 import { isLoopbackListen, METRICS_TOKEN_ENV } from '../config/listen-address.js';
 import { UsageError } from '../config/usage-error.js';
 import { type MetricsServer, startMetricsServer } from '../ops/metrics-server.js';
-import type { StatusFile } from '../ops/status-file.js';
+import type { StatusFile } from '../supervision/status-format.js';
 
 /**
  * Serve `/metrics` and `/` on `listen` (nothing when undefined).

@@ -9,9 +9,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
 import type { CrawlOptionsInput } from '../config/crawl-options.js';
-import { type LaunchRecord, launchRecord } from '../ops/launch-record.js';
-import { StatusFields } from '../ops/status-fields.js';
 import { writeFileAtomic } from '../sinks/atomic-file.js';
+import { type LaunchRecord, launchRecord } from '../supervision/launch-record.js';
+import { StatusFields } from '../supervision/status-fields.js';
 import type { FromWorker, ToWorker, WorkerStats } from './ipc.js';
 import { memoryOf, writeMeasuredRss } from './memory-guard.js';
 

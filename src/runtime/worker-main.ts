@@ -4,7 +4,7 @@
  * reports counters every second, and exits by itself when the supervisor goes away.
  */
 import { parseCrawlOptions } from '../config/crawl-options.js';
-import { CounterSet } from '../ops/worker-counters.js';
+import { CounterSet } from '../supervision/worker-counters.js';
 import { Crawler } from './crawler.js';
 import type { FromWorker, ToWorker, WorkerInit } from './ipc.js';
 import { openWorkerLog } from './logger.js';

@@ -7,8 +7,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startCli, tempDir, waitExit, waitFor } from '../fixtures/cli.js';
 import { chromiumPath, launchChromium } from '../fixtures/chromium.js';
+import { startCli, tempDir, waitExit, waitFor } from '../fixtures/cli.js';
 import { freePort, readStatus, stopRecordedCollector } from '../fixtures/ops.js';
 import { parsePrometheusText } from '../fixtures/prometheus-text.js';
 import { type FixtureServer, html, page, startServer } from '../fixtures/site-server.js';

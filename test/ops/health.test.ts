@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { assessHealth } from '../../src/ops/health.js';
-import { isRunning, processStartTicks, provenOurs } from '../../src/ops/process-identity.js';
-import type { StatusFile, StatusWorker } from '../../src/ops/status-file.js';
-import { emptyCounters } from '../../src/ops/worker-counters.js';
+import { isRunning, processStartTicks, provenOurs } from '../../src/supervision/process-identity.js';
+import type { StatusFile, StatusWorker } from '../../src/supervision/status-format.js';
+import { emptyCounters } from '../../src/supervision/worker-counters.js';
 
 const NOW = Date.parse('2026-12-01T12:00:00Z');
 const iso = (msAgo: number) => new Date(NOW - msAgo).toISOString();

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { validateConfig } from '../../src/config/config-file.js';
 import { type MetricsServer, startMetricsServer } from '../../src/ops/metrics-server.js';
-import type { StatusFile } from '../../src/ops/status-file.js';
-import { emptyCounters } from '../../src/ops/worker-counters.js';
+import type { StatusFile } from '../../src/supervision/status-format.js';
+import { emptyCounters } from '../../src/supervision/worker-counters.js';
 import { runCli, tempDir } from '../fixtures/cli.js';
 import { parsePrometheusText } from '../fixtures/prometheus-text.js';
 

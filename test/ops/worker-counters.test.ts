@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { CarriedCounters, CounterSet, LATENCY_BUCKETS_MS } from '../../src/ops/worker-counters.js';
 import { StatusHistory } from '../../src/ops/status-history.js';
+import { CarriedCounters, CounterSet, LATENCY_BUCKETS_MS } from '../../src/supervision/worker-counters.js';
 
 describe('worker counters', () => {
   it('count items, errors by kind (a store error as "store"), bytes, latency buckets and rate-limit waits', () => {

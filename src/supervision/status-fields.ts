@@ -7,7 +7,7 @@
  */
 import type { LaunchRecord } from './launch-record.js';
 import { processStartTicks, selfIdentity } from './process-identity.js';
-import { STATUS_FILE_FORMAT, type StatusFile } from './status-file.js';
+import { STATUS_FILE_FORMAT, type StatusFile } from './status-format.js';
 import { addCounters, CarriedCounters, emptyCounters, type WorkerCounters } from './worker-counters.js';
 
 /** Timings recorded for the watchdog, ms. */
