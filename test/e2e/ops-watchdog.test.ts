@@ -167,9 +167,10 @@ describe('collector status, watchdog and metrics on a running collector', { time
   it('a crash-looping config: restarts fail, then "giving up" once with the last error, then silence', async () => {
     const dir = tempDir();
     const data = path.join(dir, 'data');
+    const notes = path.join(dir, 'notes.txt');
     const config = writeConfig(
       dir,
-      '',
+      `notify: { command: "cat >> ${notes}" }\n`,
       `  - name: loop\n    source: crash-loop\n    processes: 1\n    seeds: [${site.origin}/p0.html]\n`,
     ).replace(/$/, '');
     fs.writeFileSync(
@@ -202,6 +203,13 @@ describe('collector status, watchdog and metrics on a running collector', { time
     expect({ stdout: quiet.stdout, code: quiet.code }).toEqual({ stdout: '', code: 3 });
     const state = JSON.parse(fs.readFileSync(path.join(data, 'state', 'watchdog.json'), 'utf8'));
     expect(state.restarts).toHaveLength(2);
+    // notify: the supervisor's crash-loop line and the watchdog's lines went to the command too.
+    const told = fs.readFileSync(notes, 'utf8').trimEnd().split('\n');
+    expect(
+      told.filter((l) => /^collector: worker loop-0 crashed 1 times; parked/.test(l)).length,
+    ).toBeGreaterThanOrEqual(3);
+    expect(told.filter((l) => l.startsWith('restart failed: '))).toHaveLength(2);
+    expect(told.filter((l) => l.startsWith('giving up: '))).toHaveLength(1);
   });
 
   it('a one-process crawl writes status.json too; killed mid-way, the watchdog resumes it and nothing is lost or doubled', async () => {
