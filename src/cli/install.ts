@@ -38,7 +38,7 @@ export function registerInstall(program: Command): void {
       const path = await import('node:path');
       const { UsageError } = await import('../config/usage-error.js');
       const { loadConfig } = await import('../config/config-file.js');
-      const { estimatePlan, readMeasuredRss } = await import('../runtime/memory-guard.js');
+      const { estimatePlan, readMeasuredRss } = await import('../supervision/memory-guard.js');
       const { boxLimits } = await import('../ops/box-limits.js');
       const { cronBlock, systemdUnit } = await import('../ops/install.js');
       if (o.cron === o.systemd) throw new UsageError('install: give one of --cron or --systemd');

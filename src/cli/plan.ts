@@ -33,7 +33,7 @@ export function registerPlan(program: Command): void {
         const path = await import('node:path');
         const { boxLimits } = await import('../ops/box-limits.js');
         const { computePlan, renderPlan } = await import('../ops/plan.js');
-        const { readMeasuredRss, memoryOf } = await import('../runtime/memory-guard.js');
+        const { readMeasuredRss, memoryOf } = await import('../supervision/memory-guard.js');
         const { readStatusFile } = await import('../supervision/status-format.js');
         const { defaultProcesses } = await import('../config/crawl-options.js');
         const limits = boxLimits({ cpus: o.cpus, memoryLimit: o.memoryLimit });

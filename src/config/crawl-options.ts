@@ -1,9 +1,13 @@
 /**
  * The options of one crawl worker type: one zod schema that is the single source of truth for
  * defaults, validation and documentation, shared by `collector crawl` flags and `collector.yaml`.
+ * Options are parsed once, where a command starts; the parsed value ({@link CrawlOptions}) is
+ * plain JSON (durations in ms, sizes in bytes, regular expressions as their validated source), so
+ * worker processes receive it as it is.
  */
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
+import { SCOPE_DEFAULTS } from '../url/scope.js';
 import { listenAddress } from './listen-address.js';
 import { parseDuration, parseSize } from './units.js';
 
@@ -28,22 +32,24 @@ export const size = z.union([z.number(), z.string()]).transform((v, ctx) => {
   }
 });
 
-const regex = z.string().transform((v, ctx) => {
+/** Zod type of a regular expression's source: checked to compile, kept as the string. */
+const regex = z.string().superRefine((v, ctx) => {
   try {
-    return new RegExp(v);
+    new RegExp(v);
   } catch (e) {
     ctx.addIssue({ code: 'custom', message: `invalid regular expression "${v}": ${(e as Error).message}` });
-    return z.NEVER;
   }
 });
+
+/** Zod type of a count of at least 1. */
+export const positiveInt = z
+  .number({ error: 'expected a positive integer' })
+  .int({ error: 'expected a positive integer' })
+  .positive({ error: 'expected a positive integer' });
 
 /** Default User-Agent: product token `collector` (matched by robots.txt groups) and version. */
 export const DEFAULT_USER_AGENT = 'collector/0.1 (+https://github.com/collector/collector)';
 
-/**
- * Crawl options. Durations accept `500`, `500ms`, `15s`, `5m`; sizes accept `10MB`, `2G`.
- * Every field has the default written beside it; `collector crawl --help` shows the same.
- */
 /**
  * Default process count of `crawl`: one per two CPUs, at least one. A process keeps about two
  * cores busy (its fetch loop and its page thread), so on a 2-core box a second process only adds
@@ -61,6 +67,10 @@ export function pageThreadByDefault(processes: number, cpus = availableParalleli
   return 2 * processes <= cpus;
 }
 
+/**
+ * Crawl options. Durations accept `500`, `500ms`, `15s`, `5m`; sizes accept `10MB`, `2G`.
+ * Every field has its default here, documented beside it; `collector crawl --help` reads them.
+ */
 export const CrawlOptionsSchema = z.object({
   /** Seed URLs (absolute http/https); may be empty when resuming. */
   seeds: z.array(z.string()).default([]),
@@ -84,7 +94,7 @@ export const CrawlOptionsSchema = z.object({
   /** Share of the memory limit the process tree may use. Default 0.8. */
   memoryLimitFraction: z.number().gt(0).max(1).default(0.8),
   /** Fetch slots per process: requests in flight at once. Default 16. */
-  concurrency: z.number().int().positive().default(16),
+  concurrency: positiveInt.default(16),
   /** Requests in flight at once to one host. Default 2. */
   hostConcurrency: z.number().int().positive().default(2),
   /** Minimum gap between request starts to one host, ms. Default 500. robots Crawl-delay and Retry-After raise it. */
@@ -109,9 +119,9 @@ export const CrawlOptionsSchema = z.object({
     .default(10 * 1024 * 1024),
   /** Which discovered links are followed: the seed's directory (like wget -np), host, registrable domain, any. */
   scope: z.enum(['prefix', 'host', 'domain', 'any']).default('prefix'),
-  /** Follow only URLs matching one of these regexes (when any are given). */
+  /** Follow only URLs matching one of these regular expressions (sources; when any are given). */
   include: z.array(regex).default([]),
-  /** Never follow URLs matching any of these regexes. */
+  /** Never follow URLs matching any of these regular expressions (sources). */
   exclude: z.array(regex).default([]),
   /** Whole-request limit (connect + headers + body), ms. Default 15 s. */
   timeout: duration('s')
@@ -147,12 +157,12 @@ export const CrawlOptionsSchema = z.object({
    * per process; ~10 MB more RSS). Default true; a plan with more processes than CPUs turns it off.
    */
   pageThread: z.boolean().default(() => pageThreadByDefault(1)),
-  /** URLs longer than this are skipped as traps. Default 2048. */
-  maxUrlLength: z.number().int().positive().default(2048),
+  /** URLs longer than this are skipped as traps. Default 2048 (`SCOPE_DEFAULTS`). */
+  maxUrlLength: z.number().int().positive().default(SCOPE_DEFAULTS.maxUrlLength),
   /** A path segment sequence repeated more than this is a trap (`/a/b/a/b/a/b/a/b`). Default 3. */
-  maxPathRepeat: z.number().int().positive().default(3),
+  maxPathRepeat: z.number().int().positive().default(SCOPE_DEFAULTS.maxPathRepeat),
   /** Distinct query strings followed per path; more are skipped as traps. 0 = unlimited. Default 1000. */
-  maxQueryVariants: z.number().int().min(0).default(1000),
+  maxQueryVariants: z.number().int().min(0).default(SCOPE_DEFAULTS.maxQueryVariants),
   /**
    * URLs kept queued in memory; more are spilled to `state/<worker>/spill.log` and read back as
    * the queue drains. Default 100,000 (about 6 MB of URLs).
@@ -187,8 +197,16 @@ export const CrawlOptionsSchema = z.object({
 
 /** Crawl options as written (before defaults). */
 export type CrawlOptionsInput = z.input<typeof CrawlOptionsSchema>;
-/** Crawl options with defaults applied and units converted (durations in ms, sizes in bytes). */
+/**
+ * Crawl options with defaults applied and units converted (durations in ms, sizes in bytes). Plain
+ * JSON: sent as it is to worker processes.
+ */
 export type CrawlOptions = z.output<typeof CrawlOptionsSchema>;
+
+/** Every default of the schema, in its units (ms, bytes): for help texts. */
+export function crawlDefaults(): CrawlOptions {
+  return CrawlOptionsSchema.parse({});
+}
 
 /**
  * Validate raw options and apply defaults.

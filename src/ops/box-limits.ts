@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs';
 import os from 'node:os';
-import { memoryLimitBytes } from '../runtime/memory-guard.js';
+import { memoryLimitBytes } from '../supervision/memory-guard.js';
 
 /** CPUs and memory of the box, with where each number came from. */
 export interface BoxLimits {

@@ -13,7 +13,7 @@ import {
   estimatePlan,
   type PlanEntry,
   SHARED_CODE,
-} from '../runtime/memory-guard.js';
+} from '../supervision/memory-guard.js';
 import type { BoxLimits } from './box-limits.js';
 import { formatBytes } from './data-size.js';
 

@@ -1,21 +1,26 @@
 /**
- * A crawl in this process (`--processes 1`): one Crawler, a progress line on a TTY, and signal
- * handling (first signal: graceful stop; second: abandon in-flight requests).
+ * A crawl in this process (`--processes 1`): one Crawler on the embedded backend, a progress line
+ * on a TTY, signal handling (first signal: graceful stop; second: abandon in-flight requests),
+ * and status.json (and the metrics server, when asked for) as its own supervisor.
  */
 import type { CrawlOptions } from '../config/crawl-options.js';
+import { Crawler } from '../engine/crawler.js';
 import { CrawlSource } from '../sources/crawl.js';
 import type { LaunchRecord } from '../supervision/launch-record.js';
+import { onStopSignals } from '../supervision/signals.js';
 import { CounterSet } from '../supervision/worker-counters.js';
-import { summary } from './crawl-job.js';
-import { Crawler } from './crawler.js';
+import { embeddedBackend } from './backend.js';
 import { InProcessStatus } from './in-process-status.js';
 import { openWorkerLog } from './logger.js';
 import { startOpsServer } from './ops-server.js';
 import { ProgressLine } from './progress-line.js';
+import { summaryLine } from './summary-line.js';
 
 /**
  * Crawl `seeds` to the end or to a signal, in this process (`<out>` already prepared and locked).
- * @returns exit code: 0 finished or stopped, 1 runtime failure.
+ * @param launch how this process was started (status.json, for the watchdog).
+ * @param memoryLimitBytes the memory limit the plan was checked against (status.json).
+ * @returns exit code: 0 completed or stopped, 1 runtime failure.
  */
 export async function runInProcess(
   opts: CrawlOptions,
@@ -33,6 +38,7 @@ export async function runInProcess(
     workerId,
     source: new CrawlSource(),
     log,
+    backend: embeddedBackend(opts),
     onItem: (item) => {
       counters.item(item);
       if (status) status.lastProgressAt = Date.now();
@@ -52,25 +58,26 @@ export async function runInProcess(
           stopping: crawler.isStopping,
         }))
       : null;
-  let signals = 0;
-  const onSignal = (sig: NodeJS.Signals) => {
-    signals++;
-    log.info({ sig }, signals === 1 ? 'stopping' : 'abandoning in-flight requests');
-    inProcess.stopping();
-    if (signals === 1) crawler.stop();
-    else crawler.abort();
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  const offSignals = onStopSignals(
+    (sig) => {
+      log.info({ sig }, 'stopping');
+      inProcess.stopping();
+      crawler.stop();
+    },
+    (sig) => {
+      log.info({ sig }, 'abandoning in-flight requests');
+      crawler.abort();
+    },
+  );
   let code = 0;
-  let finished = false;
+  let completed = false;
   try {
     // Before the state is loaded (long for a big resume): a watchdog must see this process alive.
     inProcess.start();
     await crawler.start(seeds);
     progress?.start();
-    finished = await crawler.run();
-    log.info({ finished, ...crawler.stats }, finished ? 'frontier empty' : 'stopped');
+    completed = await crawler.run();
+    log.info({ completed, ...crawler.stats }, completed ? 'frontier empty' : 'stopped');
   } catch (e) {
     log.error({ err: e }, 'crawl failed');
     process.stderr.write(`collector: crawl failed: ${(e as Error).message}\n`);
@@ -81,17 +88,13 @@ export async function runInProcess(
       process.stderr.write(`collector: closing state failed: ${(e as Error).message}\n`);
       code = 1;
     });
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
-    await inProcess.end(finished && code === 0);
+    offSignals();
+    await inProcess.end(completed && code === 0);
     await metrics?.close();
     await closeLog();
   }
   if (!opts.quiet) {
-    const s = crawler.stats;
-    process.stderr.write(
-      summary(opts, s.itemsThisRun, s.items, s.errors, crawler.frontier.queued, s.skipped),
-    );
+    process.stderr.write(summaryLine(opts, { ...crawler.stats, queued: crawler.frontier.queued }));
   }
   return code;
 }

@@ -10,9 +10,13 @@ import type { LaunchRecord } from '../supervision/launch-record.js';
 import { selfIdentity } from '../supervision/process-identity.js';
 import { STATUS_FILE_FORMAT, type StatusFile, statusPath } from '../supervision/status-format.js';
 import type { CounterSet } from '../supervision/worker-counters.js';
-import type { Crawler } from './crawler.js';
-import { memoryOf } from './memory-guard.js';
-import { SUPERVISOR_DEFAULTS } from './supervisor.js';
+import type { Crawler } from '../engine/crawler.js';
+import { memoryOf } from '../supervision/memory-guard.js';
+import { SupervisorSettingsSchema } from '../config/config-file.js';
+import { STATUS_INTERVAL_MS } from '../supervision/supervisor.js';
+
+/** The supervisor's default timings, recorded for the watchdog as a supervised crawl's would be. */
+const SUPERVISOR_DEFAULTS = SupervisorSettingsSchema.parse({});
 
 /** The status of a crawl running in this process, written every `statusIntervalMs`. */
 export class InProcessStatus {
@@ -31,7 +35,7 @@ export class InProcessStatus {
     private readonly opts: CrawlOptions,
     private readonly launch: LaunchRecord,
     private readonly memoryLimitBytes: number,
-    private readonly statusIntervalMs = SUPERVISOR_DEFAULTS.statusIntervalMs,
+    private readonly statusIntervalMs = STATUS_INTERVAL_MS,
   ) {}
 
   /** The status document now. */
@@ -86,9 +90,9 @@ export class InProcessStatus {
       launch: this.launch,
       timings: {
         statusIntervalMs: this.statusIntervalMs,
-        restartBackoffMs: SUPERVISOR_DEFAULTS.restartBackoffMs,
+        restartBackoffMs: SUPERVISOR_DEFAULTS.restartBackoff,
         joinTimeoutMs: this.opts.joinTimeout,
-        stallTimeoutMs: SUPERVISOR_DEFAULTS.stallTimeoutMs,
+        stallTimeoutMs: SUPERVISOR_DEFAULTS.stallTimeout,
       },
       expected: { crawl: 1 },
       memoryLimitMB: Math.round(this.memoryLimitBytes / 1048576),

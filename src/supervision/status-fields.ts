@@ -62,6 +62,24 @@ export class StatusFields {
     };
   }
 
+  /**
+   * `doc` (the supervisor's status document) with the ops fields: the header, each worker's type
+   * name, identity and carried counters, and the summed counters in the totals.
+   * @param procs the workers in the order of `doc.workers`.
+   */
+  extend<D extends { workers: object[]; totals: object }>(
+    doc: D,
+    procs: Array<{ id: string; group: string; pid: number | null }>,
+  ): D {
+    const workers = doc.workers.map((w, i) => ({ ...w, ...this.worker(procs[i].id, procs[i].group, procs[i].pid) }));
+    return {
+      ...this.header(),
+      ...doc,
+      workers,
+      totals: { ...doc.totals, counters: StatusFields.sum(workers) },
+    };
+  }
+
   /** Totals of the workers' counters (summed), for the status's totals. */
   static sum(workers: Array<{ counters: WorkerCounters }>): WorkerCounters {
     return workers.reduce((a, w) => addCounters(a, w.counters), emptyCounters());

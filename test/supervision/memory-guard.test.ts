@@ -12,7 +12,7 @@ import {
   rssOf,
   SHARED_CODE,
   writeMeasuredRss,
-} from '../../src/runtime/memory-guard.js';
+} from '../../src/supervision/memory-guard.js';
 
 const MB = 1024 * 1024;
 

@@ -3,9 +3,9 @@
  */
 import { isMainThread } from 'node:worker_threads';
 import { UsageError } from '../config/usage-error.js';
-import { CrawlSource } from '../sources/crawl.js';
-import { MemoryHogSource, ThreadCrashSource } from '../sources/memory-hog.js';
-import type { Source } from '../sources/source.js';
+import { CrawlSource } from './crawl.js';
+import { MemoryHogSource, ThreadCrashSource } from './memory-hog.js';
+import type { Source } from './source.js';
 
 const SOURCES: Record<string, () => Source> = {
   crawl: () => new CrawlSource(),

@@ -4,19 +4,16 @@ import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
-import {
-  InlinePageProcessor,
-  type PageProcessor,
-  PageThreadLost,
-  ThreadedPageProcessor,
-} from '../../src/runtime/page-processor.js';
-import type { PageJob } from '../../src/runtime/page-work.js';
+import { InlinePageProcessor } from '../../src/engine/inline-page-processor.js';
+import { type PageProcessor, PageThreadLost } from '../../src/engine/page-processor.js';
+import type { PageJob } from '../../src/engine/page-work.js';
+import { ThreadedPageProcessor } from '../../src/engine/threaded-page-processor.js';
 import { CrawlSource } from '../../src/sources/crawl.js';
 
 // The thread runs the compiled worker (`npm test` builds dist/ first).
 const FILES = {
-  pageWorker: path.resolve('dist/runtime/page-worker.js'),
-  bodyWriter: path.resolve('dist/runtime/body-writer.js'),
+  pageWorker: path.resolve('dist/engine/page-worker.js'),
+  bodyWriter: path.resolve('dist/engine/body-writer.js'),
 };
 const dirs: string[] = [];
 afterAll(() => {

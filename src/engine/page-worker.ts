@@ -5,10 +5,10 @@
  * Messages are batched per event-loop turn.
  */
 import { parentPort, workerData } from 'node:worker_threads';
+import { createSource } from '../sources/registry.js';
 import type { StoreRequest } from './body-writer.js';
 import type { PageReply, PageRequest, PageThreadData } from './page-processor.js';
 import { workPage } from './page-work.js';
-import { createSource } from './source-registry.js';
 
 const port = parentPort;
 if (port === null) throw new Error('page-worker must run in a worker thread');
@@ -68,9 +68,9 @@ port.on('message', (msg: PageRequest[] | 'close') => {
     if (req.op === 'work') {
       // Set until the next job or the end of the batch: a death while replying still names it.
       Atomics.store(progress, 0, req.job.id);
-      const { done, body } = workPage(req.job, source);
+      const { worked, body } = workPage(req.job, source);
       if (body !== null) kept.set(req.job.id, body);
-      replies.push({ op: 'done', done });
+      replies.push({ op: 'worked', worked });
     } else if (req.op === 'store') store(req.id, req.url);
     else kept.delete(req.id);
   }

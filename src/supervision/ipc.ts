@@ -2,10 +2,13 @@
  * Messages between the supervisor and its worker processes (Node IPC, JSON). Shared state is
  * only counters, the stop signal and status; links travel only to their owner.
  */
-import type { CrawlOptionsInput } from '../config/crawl-options.js';
-import type { WorkerCounters } from '../supervision/worker-counters.js';
+import type { CrawlOptions } from '../config/crawl-options.js';
+import type { HandoffLink } from '../engine/handoff-outbox.js';
+import type { WorkerCounters } from './worker-counters.js';
 
-/** Everything a worker needs to start. Options are sent as written (JSON-safe) and parsed there. */
+export type { HandoffLink } from '../engine/handoff-outbox.js';
+
+/** Everything a worker needs to start. Its options are sent parsed (they are plain JSON). */
 export interface WorkerInit {
   t: 'init';
   /** e.g. `crawl-1`: names its items file, state dir and log. */
@@ -15,7 +18,7 @@ export interface WorkerInit {
   index: number;
   count: number;
   partition: 'host' | 'url';
-  options: CrawlOptionsInput;
+  options: CrawlOptions;
   /** All seeds of the type; each worker queues those it owns. */
   seeds: string[];
 }
@@ -23,10 +26,14 @@ export interface WorkerInit {
 /** Supervisor → worker. */
 export type ToWorker =
   | WorkerInit
-  | { t: 'links'; links: Array<[string, number]> }
+  /** Links owned by this worker, found by a sibling. */
+  | { t: 'links'; links: HandoffLink[] }
+  /** Send again every link ever handed to worker number `owner` (it restarted). */
   | { t: 'resend'; owner: number }
-  | { t: 'finish' }
+  /** Every worker is idle and has every link sent to it: the one-shot crawl is complete; end. */
+  | { t: 'complete' }
   | { t: 'stop' }
+  /** The memory guard: stop or go on taking new URLs. */
   | { t: 'pause'; paused: boolean };
 
 /** A worker's counters, sent every second and on idle changes. */
@@ -52,10 +59,12 @@ export interface WorkerStats {
 
 /** Worker → supervisor. */
 export type FromWorker =
+  /** Its state is loaded: it takes links and work. */
   | { t: 'ready' }
-  | { t: 'handoff'; to: number; links: Array<[string, number]> }
+  | { t: 'handoff'; to: number; links: HandoffLink[] }
   | ({ t: 'stats' } & WorkerStats)
-  | { t: 'done'; finished: boolean }
+  /** Its run is over (`completed`: nothing left, rather than stopped); the process exits next. */
+  | { t: 'exiting'; completed: boolean }
   /** All handoffs to `owner` were sent again (answer to `resend`; the end of a one-shot crawl waits for it). */
   | { t: 'resent'; owner: number; count: number }
   | { t: 'fatal'; message: string };

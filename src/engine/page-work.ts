@@ -28,7 +28,7 @@ export interface PageJob {
 }
 
 /** What came of a {@link PageJob}. The decoded body stays with the processor until store/drop. */
-export interface PageDone {
+export interface WorkedPage {
   id: number;
   /** Decoded size, bytes. */
   bytes: number;
@@ -46,13 +46,13 @@ export interface PageDone {
 
 /**
  * Decode, hash and (when `job.extract`, and the encoding was understood) run `source.handle`.
- * Never throws: failures are in the returned `done`.
- * @returns `done`, and the decoded body (null after a decompression error).
+ * Never throws: failures are in the returned `worked`.
+ * @returns `worked`, and the decoded body (null after a decompression error).
  */
-export function workPage(job: PageJob, source: Source): { done: PageDone; body: Buffer | null } {
+export function workPage(job: PageJob, source: Source): { worked: WorkedPage; body: Buffer | null } {
   const raw = Buffer.from(job.body.buffer, job.body.byteOffset, job.body.byteLength);
   let body: Buffer;
-  let flag: PageDone['flag'];
+  let flag: WorkedPage['flag'];
   try {
     const d = decodeContent(raw, job.contentEncoding, job.maxBytes);
     body = d.body;
@@ -60,17 +60,17 @@ export function workPage(job: PageJob, source: Source): { done: PageDone; body: 
   } catch (e) {
     const kind = e instanceof TooLargeError ? 'too-large' : 'decode';
     const message = e instanceof TooLargeError || e instanceof DecodeError ? e.message : String(e);
-    return { done: { id: job.id, bytes: 0, sha256: '', error: { kind, message } }, body: null };
+    return { worked: { id: job.id, bytes: 0, sha256: '', error: { kind, message } }, body: null };
   }
-  const done: PageDone = {
+  const worked: WorkedPage = {
     id: job.id,
     bytes: body.length,
     sha256: createHash('sha256').update(body).digest('hex'),
   };
-  if (flag) done.flag = flag;
+  if (flag) worked.flag = flag;
   if (job.extract && flag !== 'unknown-encoding') {
     try {
-      done.result = source.handle({
+      worked.result = source.handle({
         url: job.url,
         finalUrl: job.finalUrl,
         status: job.status,
@@ -80,8 +80,8 @@ export function workPage(job: PageJob, source: Source): { done: PageDone; body: 
         depth: job.depth,
       });
     } catch (e) {
-      done.sourceError = (e as Error).message;
+      worked.sourceError = (e as Error).message;
     }
   }
-  return { done, body };
+  return { worked, body };
 }
