@@ -94,7 +94,7 @@ export type SupervisorSettings = z.output<typeof SupervisorSettingsSchema>;
 /** The whole config file. */
 export const ConfigFileSchema = z
   .object({
-    /** Data directory (DESIGN §4 layout). Default `./data`. */
+    /** Data directory (DESIGN §4 layout), relative to the config file's directory. Default `./data`. */
     data: z.string().default('./data'),
     /** `embedded` (files on local disk). Default embedded. */
     backend: z.string().default('embedded'),
@@ -223,6 +223,28 @@ export async function loadConfig(file: string): Promise<{ config: Config; raw: C
       );
     }
   }
-  const config = validateConfig(raw ?? {}, path.basename(file));
+  const config = resolveConfigPaths(validateConfig(raw ?? {}, path.basename(file)), path.dirname(abs));
   return { config, raw: raw as ConfigInput };
+}
+
+/** Whether a `source:` value names a module file rather than a built-in source. */
+function isModulePath(source: string): boolean {
+  return source.startsWith('./') || source.startsWith('../') || path.isAbsolute(source);
+}
+
+/**
+ * Relative paths of a config — `data` and a source module path — made absolute against the config
+ * file's directory, as other tools read their config files: the same file means the same data
+ * whatever the working directory (cron, systemd, a shell elsewhere).
+ * @param dir the config file's directory.
+ * @returns the config with absolute paths (a new object; `config` is not changed).
+ */
+export function resolveConfigPaths(config: Config, dir: string): Config {
+  return {
+    ...config,
+    data: path.resolve(dir, config.data),
+    workers: config.workers.map((w) =>
+      isModulePath(w.source) ? { ...w, source: path.resolve(dir, w.source) } : w,
+    ),
+  };
 }

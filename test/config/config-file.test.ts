@@ -86,6 +86,23 @@ describe('config file', () => {
     expect((await loadConfig(m)).config.workers[0].processes).toBe(3);
   });
 
+  it('reads relative paths (data, a source module) against the config file, not the working directory', async () => {
+    const f = write(
+      'collector.yaml',
+      `data: ./data\nworkers:\n  - source: crawl\n    seeds: [${SEED}]\n  - source: ./sources/mine.mjs\n    seeds: [${SEED}]\n  - source: /opt/src.mjs\n    seeds: [${SEED}]\n`,
+    );
+    const dir = path.dirname(f);
+    const { config } = await loadConfig(path.relative(process.cwd(), f));
+    expect(config.data).toBe(path.join(dir, 'data'));
+    expect(config.workers.map((w) => w.source)).toEqual([
+      'crawl',
+      path.join(dir, 'sources/mine.mjs'),
+      '/opt/src.mjs',
+    ]);
+    const abs = write('abs.yaml', `data: /srv/data\nworkers:\n  - source: crawl\n    seeds: [${SEED}]\n`);
+    expect((await loadConfig(abs)).config.data).toBe('/srv/data');
+  });
+
   it('builds worker specs: ids, ownership, split politeness for one host, unknown source refused', () => {
     const raw = [{ source: 'crawl', seeds: [SEED], processes: 2, delay: '1s', hostConcurrency: 4 }];
     const c = validateConfig({ workers: raw }, 'c.yaml');

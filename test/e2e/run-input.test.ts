@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { runCli, tempDir } from '../fixtures/cli.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readItems, runCli, tempDir } from '../fixtures/cli.js';
+import { type FixtureServer, html, page, startServer } from '../fixtures/site-server.js';
 
 // `collector run` with bad input: one clear line on stderr, exit 2, nothing started or written.
 function config(text: string, name = 'collector.yaml'): { dir: string; file: string } {
@@ -107,5 +108,31 @@ describe('collector run: bad input', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/plan of 40 processes needs about \d+ MB.*largest safe process count is \d+/);
     expect(fs.existsSync(path.join(dir, 'data'))).toBe(false);
+  });
+});
+
+describe('collector run: relative paths in a config', () => {
+  let site: FixtureServer;
+  beforeAll(async () => {
+    site = await startServer({ '/docs/': html(page('Docs')) });
+  });
+  afterAll(async () => {
+    await site.close();
+  });
+
+  it('are relative to the config file, not to the working directory (cron, systemd)', async () => {
+    const { dir, file } = config(
+      `data: ./data\nworkers:\n  - name: docs\n    source: crawl\n    seeds: ["${site.origin}/docs/"]\n`,
+    );
+    const elsewhere = tempDir();
+    const r = await runCli(['run', '--config', file, '--quiet'], {}, elsewhere);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(readItems(path.join(dir, 'data')).map((i) => i.status)).toEqual([200]);
+    expect(fs.readdirSync(elsewhere)).toEqual([]);
+    // The same file from its own directory continues the same data.
+    const again = await runCli(['run', '--config', 'collector.yaml', '--quiet'], {}, dir);
+    expect(again.code).toBe(0);
+    expect(readItems(path.join(dir, 'data'))).toHaveLength(1);
   });
 });
