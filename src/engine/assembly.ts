@@ -31,6 +31,7 @@ import { LostPageRetries } from './lost-page-retries.js';
 import type { PageProcessor, PageProcessorOptions } from './page-processor.js';
 import { PAGE_THREAD_FILES } from './page-threads.js';
 import { restoreHandedOff, restoreState } from './resume.js';
+import { RetryWarnings } from './retry-warnings.js';
 import { Rounds } from './rounds.js';
 import { SpillRefill } from './spill-refill.js';
 import { ThreadedPageProcessor } from './threaded-page-processor.js';
@@ -62,6 +63,11 @@ export interface CrawlerDeps {
   onFetch?: (ms: number) => void;
   /** Called when a host is paused by Retry-After or rate-limit headers, with the pause in ms (metrics). */
   onRateLimitWait?: (ms: number) => void;
+  /**
+   * Told a warning line for a person (a host that does not answer: `127.0.0.1:9: connection
+   * refused, retrying in 1.2 s (1/3)`); it is in the log already. Default: the log only.
+   */
+  onWarning?: (line: string) => void;
   /** Set when this worker is one of several of its type (DESIGN §1 ownership). */
   partition?: Partition;
 }
@@ -82,6 +88,8 @@ export interface NetworkParts {
   origin: ItemOrigin;
   /** Items of URLs waiting for a retry, written as they are if the crawl ends first. */
   awaitingRetry: Map<string, Item>;
+  /** Warnings about hosts that do not answer. */
+  warnings: RetryWarnings;
 }
 
 /** A worker with siblings: who owns which URL, and the outbox of links owned by the others. */
@@ -182,6 +190,14 @@ export function buildNetworkParts(
     abort,
     origin: { source: deps.source.name, worker: deps.workerId },
     awaitingRetry: new Map(),
+    warnings: new RetryWarnings(
+      (line, fields) => {
+        deps.log.warn(fields, line);
+        deps.onWarning?.(line);
+      },
+      (line, fields) => deps.log.warn(fields, line),
+      opts.retries,
+    ),
   };
 }
 

@@ -21,6 +21,31 @@ export interface CrawlStats {
   skipped: Record<SkipReason, number>;
   /** Items written this session (excludes resumed ones). */
   itemsThisRun: number;
+  /** Items without an error (a page collected), including those from before a resume. */
+  collected: number;
+  /** The first seeds that failed this session (at most {@link FAILED_SEEDS_KEPT}), for the summary. */
+  failedSeeds: FailedSeed[];
+}
+
+/** A seed whose item is an error. */
+export interface FailedSeed {
+  url: string;
+  kind: string;
+  message: string;
+}
+
+/** Failed seeds kept for the summary line. */
+export const FAILED_SEEDS_KEPT = 3;
+
+/** Count an item written now: collected or, for a seed, failed. (Resume counts `collected` alone.) */
+export function countCollected(
+  stats: CrawlStats,
+  item: { url: string; depth: number; error?: { kind: string; message: string } },
+): void {
+  if (!item.error) stats.collected++;
+  else if (item.depth === 0 && stats.failedSeeds.length < FAILED_SEEDS_KEPT) {
+    stats.failedSeeds.push({ url: item.url, kind: item.error.kind, message: item.error.message });
+  }
 }
 
 /** All counters at zero. */
@@ -39,5 +64,7 @@ export function newCrawlStats(): CrawlStats {
       depth: 0,
     },
     itemsThisRun: 0,
+    collected: 0,
+    failedSeeds: [],
   };
 }

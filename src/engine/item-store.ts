@@ -10,7 +10,7 @@ import type { ContentDedup } from '../dedup/content-dedup.js';
 import { type ContentKey, contentKeyFromHex } from '../dedup/content-index.js';
 import type { FrontierEntry } from '../frontier/frontier-queue.js';
 import type { Journal } from '../frontier/journal.js';
-import type { CrawlStats } from './crawl-stats.js';
+import { type CrawlStats, countCollected } from './crawl-stats.js';
 import { countsAsError, type Item, markDuplicate } from './item.js';
 import type { PageProcessor } from './page-processor.js';
 
@@ -148,6 +148,7 @@ export class ItemStore {
     stats.items++;
     stats.itemsThisRun++;
     if (countsAsError(item)) stats.errors++;
+    countCollected(stats, item);
     const json = JSON.stringify(item);
     journal.item(json);
     // Lines are counted in the order they are journaled: the content index maps line → offset.

@@ -51,8 +51,8 @@ export interface Item {
 export interface ItemError {
   /**
    * `timeout`, `too-large`, `redirect-loop`, `robots-disallowed`, `http-status` (a 4xx/5xx
-   * status), `network`, `decode` (a corrupt body, or the source failed on it), `out-of-scope`
-   * (a redirect leaving the scope).
+   * status), `network`, `dns` (the name did not resolve), `decode` (a corrupt body, or the source
+   * failed on it), `out-of-scope` (a redirect leaving the scope).
    */
   kind: FetchErrorKind;
   /** One line for a person, e.g. `HTTP 404` or `redirect loop: a -> b -> a`. */

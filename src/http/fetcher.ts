@@ -7,7 +7,8 @@
 import type { Dispatcher } from 'undici';
 import { Agent, EnvHttpProxyAgent, ProxyAgent } from './dispatchers.js';
 import { DecodeError, decodeContent, TooLargeError } from './decompress.js';
-import { classifyError, FetchError } from './fetch-error.js';
+import { classifyError, describeError, FetchError } from './fetch-error.js';
+import { lookup } from './lookup.js';
 
 /** Fetcher settings. */
 export interface FetcherOptions {
@@ -58,7 +59,7 @@ function makeDispatcher(opts: FetcherOptions): Dispatcher {
     connections: opts.connections ?? 16,
     keepAliveTimeout: 30_000,
     keepAliveMaxTimeout: 120_000,
-    connect: { timeout: opts.timeoutMs },
+    connect: { timeout: opts.timeoutMs, lookup },
     headersTimeout: opts.timeoutMs,
     bodyTimeout: opts.timeoutMs,
   };
@@ -174,13 +175,13 @@ export class Fetcher {
         }
         if (e instanceof AbortReason) {
           if (e.why === 'too-large') {
-            reject(new FetchError('too-large', url, e.message, status));
+            reject(new FetchError('too-large', url, e.message, status, header(headers, 'content-type')));
             return;
           }
           reject(new FetchError('timeout', url, e.message));
           return;
         }
-        reject(new FetchError(classifyError(e, false), url, (e as Error)?.message ?? String(e)));
+        reject(new FetchError(classifyError(e, false), url, describeError(e)));
       };
       const timer = setTimeout(
         () => abort(new AbortReason('timeout', `no complete response within ${timeoutMs} ms`)),
@@ -234,9 +235,10 @@ export class Fetcher {
             const decoded = decodeContent(raw, header(headers, 'content-encoding'), maxBytes);
             resolve(response(decoded.body, { encodingFlag: decoded.flag }));
           } catch (e) {
-            if (e instanceof TooLargeError) reject(new FetchError('too-large', url, e.message, status));
-            else if (e instanceof DecodeError) reject(new FetchError('decode', url, e.message, status));
-            else reject(new FetchError('decode', url, (e as Error).message, status));
+            const type = header(headers, 'content-type');
+            if (e instanceof TooLargeError) reject(new FetchError('too-large', url, e.message, status, type));
+            else if (e instanceof DecodeError) reject(new FetchError('decode', url, e.message, status, type));
+            else reject(new FetchError('decode', url, (e as Error).message, status, type));
           }
         },
         onResponseError: (_c, e) => fail(e),

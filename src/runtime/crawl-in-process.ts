@@ -10,17 +10,19 @@ import type { LaunchRecord } from '../supervision/launch-record.js';
 import { onStopSignals } from '../supervision/signals.js';
 import { CounterSet } from '../supervision/worker-counters.js';
 import { embeddedBackend } from './backend.js';
+import { collectedNothing, NOTHING_COLLECTED_EXIT_CODE, nothingCollectedLine } from './exit-codes.js';
 import { InProcessStatus } from './in-process-status.js';
 import { openWorkerLog } from './logger.js';
 import { startOpsServer } from './ops-server.js';
-import { ProgressLine } from './progress-line.js';
+import { ProgressLine, printLine } from './progress-line.js';
 import { summaryLine } from './summary-line.js';
 
 /**
  * Crawl `seeds` to the end or to a signal, in this process (`<out>` already prepared and locked).
  * @param launch how this process was started (status.json, for the watchdog).
  * @param memoryLimitBytes the memory limit the plan was checked against (status.json).
- * @returns exit code: 0 completed or stopped, 1 runtime failure.
+ * @returns exit code: 0 completed or stopped, 1 runtime failure, 69 nothing collected (every
+ *   seed failed).
  */
 export async function runInProcess(
   opts: CrawlOptions,
@@ -45,10 +47,13 @@ export async function runInProcess(
     },
     onFetch: (ms) => counters.fetch(ms),
     onRateLimitWait: (ms) => counters.rateLimitWait(ms),
+    onWarning: (line) => {
+      if (!opts.quiet) printLine(progress, line);
+    },
   });
   status = new InProcessStatus(workerId, crawler, counters, opts, launch, memoryLimitBytes);
   const inProcess = status;
-  const progress =
+  const progress: ProgressLine | null =
     !opts.quiet && process.stderr.isTTY
       ? new ProgressLine(() => ({
           items: crawler.stats.items,
@@ -94,7 +99,11 @@ export async function runInProcess(
     await closeLog();
   }
   if (!opts.quiet) {
-    process.stderr.write(summaryLine(opts, { ...crawler.stats, queued: crawler.frontier.queued }));
+    process.stderr.write(summaryLine(opts, { ...crawler.stats, queued: crawler.pending }));
+  }
+  if (code === 0 && collectedNothing(crawler.stats, !completed)) {
+    process.stderr.write(`collector: ${nothingCollectedLine(crawler.stats.failedSeeds)}\n`);
+    return NOTHING_COLLECTED_EXIT_CODE;
   }
   return code;
 }

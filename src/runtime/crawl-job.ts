@@ -19,11 +19,12 @@ import type { StatusFile } from '../supervision/status-format.js';
 import { Supervisor, supervisorTimings } from '../supervision/supervisor.js';
 import { defaultPartition, splitPoliteness, type WorkerSpec } from '../supervision/worker-spec.js';
 import { canonicalize } from '../url/canonicalize.js';
+import { collectedNothing, NOTHING_COLLECTED_EXIT_CODE, nothingCollectedLine } from './exit-codes.js';
 import { openWorkerLog } from './logger.js';
 import { startOpsServer } from './ops-server.js';
 import { lockOutput, prepareOutput } from './output-dir.js';
 import { checkAndRecordPlan, readPlanRecord } from './plan-record.js';
-import { ProgressLine } from './progress-line.js';
+import { ProgressLine, printLine } from './progress-line.js';
 import { summaryLine } from './summary-line.js';
 import { WORKER_ENTRY } from './worker-entry.js';
 
@@ -61,7 +62,8 @@ export function parseCrawlFlags(input: CrawlOptionsInput): CrawlOptions {
 
 /**
  * Run a crawl to the end (or to a stop signal).
- * @returns the process exit code: 0 completed or stopped, 1 runtime failure.
+ * @returns the process exit code: 0 completed or stopped, 1 runtime failure, 69 nothing
+ *   collected (every seed failed: {@link NOTHING_COLLECTED_EXIT_CODE}).
  * @throws UsageError for bad options or seeds or an unusable `--out` (exit 2, nothing touched).
  */
 export async function runCrawl(input: CrawlOptionsInput): Promise<number> {
@@ -137,9 +139,12 @@ async function runSupervised(opts: CrawlOptions, seeds: string[], limit: number)
     ...supervisorTimings(SupervisorSettingsSchema.parse({})),
     joinTimeoutMs: opts.joinTimeout,
     launch: launchRecord('crawl', opts.out),
+    onWarning: (line) => {
+      if (!opts.quiet) printLine(progress, line);
+    },
   });
   const metrics = await startOpsServer(opts.metrics, opts.out, () => sup.status() as unknown as StatusFile);
-  const progress =
+  const progress: ProgressLine | null =
     !opts.quiet && process.stderr.isTTY
       ? new ProgressLine(() => {
           const t = sup.status().totals;
@@ -155,9 +160,15 @@ async function runSupervised(opts: CrawlOptions, seeds: string[], limit: number)
     await metrics?.close();
     await closeLog();
   }
+  const t = sup.status().totals;
   if (!opts.quiet) {
-    const t = sup.status().totals;
-    process.stderr.write(summaryLine(opts, { ...t, queued: t.queue }));
+    // Killed workers (second signal) sent no last report: what was in flight is pending too.
+    const inFlight = sup.wasKilled ? sup.status().workers.reduce((a, w) => a + w.inFlight, 0) : 0;
+    process.stderr.write(summaryLine(opts, { ...t, queued: t.queue + inFlight }));
+  }
+  if (code === 0 && collectedNothing(t, sup.wasStopped)) {
+    process.stderr.write(`collector: ${nothingCollectedLine(sup.failedSeeds())}\n`);
+    return NOTHING_COLLECTED_EXIT_CODE;
   }
   return code;
 }

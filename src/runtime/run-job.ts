@@ -16,10 +16,13 @@ import type { StatusFile } from '../supervision/status-format.js';
 import { Supervisor, supervisorTimings } from '../supervision/supervisor.js';
 import { defaultPartition, splitPoliteness, type WorkerSpec } from '../supervision/worker-spec.js';
 import { canonicalSeeds } from './crawl-job.js';
+import { collectedNothing, NOTHING_COLLECTED_EXIT_CODE, nothingCollectedLine } from './exit-codes.js';
 import { openWorkerLog } from './logger.js';
 import { startOpsServer } from './ops-server.js';
 import { lockOutput, makeDirectory } from './output-dir.js';
 import { checkAndRecordPlan, type PlanRecord, type TypeLayout } from './plan-record.js';
+import { ProgressLine, printLine } from './progress-line.js';
+import { summaryLine } from './summary-line.js';
 import { WORKER_ENTRY } from './worker-entry.js';
 
 function describeLayout(l: TypeLayout): string {
@@ -96,7 +99,8 @@ export function runWorkerSpecs(config: Config): WorkerSpec[] {
 
 /**
  * Run the config until a signal (continuous types) or until every one-shot type is done.
- * @returns exit code (0 stopped or completed, 1 a worker type was parked).
+ * @returns exit code (0 stopped or completed, 1 a worker type was parked, 69 every one-shot type
+ *   ended with nothing collected).
  * @throws UsageError for an invalid plan, backend or data dir.
  */
 export async function runConfig(config: Config, flags: RunFlags): Promise<number> {
@@ -145,6 +149,9 @@ export async function runConfig(config: Config, flags: RunFlags): Promise<number
     launch: launchRecord('run', config.data, flags.configFile),
     onParked: (message) =>
       void notify(message, config.notify, { kind: 'crash-loop', dataDir: path.resolve(config.data) }, false),
+    onWarning: (line, worker) => {
+      if (!flags.quiet) printLine(progress, `${worker.group}: ${line}`);
+    },
   });
   let metrics: Awaited<ReturnType<typeof startOpsServer>>;
   try {
@@ -161,16 +168,41 @@ export async function runConfig(config: Config, flags: RunFlags): Promise<number
     throw e;
   }
   if (!flags.quiet) {
+    const n = specs.length;
     process.stderr.write(
-      `collector: running ${specs.length} worker processes; status in ${path.join(config.data, 'status.json')}` +
+      `collector: running ${n} worker process${n === 1 ? '' : 'es'}; status in ${path.join(config.data, 'status.json')}` +
         `${metrics ? `, metrics at ${metrics.url}/metrics` : ''}\n`,
     );
   }
+  // Like a crawl's: live on a TTY, the same counts as status.json.
+  const progress: ProgressLine | null =
+    !flags.quiet && process.stderr.isTTY
+      ? new ProgressLine(() => {
+          const t = sup.status().totals;
+          return { items: t.items, errors: t.errors, bytes: 0, queued: t.queue, stopping: sup.wasStopped };
+        })
+      : null;
+  progress?.start();
+  let code: number;
   try {
-    return await sup.runWithSignals();
+    code = await sup.runWithSignals();
   } finally {
+    progress?.stop();
     await metrics?.close();
     await closeLog();
     await unlock();
   }
+  const t = sup.status().totals;
+  if (!flags.quiet) {
+    const inFlight = sup.wasKilled ? sup.status().workers.reduce((a, w) => a + w.inFlight, 0) : 0;
+    const summary = { ...t, queued: t.queue + inFlight };
+    process.stderr.write(
+      summaryLine({ processes: specs.length, out: config.data }, summary, 'collector run continues them'),
+    );
+  }
+  if (code === 0 && collectedNothing(t, sup.wasStopped)) {
+    process.stderr.write(`collector: ${nothingCollectedLine(sup.failedSeeds())}\n`);
+    return NOTHING_COLLECTED_EXIT_CODE;
+  }
+  return code;
 }

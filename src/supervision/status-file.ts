@@ -56,6 +56,8 @@ export interface StatusDocument {
     parked: number;
     /** Links not followed, by reason, summed over the workers' last reports. */
     skipped: Record<string, number>;
+    /** Items without an error, earlier runs included. */
+    collected: number;
   };
 }
 
@@ -104,6 +106,7 @@ export function statusDocument(
       workers: list.length,
       parked: list.filter((w) => w.state === 'parked').length,
       skipped: skippedTotals(workers),
+      collected: workers.reduce((a, w) => a + (w.stats?.collected ?? 0), 0),
     },
   };
 }

@@ -25,6 +25,8 @@ export interface WorkerWiring {
   onFetch(ms: number): void;
   /** Call when a host is paused by Retry-After or rate-limit headers, ms (metrics). */
   onRateLimitWait(ms: number): void;
+  /** Call with a warning line for a person (the supervisor shows it). */
+  onWarning(line: string): void;
 }
 
 /** The engine of a worker, with its log. */
@@ -72,7 +74,7 @@ export function serveSupervisor(open: (init: WorkerInit, wiring: WorkerWiring) =
       items: s.items,
       itemsThisRun: s.itemsThisRun,
       errors: s.errors,
-      queued: c.frontier.queued,
+      queued: c.pending,
       inFlight: c.busy,
       bytes: s.bytes,
       received,
@@ -80,6 +82,8 @@ export function serveSupervisor(open: (init: WorkerInit, wiring: WorkerWiring) =
       rss: process.memoryUsage.rss(),
       lastProgressAt,
       skipped: s.skipped,
+      collected: s.collected,
+      failedSeeds: s.failedSeeds,
       counters: counters.snapshot(),
     };
   };
@@ -142,6 +146,7 @@ export function serveSupervisor(open: (init: WorkerInit, wiring: WorkerWiring) =
       },
       onFetch: (ms) => counters.fetch(ms),
       onRateLimitWait: (ms) => counters.rateLimitWait(ms),
+      onWarning: (line) => send({ t: 'warning', line }),
     });
     // The supervisor died (IPC closed): stop by ourselves, never linger as an orphan.
     process.on('disconnect', () => {
