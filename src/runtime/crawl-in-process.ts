@@ -3,6 +3,7 @@
  * handling (first signal: graceful stop; second: abandon in-flight requests).
  */
 import type { CrawlOptions } from '../config/crawl-options.js';
+import { DISK_FULL_EXIT_CODE, diskFullLine, diskFullPath, isDiskFull } from '../sinks/disk-full.js';
 import { CrawlSource } from '../sources/crawl.js';
 import { summary } from './crawl-job.js';
 import { Crawler } from './crawler.js';
@@ -11,7 +12,8 @@ import { ProgressLine } from './progress-line.js';
 
 /**
  * Crawl `seeds` to the end or to a signal, in this process (`<out>` already prepared and locked).
- * @returns exit code: 0 finished or stopped, 1 runtime failure.
+ * @returns exit code: 0 finished or stopped, 1 runtime failure, {@link DISK_FULL_EXIT_CODE} when a
+ *   full disk stopped it.
  */
 export async function runInProcess(opts: CrawlOptions, seeds: string[]): Promise<number> {
   const workerId = 'crawl-0';
@@ -36,7 +38,7 @@ export async function runInProcess(opts: CrawlOptions, seeds: string[]): Promise
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
-  let code = 0;
+  let failed: unknown = null;
   try {
     await crawler.start(seeds);
     progress?.start();
@@ -44,17 +46,25 @@ export async function runInProcess(opts: CrawlOptions, seeds: string[]): Promise
     log.info({ finished, ...crawler.stats }, finished ? 'frontier empty' : 'stopped');
   } catch (e) {
     log.error({ err: e }, 'crawl failed');
-    process.stderr.write(`collector: crawl failed: ${(e as Error).message}\n`);
-    code = 1;
+    failed = e;
   } finally {
     progress?.stop();
     await crawler.close().catch((e) => {
-      process.stderr.write(`collector: closing state failed: ${(e as Error).message}\n`);
-      code = 1;
+      failed ??= e;
     });
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
     await closeLog();
+  }
+  // A full disk stops the crawl with its own line and exit code; any other failure is exit 1.
+  failed = crawler.writeError ?? failed;
+  if (failed !== null) {
+    if (isDiskFull(failed)) {
+      process.stderr.write(`collector: ${diskFullLine(diskFullPath(failed, opts.out))}\n`);
+      return DISK_FULL_EXIT_CODE;
+    }
+    process.stderr.write(`collector: crawl failed: ${(failed as Error).message}\n`);
+    return 1;
   }
   if (!opts.quiet) {
     const s = crawler.stats;
@@ -62,5 +72,5 @@ export async function runInProcess(opts: CrawlOptions, seeds: string[]): Promise
       summary(opts, s.itemsThisRun, s.items, s.errors, crawler.frontier.queued, s.skipped),
     );
   }
-  return code;
+  return 0;
 }

@@ -12,7 +12,9 @@ import type { CrawlOptions } from '../config/crawl-options.js';
 import { ContentIndex, type ContentKey, contentKeyFromHex } from '../dedup/content-index.js';
 import { FingerprintSet } from '../dedup/fingerprint-set.js';
 import { Frontier, type FrontierEntry } from '../frontier/frontier.js';
-import { Journal, readHandoffs, recoverJournal } from '../frontier/journal.js';
+import { lockWorkerState } from '../engine/state-lock.js';
+import { FRONTIER_LOG, Journal, readHandoffs, recoverJournal } from '../frontier/journal.js';
+import { ReplayFilter } from '../frontier/replay-filter.js';
 import { SpillQueue } from '../frontier/spill-queue.js';
 import type { FetchError, FetchErrorKind } from '../http/fetch-error.js';
 import { decodeContent } from '../http/decompress.js';
@@ -25,9 +27,11 @@ import {
   SLOW_DOWN_STATUS,
 } from '../http/retry-policy.js';
 import { ROBOTS_DEFAULTS, RobotsCache } from '../http/robots.js';
+import { isDiskFull } from '../sinks/disk-full.js';
+import type { HeldLock } from '../sinks/lock-file.js';
 import type { Source } from '../sources/source.js';
-import { canonicalize, hostKey } from '../url/canonicalize.js';
-import { hash32 } from '../url/fingerprint.js';
+import { canonicalize } from '../url/canonicalize.js';
+import { ownerOf } from '../url/ownership.js';
 import { Scope, type ScopeVerdict } from '../url/scope.js';
 import { openPageProcessor, type PageProcessor, PageThreadLost } from './page-processor.js';
 import type { PageDone } from './page-work.js';
@@ -108,11 +112,7 @@ export interface Partition {
   onIdle(idle: boolean): void;
 }
 
-/** The owner of `url` among `count` workers. */
-export function ownerOf(url: string, count: number, by: 'host' | 'url'): number {
-  if (count <= 1) return 0;
-  return hash32(by === 'host' ? hostKey(url) : url) % count;
-}
+export { ownerOf } from '../url/ownership.js';
 
 type Outcome =
   /** `bodyId`: a decoded body the page processor keeps for this item (stored or dropped in finish). */
@@ -157,6 +157,10 @@ export class Crawler {
   private nextPageId = 1;
   private journal!: Journal;
   private spill!: SpillQueue;
+  /** Held for this worker's life: no other process touches its state meanwhile. */
+  private stateLock: HeldLock | null = null;
+  /** The first failed write of state or a body (a full disk...): the crawl stopped on it. */
+  private writeFailure: Error | null = null;
   private refilling = false;
   private readonly stopController = new AbortController();
   private stopping = false;
@@ -251,32 +255,39 @@ export class Crawler {
   async start(seeds: string[]): Promise<void> {
     for (const s of seeds) this.scope.addSeed(s);
     await mkdir(this.stateDir, { recursive: true });
-    this.spill = await SpillQueue.open(path.join(this.stateDir, 'spill.log'));
+    this.stateLock = await lockWorkerState(this.stateDir);
+    this.spill = await SpillQueue.open(path.join(this.stateDir, 'spill.log'), (e) => this.writeFailed(e));
     if (this.opts.resume) {
+      const replay = this.replayFilter();
       const rec = await recoverJournal(
         { stateDir: this.stateDir, itemsPath: this.itemsPath },
         this.seen,
         (it, line) => this.countRecovered(it, line.index),
         (line) => this.contentIndex.appendLine(line.bytes),
+        replay,
       );
       for (const p of rec.pending) this.queue(p.url, p.depth);
       this.deps.log.info(
-        { pending: rec.pending.length, done: rec.done, repairedBytes: rec.repairedBytes },
+        { pending: rec.pending.length, done: rec.done, repeated: rec.repeated, repairedBytes: rec.repairedBytes },
         'resumed',
       );
+      this.reportRejected(replay, path.join(this.stateDir, FRONTIER_LOG));
     }
     this.journal = await Journal.open({
       stateDir: this.stateDir,
       itemsPath: this.itemsPath,
       saveEveryItems: this.opts.saveEveryItems,
       saveIntervalMs: this.opts.saveInterval,
+      onError: (e) => this.writeFailed(e),
     });
     const part = this.deps.partition;
     if (part && this.opts.resume) {
       // URLs already handed to their owners count as seen here.
+      const replay = this.replayFilter();
       for (let o = 0; o < part.count; o++) {
-        if (o !== part.index) await readHandoffs(this.stateDir, o, (url) => this.seen.add(url));
+        if (o !== part.index) await readHandoffs(this.stateDir, o, (url) => this.seen.add(url), replay);
       }
+      this.reportRejected(replay, path.join(this.stateDir, 'handoff-*.log'));
     }
     for (const s of seeds) {
       if (part === undefined || ownerOf(s, part.count, part.by) === part.index) {
@@ -315,16 +326,59 @@ export class Crawler {
     await this.journal.flush();
     let batch: Array<[string, number]> = [];
     let n = 0;
-    await readHandoffs(this.stateDir, owner, (url, depth) => {
-      batch.push([url, depth]);
-      n++;
-      if (batch.length >= 1000) {
-        part.handoff(owner, batch);
-        batch = [];
-      }
-    });
+    await readHandoffs(
+      this.stateDir,
+      owner,
+      (url, depth) => {
+        batch.push([url, depth]);
+        n++;
+        if (batch.length >= 1000) {
+          part.handoff(owner, batch);
+          batch = [];
+        }
+      },
+      this.replayFilter(), // its rejections were reported at start
+    );
     if (batch.length > 0) part.handoff(owner, batch);
     return n;
+  }
+
+  /**
+   * Checks for URLs read back from this worker's logs: canonical, in scope, and owned by the
+   * worker the log is for (see replay-filter.ts).
+   */
+  private replayFilter(): ReplayFilter {
+    const part = this.deps.partition;
+    return new ReplayFilter({
+      scope: (url) => this.scope.check(url),
+      owner: part ? (url) => ownerOf(url, part.count, part.by) : undefined,
+      self: part?.index ?? 0,
+    });
+  }
+
+  /** One warning (log and stderr) for the lines of a damaged log that were skipped. */
+  private reportRejected(filter: ReplayFilter, file: string): void {
+    const line = filter.describe(path.relative(this.opts.out, file));
+    if (line === null) return;
+    this.deps.log.warn({ file, rejected: Object.fromEntries(filter.rejected) }, 'invalid state lines skipped');
+    process.stderr.write(`collector: ${line}\n`);
+  }
+
+  /**
+   * A write of state or of a body failed (a full disk...): stop taking URLs. Pages not yet
+   * acknowledged are fetched again by `--resume`. The caller reports {@link writeError}.
+   */
+  private writeFailed(e: Error): void {
+    if (this.writeFailure === null) {
+      this.writeFailure = e;
+      this.deps.log.error({ err: e.message }, 'a write failed: stopping');
+    }
+    this.stop();
+  }
+
+  /** The write failure that stopped this crawl, or null. */
+  get writeError(): Error | null {
+    return this.writeFailure;
   }
 
   /** Pause or resume taking new URLs (the memory guard); in-flight requests go on. */
@@ -512,12 +566,19 @@ export class Crawler {
     await Promise.all(this.writes);
   }
 
-  /** Close the journal, sinks and connections. */
+  /**
+   * Close the journal, sinks and connections, then release the state dir.
+   * @throws the journal's last write error (everything is closed all the same).
+   */
   async close(): Promise<void> {
-    await this.journal?.close();
-    await this.spill?.close();
-    await this.pages.close();
-    await this.fetcher.close();
+    try {
+      await this.journal?.close();
+    } finally {
+      await this.spill?.close();
+      await this.pages.close();
+      await this.fetcher.close();
+      await this.stateLock?.release();
+    }
   }
 
   private async process(entry: FrontierEntry): Promise<void> {
@@ -948,6 +1009,7 @@ export class Crawler {
     }
     const size = item.bytes;
     let refetch = false;
+    let unwritten = false;
     this.pendingBytes += size;
     const w = this.pages
       .store(bodyId, item.finalUrl)
@@ -961,6 +1023,12 @@ export class Crawler {
           if (ticket?.kind === 'original') {
             this.contentTickets.delete(item);
             this.contentIndex.release(ticket.key);
+          }
+          if (isDiskFull(e)) {
+            // No item: the URL stays pending, and --resume fetches and stores it once there is room.
+            unwritten = true;
+            this.writeFailed(e);
+            return;
           }
           if (e instanceof PageThreadLost && !this.stopping && this.freeLostTry(entry.url)) {
             // The body went with a dead page thread: fetch the URL again (no item yet; this one
@@ -978,7 +1046,7 @@ export class Crawler {
       )
       .then(() => {
         this.pendingBytes -= size;
-        if (!refetch) this.writeItem(item);
+        if (!refetch && !unwritten) this.writeItem(item);
         this.writes.delete(w);
         this.wakeUp();
       });

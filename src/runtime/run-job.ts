@@ -8,12 +8,15 @@ import path from 'node:path';
 import type { Config } from '../config/config-file.js';
 import { type CrawlOptionsInput, pageThreadByDefault } from '../config/crawl-options.js';
 import { UsageError } from '../config/usage-error.js';
+import { diskFullLine } from '../sinks/disk-full.js';
 import { hostKey } from '../url/canonicalize.js';
 import { canonicalSeeds } from './crawl-job.js';
 import { openWorkerLog } from './logger.js';
 import { checkPlan, memoryLimitBytes, readMeasuredRss } from './memory-guard.js';
-import { lockOutput, makeDirectory } from './output-dir.js';
+import { makeDirectory } from './output-dir.js';
+import { lockOutput } from './output-lock.js';
 import { checkAndRecordPlan, type PlanRecord, type TypeLayout } from './plan-record.js';
+import { recordedPlan } from './plan-recovery.js';
 import { checkSourceName } from './source-registry.js';
 import { SUPERVISOR_DEFAULTS, Supervisor, splitPoliteness, type WorkerSpec } from './supervisor.js';
 
@@ -118,12 +121,14 @@ export async function runConfig(
   const layouts: PlanRecord = {};
   for (const sp of specs) layouts[sp.group] = { processes: sp.count, partition: sp.partition };
   try {
+    const hints = Object.fromEntries(Object.entries(layouts).map(([t, l]) => [t, l.partition]));
     await checkAndRecordPlan(
       config.data,
       layouts,
       (type, was, now) =>
         `worker type "${type}": ${describeLayout(now)} now, but ${config.data} was written with ${describeLayout(was)}; ` +
         'they decide which process owns each URL: keep them, or use a new data directory',
+      await recordedPlan(config.data, hints, `data ${config.data}`),
     );
   } catch (e) {
     await unlock();
@@ -149,7 +154,9 @@ export async function runConfig(
     );
   }
   try {
-    return await sup.runWithSignals();
+    const code = await sup.runWithSignals();
+    if (sup.diskFull !== null) process.stderr.write(`collector: ${diskFullLine(sup.diskFull)}\n`);
+    return code;
   } finally {
     await closeLog();
     await unlock();

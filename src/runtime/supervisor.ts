@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
 import type { CrawlOptionsInput } from '../config/crawl-options.js';
 import { writeFileAtomic } from '../sinks/atomic-file.js';
+import { DISK_FULL_EXIT_CODE, diskFullPath, isDiskFull } from '../sinks/disk-full.js';
 import type { FromWorker, ToWorker, WorkerStats } from './ipc.js';
 import { memoryOf, writeMeasuredRss } from './memory-guard.js';
 
@@ -133,6 +134,8 @@ export class Supervisor {
   private resolveDone: ((code: number) => void) | null = null;
   /** Largest worker PSS sampled, bytes (recorded for the next run's plan check). */
   private peakWorkerRss = 0;
+  /** Where the disk was found full (a worker's report or our own write): everything stopped. */
+  private diskFullAt: string | null = null;
   readonly startedAt = new Date();
 
   constructor(
@@ -319,6 +322,9 @@ export class Supervisor {
       case 'done':
         // The exit that follows says the rest.
         break;
+      case 'diskFull':
+        this.onDiskFull(m.path);
+        break;
       case 'fatal':
         w.lastError = m.message;
         this.opts.log.error({ child: w.spec.id, message: m.message }, 'worker failed');
@@ -347,6 +353,8 @@ export class Supervisor {
   ): void {
     if (w.child !== child) return;
     w.child = null;
+    // A worker stopped by a full disk is not a crash (a restart would only fail again).
+    if (code === DISK_FULL_EXIT_CODE) this.onDiskFull(null);
     w.resendsOwed = 0; // a dead process answers nothing; when it restarts it resends its own logs
     w.rss = 0;
     const clean = code === 0 && signal === null;
@@ -401,7 +409,22 @@ export class Supervisor {
     if (this.peakWorkerRss > 0) writeMeasuredRss(this.opts.dataDir, this.peakWorkerRss);
     const resolve = this.resolveDone;
     this.resolveDone = null;
-    void this.writeStatus().then(() => resolve?.(parked && !this.stopping ? 1 : 0));
+    const code = this.diskFullAt !== null ? DISK_FULL_EXIT_CODE : parked && !this.stopping ? 1 : 0;
+    void this.writeStatus().then(() => resolve?.(code));
+  }
+
+  /** The disk is full (at `at`, when known): stop every worker; the run ends with DISK_FULL_EXIT_CODE. */
+  private onDiskFull(at: string | null): void {
+    if (this.diskFullAt === null || (at !== null && this.diskFullAt === this.opts.dataDir)) {
+      this.diskFullAt = at ?? this.opts.dataDir;
+      this.opts.log.error({ at: this.diskFullAt }, 'disk full: stopping');
+    }
+    this.stop();
+  }
+
+  /** Where a full disk stopped the run, or null. */
+  get diskFull(): string | null {
+    return this.diskFullAt;
   }
 
   /** Restart a worker that has work but wrote no item for `stallTimeoutMs`. */
@@ -543,7 +566,8 @@ export class Supervisor {
         `${JSON.stringify(this.status(), null, 2)}\n`,
       );
     } catch (e) {
-      this.opts.log.error({ err: (e as Error).message }, 'writing status.json failed');
+      if (isDiskFull(e)) this.onDiskFull(diskFullPath(e, this.opts.dataDir));
+      else this.opts.log.error({ err: (e as Error).message }, 'writing status.json failed');
     }
   }
 

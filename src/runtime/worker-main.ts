@@ -4,6 +4,7 @@
  * reports counters every second, and exits by itself when the supervisor goes away.
  */
 import { parseCrawlOptions } from '../config/crawl-options.js';
+import { DISK_FULL_EXIT_CODE, diskFullPath, isDiskFull } from '../sinks/disk-full.js';
 import { Crawler } from './crawler.js';
 import type { FromWorker, ToWorker, WorkerInit } from './ipc.js';
 import { openWorkerLog } from './logger.js';
@@ -129,15 +130,30 @@ async function main(init: WorkerInit): Promise<void> {
   const timer = setInterval(() => send(stats()), 1000);
   timer.unref();
   let finished = false;
+  let closeError: unknown = null;
   try {
     finished = await c.run();
   } finally {
     clearInterval(timer);
-    await c.close();
+    await c.close().catch((e) => {
+      closeError = e;
+    });
     send(stats());
     send({ t: 'done', finished });
     log.info({ finished, ...c.stats }, 'worker done');
     await closeLog();
+  }
+  const failure = c.writeError ?? closeError;
+  if (failure !== null) throw failure;
+}
+
+/** Send a last message, then exit with `code` (once the message is out, or at once without IPC). */
+function exitAfter(msg: FromWorker, code: number): void {
+  if (!process.connected) process.exit(code);
+  try {
+    process.send?.(msg, undefined, {}, () => process.exit(code));
+  } catch {
+    process.exit(code);
   }
 }
 
@@ -149,6 +165,11 @@ process.on('message', (msg: ToWorker) => {
         process.exitCode = 0;
       },
       (e: Error) => {
+        // A full disk is not a crash: the supervisor stops the crawl and says so in one line.
+        if (isDiskFull(e)) {
+          exitAfter({ t: 'diskFull', path: diskFullPath(e, msg.options.out ?? '.') }, DISK_FULL_EXIT_CODE);
+          return;
+        }
         send({ t: 'fatal', message: e.message });
         process.stderr.write(`collector worker: ${e.stack ?? e.message}\n`);
         process.exit(1);

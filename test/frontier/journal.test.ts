@@ -2,6 +2,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { AppendFile } from '../../src/frontier/append-file.js';
 import {
   FRONTIER_LOG,
   type ItemsLine,
@@ -123,17 +124,16 @@ describe('Journal', () => {
     const j = await Journal.open(o);
     // Record the order in which the two files are written.
     const order: string[] = [];
-    const fhs = j as unknown as { frontierFh: fs.FileHandle; itemsFh: fs.FileHandle };
-    for (const [name, fh] of [
-      ['frontier', fhs.frontierFh],
-      ['items', fhs.itemsFh],
+    const files = j as unknown as { frontierFile: AppendFile; itemsFile: AppendFile };
+    for (const [name, f] of [
+      ['frontier', files.frontierFile],
+      ['items', files.itemsFile],
     ] as const) {
-      const write = fh.write.bind(fh) as (s: string) => Promise<unknown>;
-      (fh as unknown as { write: (s: string) => Promise<unknown> }).write = async (s: string) => {
+      const append = f.append.bind(f);
+      f.append = async (s: string) => {
         order.push(`${name}:start`);
-        const r = await write(s);
+        await append(s);
         order.push(`${name}:end`);
-        return r;
       };
     }
     j.item(item('http://a.example/')); // an item buffered first...
@@ -167,7 +167,7 @@ describe('Journal', () => {
   });
 
   it('flushes on its timer', async () => {
-    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     const o = options({ saveIntervalMs: 5000 });
     const j = await Journal.open(o);
     j.enqueued('http://a.example/', 0);
@@ -216,7 +216,7 @@ describe('recoverJournal', () => {
       s.add(u);
       return true;
     };
-    return { s, seen: { add } };
+    return { s, seen: { add, has: (u: string) => s.has(u) } };
   }
 
   it('returns pending = enqueued minus done, in enqueue order, with depths', async () => {
@@ -331,7 +331,7 @@ describe('recoverJournal', () => {
   it('returns an empty state when nothing was written yet', async () => {
     const { s, seen } = seenSet();
     const r = await recoverJournal(options(), seen, () => {});
-    expect(r).toEqual({ pending: [], done: 0, repairedBytes: 0 });
+    expect(r).toEqual({ pending: [], done: 0, repairedBytes: 0, repeated: 0 });
     expect(s.size).toBe(0);
   });
 });
