@@ -97,6 +97,11 @@ class WorkerHandle {
   child: ChildProcess | null = null;
   state: WorkerState = 'starting';
   stats: WorkerStats | null = null;
+  /**
+   * Items this worker's files held when this run started (its first process's resumed count): a
+   * restarted process counts what its predecessor wrote as resumed, not as written this run.
+   */
+  itemsBefore: number | null = null;
   restarts = 0;
   crashes: number[] = [];
   consecutiveCrashes = 0;
@@ -311,6 +316,7 @@ export class Supervisor {
           w.rateAt = now;
         }
         w.stats = stats;
+        w.itemsBefore ??= stats.items - stats.itemsThisRun;
         if (w.state === 'running' || w.state === 'idle') w.state = stats.idle ? 'idle' : 'running';
         this.maybeFinish();
         break;
@@ -433,6 +439,13 @@ export class Supervisor {
     const now = Date.now();
     for (const w of this.workers) {
       const s = w.stats;
+      if (w.state === 'starting' && now - w.startedAt > this.opts.stallTimeoutMs) {
+        // Hung while loading its state (or stopped): never ready, never reporting.
+        this.opts.log.warn({ child: w.spec.id }, 'not started in time; restarting');
+        w.lastError = `not started after ${Math.round((now - w.startedAt) / 1000)} s`;
+        w.child?.kill('SIGKILL');
+        continue;
+      }
       if (w.state !== 'running' || s === null || w.paused) continue;
       const since = Math.max(s.lastProgressAt, w.startedAt);
       if (s.queued + s.inFlight > 0 && now - since > this.opts.stallTimeoutMs) {
@@ -507,7 +520,7 @@ export class Supervisor {
             ? 'stopped'
             : w.state,
       items: w.stats?.items ?? 0,
-      itemsThisRun: w.stats?.itemsThisRun ?? 0,
+      itemsThisRun: w.stats ? w.stats.items - (w.itemsBefore ?? 0) : 0,
       pagesPerSec: Math.round(w.pagesPerSec * 10) / 10,
       errors: w.stats?.errors ?? 0,
       queue: w.stats?.queued ?? 0,

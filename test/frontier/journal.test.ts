@@ -12,6 +12,7 @@ import {
   recoverJournal,
   repairTornTail,
 } from '../../src/frontier/journal.js';
+import { ReplayFilter } from '../../src/frontier/replay-filter.js';
 
 let dir: string;
 
@@ -182,6 +183,47 @@ describe('Journal', () => {
     await j.close();
   });
 
+  it('a failed write (disk full) leaves the file as it was and the lines buffered, in order, for the next flush', async () => {
+    const errors: string[] = [];
+    const o = options({ onError: (e) => errors.push((e as NodeJS.ErrnoException).code ?? '') });
+    const j = await Journal.open(o);
+    const files = j as unknown as { itemsFile: AppendFile };
+    const append = files.itemsFile.append.bind(files.itemsFile);
+    let fail = true;
+    files.itemsFile.append = async (text: string) => {
+      if (fail) throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+      return append(text);
+    };
+    j.enqueued('http://a.example/1', 1);
+    j.item(item('http://a.example/0'));
+    await expect(j.flush()).rejects.toThrow(/ENOSPC/);
+    expect(errors).toEqual(['ENOSPC']);
+    expect(j.pendingItems).toBe(1);
+    expect(await read(o.itemsPath)).toBe('');
+    expect(await read(logOf(o))).toBe('1\thttp://a.example/1\n'); // the log went first, and stays
+    j.item(item('http://a.example/1'));
+    fail = false;
+    await j.flush();
+    expect(await read(o.itemsPath)).toBe(`${item('http://a.example/0')}\n${item('http://a.example/1')}\n`);
+    expect(await read(logOf(o))).toBe('1\thttp://a.example/1\n');
+    expect(j.pendingItems).toBe(0);
+    await j.close();
+  });
+
+  it('acknowledges a lone item within saveIntervalMs (a slow site restarted often still makes progress)', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const o = options({ saveEveryItems: 50, saveIntervalMs: 200 });
+    const j = await Journal.open(o);
+    j.item(item('http://a.example/'));
+    vi.advanceTimersByTime(199);
+    expect(j.pendingItems).toBe(1);
+    vi.advanceTimersByTime(1);
+    expect(j.pendingItems).toBe(0);
+    await j.flush();
+    expect(await read(o.itemsPath)).toBe(`${item('http://a.example/')}\n`);
+    await j.close();
+  });
+
   it('close flushes and is safe to call twice', async () => {
     const o = options();
     const j = await Journal.open(o);
@@ -326,6 +368,48 @@ describe('recoverJournal', () => {
       ['http://a.example/日本🎉', 3],
     ]);
     expect(r.done).toBe(2);
+  });
+
+  it('lists each URL once: a URL logged twice, or logged again after it was done, is pending once or not at all', async () => {
+    const o = options();
+    await fs.mkdir(o.stateDir, { recursive: true });
+    await fs.mkdir(path.dirname(o.itemsPath), { recursive: true });
+    await fs.writeFile(
+      logOf(o),
+      ['0\thttp://a.example/', '1\thttp://a.example/x', '1\thttp://a.example/x', '1\thttp://a.example/', ''].join('\n'),
+    );
+    await fs.writeFile(o.itemsPath, `${item('http://a.example/')}\n`);
+    const { seen } = seenSet();
+    const r = await recoverJournal(o, seen, () => {});
+    expect(r.pending).toEqual([{ url: 'http://a.example/x', depth: 1 }]);
+    expect(r.repeated).toBe(3); // the done seed twice, x once
+  });
+
+  it('keeps a redirect target logged on its own pending (the redirect was recorded as already seen)', async () => {
+    const o = options();
+    await fs.mkdir(o.stateDir, { recursive: true });
+    await fs.mkdir(path.dirname(o.itemsPath), { recursive: true });
+    await fs.writeFile(logOf(o), '1\thttp://a.example/b\n1\thttp://a.example/a\n');
+    await fs.writeFile(o.itemsPath, `${item('http://a.example/a', { finalUrl: 'http://a.example/b' })}\n`);
+    const { s, seen } = seenSet();
+    const r = await recoverJournal(o, seen, () => {});
+    expect(r.pending).toEqual([{ url: 'http://a.example/b', depth: 1 }]);
+    expect(s.has('http://a.example/b')).toBe(true);
+  });
+
+  it('skips and counts damaged frontier lines: not a URL, out of scope, a depth that is not a number', async () => {
+    const o = options();
+    await fs.mkdir(o.stateDir, { recursive: true });
+    await fs.writeFile(
+      logOf(o),
+      ['0\thttp://a.example/', '0\tnot a url', '1\thttp://elsewhere.example/', 'x\thttp://a.example/y', ''].join('\n'),
+    );
+    const filter = new ReplayFilter({ scope: (u) => (u.startsWith('http://a.example/') ? 'ok' : 'out-of-scope') });
+    const { s, seen } = seenSet();
+    const r = await recoverJournal(o, seen, () => {}, undefined, filter);
+    expect(r.pending).toEqual([{ url: 'http://a.example/', depth: 0 }]);
+    expect(Object.fromEntries(filter.rejected)).toEqual({ 'not a URL': 1, 'out-of-scope': 1, 'bad depth': 1 });
+    expect([...s]).toEqual(['http://a.example/']);
   });
 
   it('returns an empty state when nothing was written yet', async () => {
