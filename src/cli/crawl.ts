@@ -150,6 +150,9 @@ export function registerCrawl(program: Command): void {
       };
       // Loaded on use, so `collector --help` and other commands start fast.
       const { runCrawl } = await import('../runtime/crawl-job.js');
-      process.exitCode = await runCrawl(input);
+      const { locateDiskFull } = await import('../sinks/disk-full.js');
+      process.exitCode = await runCrawl(input).catch((e) => {
+        throw locateDiskFull(e, input.out ?? '.');
+      });
     });
 }

@@ -32,7 +32,8 @@ try {
     process.stderr.write(`collector: ${e.message}\n`);
     process.exitCode = 2;
   } else if (isDiskFull(e)) {
-    // E.g. a resume on a disk still full: the lock or the plan cannot be written.
+    // E.g. a resume on a disk still full: the lock or the plan cannot be written (the command
+    // named the directory: locateDiskFull).
     process.stderr.write(`collector: ${diskFullLine(diskFullPath(e, process.cwd()))}\n`);
     process.exitCode = DISK_FULL_EXIT_CODE;
   } else {

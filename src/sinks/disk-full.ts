@@ -31,6 +31,15 @@ export function diskFullPath(e: unknown, fallback: string): string {
 }
 
 /**
+ * Give a disk-full error that names no file (a failed write(2) names none) the directory it
+ * happened in, for the message. Any other error is returned as is.
+ */
+export function locateDiskFull(e: unknown, dir: string): unknown {
+  if (isDiskFull(e)) Object.assign(e as object, { path: diskFullPath(e, dir) });
+  return e;
+}
+
+/**
  * Bytes available to this user on the filesystem holding `p` (statfs `bavail × bsize`), from the
  * nearest directory of `p` that exists; null when it cannot be read.
  */
