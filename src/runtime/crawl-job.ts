@@ -88,7 +88,9 @@ function skippedText(skipped: Record<string, number>): string {
 export async function runCrawl(input: CrawlOptionsInput): Promise<number> {
   const opts = parseCrawlFlags(input);
   // A lost or damaged state/plan.json is recovered from the state (or the resume refused).
-  const recorded = opts.resume ? await recordedPlan(opts.out, { crawl: input.partition }, `--out ${opts.out}`) : {};
+  const recorded = opts.resume
+    ? await recordedPlan(opts.out, { crawl: input.partition }, `--out ${opts.out}`)
+    : {};
   if (opts.resume) {
     // Resume with the layout the crawl was written with, unless the flags say otherwise
     // (then checkAndRecordPlan refuses a change below).

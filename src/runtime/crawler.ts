@@ -268,7 +268,12 @@ export class Crawler {
       );
       for (const p of rec.pending) this.queue(p.url, p.depth);
       this.deps.log.info(
-        { pending: rec.pending.length, done: rec.done, repeated: rec.repeated, repairedBytes: rec.repairedBytes },
+        {
+          pending: rec.pending.length,
+          done: rec.done,
+          repeated: rec.repeated,
+          repairedBytes: rec.repairedBytes,
+        },
         'resumed',
       );
       this.reportRejected(replay, path.join(this.stateDir, FRONTIER_LOG));
@@ -360,7 +365,10 @@ export class Crawler {
   private reportRejected(filter: ReplayFilter, file: string): void {
     const line = filter.describe(path.relative(this.opts.out, file));
     if (line === null) return;
-    this.deps.log.warn({ file, rejected: Object.fromEntries(filter.rejected) }, 'invalid state lines skipped');
+    this.deps.log.warn(
+      { file, rejected: Object.fromEntries(filter.rejected) },
+      'invalid state lines skipped',
+    );
     process.stderr.write(`collector: ${line}\n`);
   }
 

@@ -56,7 +56,9 @@ export async function lockOutput(
   } catch (e) {
     if (!(e instanceof LockHeldError)) throw e;
     const who = e.holder ? describeProcess(e.holder) : 'its lock file is being written';
-    throw new UsageError(`${label} ${out}: in use by another collector (${who}); stop it first or choose another ${label}`);
+    throw new UsageError(
+      `${label} ${out}: in use by another collector (${who}); stop it first or choose another ${label}`,
+    );
   }
   try {
     await waitForPreviousWorkers(out, options.waitForWorkersMs ?? PREVIOUS_WORKERS_WAIT_MS, options.notice);
@@ -74,7 +76,9 @@ export async function previousWorkers(out: string): Promise<Array<{ id: string; 
   const stateDir = path.join(out, 'state');
   let dirs: string[];
   try {
-    dirs = (await fs.readdir(stateDir, { withFileTypes: true })).filter((d) => d.isDirectory()).map((d) => d.name);
+    dirs = (await fs.readdir(stateDir, { withFileTypes: true }))
+      .filter((d) => d.isDirectory())
+      .map((d) => d.name);
   } catch {
     return [];
   }
@@ -101,7 +105,9 @@ async function waitForPreviousWorkers(
   let live = await previousWorkers(out);
   if (live.length === 0) return;
   const pids = () => live.map((w) => w.holder.pid).join(', ');
-  notice(`collector: waiting for ${plural(live.length, 'worker')} of the previous run to exit (pids ${pids()})`);
+  notice(
+    `collector: waiting for ${plural(live.length, 'worker')} of the previous run to exit (pids ${pids()})`,
+  );
   const stillRunning = () => live.filter((w) => isRunning(w.holder));
   const deadline = Date.now() + waitMs;
   while (Date.now() < deadline) {

@@ -131,7 +131,10 @@ export async function recordedPlan(
     record[type] = got;
   }
   const told = Object.entries(record)
-    .map(([t, l]) => `${t}: ${l.processes} process${l.processes === 1 ? '' : 'es'}${l.processes > 1 ? `, partition ${l.partition}` : ''}`)
+    .map(
+      ([t, l]) =>
+        `${t}: ${l.processes} process${l.processes === 1 ? '' : 'es'}${l.processes > 1 ? `, partition ${l.partition}` : ''}`,
+    )
     .join('; ');
   notice(`collector: ${file} was ${loaded.status}; layout recovered from the state: ${told}`);
   return record;

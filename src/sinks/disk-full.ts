@@ -56,6 +56,11 @@ export function freeBytes(p: string): number | null {
 
 /** The one line that reports a full disk (no `collector:` prefix, no newline). */
 export function diskFullLine(at: string, free: number | null = freeBytes(at)): string {
-  const mb = free === null ? '?' : free >= 10 * 1048576 ? String(Math.round(free / 1048576)) : (free / 1048576).toFixed(1);
+  const mb =
+    free === null
+      ? '?'
+      : free >= 10 * 1048576
+        ? String(Math.round(free / 1048576))
+        : (free / 1048576).toFixed(1);
   return `disk full at ${at} (${mb} MB free): stopped; --resume continues`;
 }

@@ -16,7 +16,13 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { describeProcess, isRunning, type ProcessIdentity, selfIdentity, startedAt } from './process-identity.js';
+import {
+  describeProcess,
+  isRunning,
+  type ProcessIdentity,
+  selfIdentity,
+  startedAt,
+} from './process-identity.js';
 
 /** What a lock file holds (one JSON line). */
 export interface LockRecord extends ProcessIdentity {
@@ -145,7 +151,13 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * Remove the lock `file` last seen as `stale` (holder gone), unless another process is already
  * doing it or someone else took the lock meanwhile. Returns when the caller should look again.
  */
-async function takeOver(file: string, stale: Seen, temp: string, content: string, depth: number): Promise<void> {
+async function takeOver(
+  file: string,
+  stale: Seen,
+  temp: string,
+  content: string,
+  depth: number,
+): Promise<void> {
   if (depth > MAX_TAKEOVER_DEPTH) throw new Error(`${file}: too many stale takeover markers`);
   const marker = `${file}${TAKEOVER_INFIX}${tokenOf(stale)}`;
   try {

@@ -64,7 +64,11 @@ export function parseProcCgroup(text: string): CgroupLine[] {
     const b = line.indexOf(':', a + 1);
     if (a < 0 || b < 0) continue;
     const controllers = line.slice(a + 1, b);
-    out.push({ id: line.slice(0, a), controllers: controllers ? controllers.split(',') : [], path: line.slice(b + 1) });
+    out.push({
+      id: line.slice(0, a),
+      controllers: controllers ? controllers.split(',') : [],
+      path: line.slice(b + 1),
+    });
   }
   return out;
 }
@@ -104,7 +108,8 @@ function readLimit(file: string): number | null {
 function cgroupDir(roots: CgroupRoots, mount: CgroupMount, cgPath: string): { dir: string; top: string } {
   const top = path.join(roots.fsRoot, mount.mountPoint);
   const root = mount.root.replace(/\/+$/, '');
-  if (cgPath === root || cgPath.startsWith(`${root}/`)) return { dir: path.join(top, cgPath.slice(root.length)), top };
+  if (cgPath === root || cgPath.startsWith(`${root}/`))
+    return { dir: path.join(top, cgPath.slice(root.length)), top };
   return { dir: top, top }; // the path is outside what is mounted: only the mount's own cgroup is seen
 }
 
@@ -147,7 +152,12 @@ export function cgroupMemoryLimit(roots: CgroupRoots = DEFAULT_ROOTS): number | 
         ];
   const limits: number[] = [];
   const v2 = cgroups.find((c) => c.id === '0' && c.controllers.length === 0);
-  const v2Mount = v2 && pickMount(mounts.filter((m) => m.fstype === 'cgroup2'), v2.path);
+  const v2Mount =
+    v2 &&
+    pickMount(
+      mounts.filter((m) => m.fstype === 'cgroup2'),
+      v2.path,
+    );
   if (v2 && v2Mount) {
     const { dir, top } = cgroupDir(roots, v2Mount, v2.path);
     const v = tightestUp(dir, top, 'memory.max');

@@ -25,10 +25,14 @@ beforeAll(async () => {
     res.writeHead(200, { 'content-type': 'text/html' });
     res.end(page(`Page ${i}`, links));
   });
-  other = await startServer({}, (_req, res) => {
-    res.writeHead(200, { 'content-type': 'text/html' });
-    res.end(page('elsewhere'));
-  }, '127.0.0.2');
+  other = await startServer(
+    {},
+    (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end(page('elsewhere'));
+    },
+    '127.0.0.2',
+  );
 });
 
 afterAll(async () => {
@@ -77,7 +81,13 @@ describe('damaged state', () => {
     const marks = site.requests.length;
     fs.appendFileSync(
       log,
-      ['0\tnot a url', `1\t${other.origin}/outside.html`, `x\t${site.origin}/p/5.html`, `3\t${listed}`, ''].join('\n'),
+      [
+        '0\tnot a url',
+        `1\t${other.origin}/outside.html`,
+        `x\t${site.origin}/p/5.html`,
+        `3\t${listed}`,
+        '',
+      ].join('\n'),
     );
     const r = await runCli(args(out, '--resume'));
     expect(r.code, r.stderr).toBe(0);
@@ -97,11 +107,17 @@ describe('damaged state', () => {
     fs.rmSync(path.join(out, 'state', 'plan.json'));
     const three = await runCli(args(out, '--resume', '--processes', '3'));
     expect(three.code).toBe(2);
-    expect(three.stderr).toMatch(/plan\.json was missing; layout recovered from the state: crawl: 2 processes, partition url/);
-    expect(three.stderr).toMatch(/this crawl was written with --processes 2 --partition url; resume with the same/);
+    expect(three.stderr).toMatch(
+      /plan\.json was missing; layout recovered from the state: crawl: 2 processes, partition url/,
+    );
+    expect(three.stderr).toMatch(
+      /this crawl was written with --processes 2 --partition url; resume with the same/,
+    );
     expect(fs.readFileSync(path.join(out, 'items', 'crawl-0.jsonl')).equals(before)).toBe(true);
     expect(fs.existsSync(path.join(out, 'items', 'crawl-2.jsonl'))).toBe(false);
-    const again = await runCli(args(out, '--resume').filter((a, i, all) => a !== '--processes' && all[i - 1] !== '--processes'));
+    const again = await runCli(
+      args(out, '--resume').filter((a, i, all) => a !== '--processes' && all[i - 1] !== '--processes'),
+    );
     expect(again.code, again.stderr).toBe(0);
     expectExactlyOnce(out);
     expect(JSON.parse(fs.readFileSync(path.join(out, 'state', 'plan.json'), 'utf8'))).toEqual({

@@ -53,46 +53,50 @@ function expectDiskFullExit(r: { code: number | null; stderr: string }): void {
 }
 
 describe.skipIf(canMount !== null)(`disk full (${canMount ?? 'a 1 MiB tmpfs'})`, () => {
-  it.each([1, 2])('%i process(es): stops with one line and exit 75, resumes exactly once after space is freed', async (processes) => {
-    const mnt = tempDir('collector-diskfull-');
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', mnt]);
-    try {
-      const out = path.join(mnt, 'out');
-      const args = [
-        'crawl',
-        `${site.origin}/p/0.html`,
-        '--processes',
-        String(processes),
-        '--delay',
-        '0',
-        '--no-robots',
-        '--out',
-        out,
-      ];
-      const full = await runCli(args);
-      expectDiskFullExit(full);
-      expect(fs.existsSync(path.join(out, 'collector.pid'))).toBe(false);
-      for (const w of fs.readdirSync(path.join(out, 'state'))) {
-        expect(fs.existsSync(path.join(out, 'state', w, 'worker.lock'))).toBe(false);
+  it.each([1, 2])(
+    '%i process(es): stops with one line and exit 75, resumes exactly once after space is freed',
+    async (processes) => {
+      const mnt = tempDir('collector-diskfull-');
+      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', mnt]);
+      try {
+        const out = path.join(mnt, 'out');
+        const args = [
+          'crawl',
+          `${site.origin}/p/0.html`,
+          '--processes',
+          String(processes),
+          '--delay',
+          '0',
+          '--no-robots',
+          '--out',
+          out,
+        ];
+        const full = await runCli(args);
+        expectDiskFullExit(full);
+        expect(fs.existsSync(path.join(out, 'collector.pid'))).toBe(false);
+        for (const w of fs.readdirSync(path.join(out, 'state'))) {
+          expect(fs.existsSync(path.join(out, 'state', w, 'worker.lock'))).toBe(false);
+        }
+        const partial = readItems(out);
+        expect(partial.length).toBeLessThan(N);
+        // Still full: the same line.
+        expectDiskFullExit(await runCli([...args, '--resume']));
+        execFileSync('mount', ['-o', 'remount,size=32m', mnt]);
+        const r = await runCli([...args, '--resume']);
+        expect(r.code, r.stderr).toBe(0);
+        const items = readItems(out);
+        const urls = items.map((i) => i.url);
+        expect(urls.length).toBe(N);
+        expect(new Set(urls).size).toBe(N);
+        // Every body stored: no storeError left behind by the full disk.
+        for (const it of items) {
+          expect(it.error ?? it.data?.storeError ?? null, it.url).toBeNull();
+          expect(fs.statSync(path.join(out, it.file)).size).toBe(it.bytes);
+        }
+      } finally {
+        execFileSync('umount', [mnt]);
       }
-      const partial = readItems(out);
-      expect(partial.length).toBeLessThan(N);
-      // Still full: the same line.
-      expectDiskFullExit(await runCli([...args, '--resume']));
-      execFileSync('mount', ['-o', 'remount,size=32m', mnt]);
-      const r = await runCli([...args, '--resume']);
-      expect(r.code, r.stderr).toBe(0);
-      const items = readItems(out);
-      const urls = items.map((i) => i.url);
-      expect(urls.length).toBe(N);
-      expect(new Set(urls).size).toBe(N);
-      // Every body stored: no storeError left behind by the full disk.
-      for (const it of items) {
-        expect(it.error ?? it.data?.storeError ?? null, it.url).toBeNull();
-        expect(fs.statSync(path.join(out, it.file)).size).toBe(it.bytes);
-      }
-    } finally {
-      execFileSync('umount', [mnt]);
-    }
-  }, 90_000);
+    },
+    90_000,
+  );
 });

@@ -1,7 +1,16 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { crawlArgs, type CliResult, readItems, runCli, startCli, tempDir, waitExit, waitFor } from '../fixtures/cli.js';
+import {
+  crawlArgs,
+  type CliResult,
+  readItems,
+  runCli,
+  startCli,
+  tempDir,
+  waitExit,
+  waitFor,
+} from '../fixtures/cli.js';
 import { type FixtureServer, page, startServer } from '../fixtures/site-server.js';
 
 // Issue 17 (1): after a kill -9, two `crawl --resume` started together on one --out both took

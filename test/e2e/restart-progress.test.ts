@@ -1,7 +1,16 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { crawlArgs, itemCount, readItems, runCli, startCli, tempDir, waitExit, waitFor } from '../fixtures/cli.js';
+import {
+  crawlArgs,
+  itemCount,
+  readItems,
+  runCli,
+  startCli,
+  tempDir,
+  waitExit,
+  waitFor,
+} from '../fixtures/cli.js';
 import { type FixtureServer, page, startServer } from '../fixtures/site-server.js';
 
 // Issue 17 (7): items were made durable every 50 items or 5 s, so a crawl of a slow site killed
@@ -35,7 +44,10 @@ afterAll(async () => {
 describe('progress across frequent restarts', () => {
   it('a slow site killed 1.5 s into every run still gains items each run, and ends exactly once', async () => {
     const out = tempDir();
-    const args = [...crawlArgs(`${site.origin}/p/0.html`, out, '--no-robots', '--concurrency', '1'), '--resume'];
+    const args = [
+      ...crawlArgs(`${site.origin}/p/0.html`, out, '--no-robots', '--concurrency', '1'),
+      '--resume',
+    ];
     let before = 0;
     for (let run = 0; run < 4; run++) {
       const mark = site.requests.length;

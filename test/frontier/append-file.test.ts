@@ -24,7 +24,8 @@ describe('AppendFile', () => {
     const write = fh.write.bind(fh) as (b: Buffer, o: number, l: number) => Promise<{ bytesWritten: number }>;
     let room = 3;
     (fh as unknown as { write: typeof write }).write = async (b, o, l) => {
-      if (room === 0) throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+      if (room === 0)
+        throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
       const n = Math.min(room, l);
       room -= n;
       return write(b, o, n);

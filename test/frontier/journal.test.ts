@@ -376,7 +376,13 @@ describe('recoverJournal', () => {
     await fs.mkdir(path.dirname(o.itemsPath), { recursive: true });
     await fs.writeFile(
       logOf(o),
-      ['0\thttp://a.example/', '1\thttp://a.example/x', '1\thttp://a.example/x', '1\thttp://a.example/', ''].join('\n'),
+      [
+        '0\thttp://a.example/',
+        '1\thttp://a.example/x',
+        '1\thttp://a.example/x',
+        '1\thttp://a.example/',
+        '',
+      ].join('\n'),
     );
     await fs.writeFile(o.itemsPath, `${item('http://a.example/')}\n`);
     const { seen } = seenSet();
@@ -402,13 +408,25 @@ describe('recoverJournal', () => {
     await fs.mkdir(o.stateDir, { recursive: true });
     await fs.writeFile(
       logOf(o),
-      ['0\thttp://a.example/', '0\tnot a url', '1\thttp://elsewhere.example/', 'x\thttp://a.example/y', ''].join('\n'),
+      [
+        '0\thttp://a.example/',
+        '0\tnot a url',
+        '1\thttp://elsewhere.example/',
+        'x\thttp://a.example/y',
+        '',
+      ].join('\n'),
     );
-    const filter = new ReplayFilter({ scope: (u) => (u.startsWith('http://a.example/') ? 'ok' : 'out-of-scope') });
+    const filter = new ReplayFilter({
+      scope: (u) => (u.startsWith('http://a.example/') ? 'ok' : 'out-of-scope'),
+    });
     const { s, seen } = seenSet();
     const r = await recoverJournal(o, seen, () => {}, undefined, filter);
     expect(r.pending).toEqual([{ url: 'http://a.example/', depth: 0 }]);
-    expect(Object.fromEntries(filter.rejected)).toEqual({ 'not a URL': 1, 'out-of-scope': 1, 'bad depth': 1 });
+    expect(Object.fromEntries(filter.rejected)).toEqual({
+      'not a URL': 1,
+      'out-of-scope': 1,
+      'bad depth': 1,
+    });
     expect([...s]).toEqual(['http://a.example/']);
   });
 

@@ -52,7 +52,9 @@ describe('ReplayFilter', () => {
     expect(kept).toEqual(urls.filter((u) => ownerOf(u, 2, 'url') === 1));
     expect(f.rejected.get('not owned')).toBe(urls.length - kept.length);
     // a handoff log is checked against the owner it was written for
-    expect(urls.filter((u) => f.entry(`1\t${u}`, 0) !== null)).toEqual(urls.filter((u) => ownerOf(u, 2, 'url') === 0));
+    expect(urls.filter((u) => f.entry(`1\t${u}`, 0) !== null)).toEqual(
+      urls.filter((u) => ownerOf(u, 2, 'url') === 0),
+    );
   });
 
   it('says nothing when nothing was rejected', () => {

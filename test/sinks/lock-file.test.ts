@@ -38,13 +38,16 @@ describe('lock file', () => {
     expect(fs.readdirSync(path.dirname(file))).toEqual([]); // no temp file or marker left
   });
 
-  it.each(['dead-pid', 'reused-pid', 'other-boot'] as const)('takes over a lock whose holder is gone (%s)', async (kind) => {
-    const file = path.join(tempDir(), 'collector.pid');
-    fs.writeFileSync(file, staleRecord(kind, 'aaaaaaaaaaaaaaaa'));
-    const lock = await acquireLock(file);
-    expect(parseLockRecord(fs.readFileSync(file, 'utf8'))?.token).toBe(lock.record.token);
-    await lock.release();
-  });
+  it.each(['dead-pid', 'reused-pid', 'other-boot'] as const)(
+    'takes over a lock whose holder is gone (%s)',
+    async (kind) => {
+      const file = path.join(tempDir(), 'collector.pid');
+      fs.writeFileSync(file, staleRecord(kind, 'aaaaaaaaaaaaaaaa'));
+      const lock = await acquireLock(file);
+      expect(parseLockRecord(fs.readFileSync(file, 'utf8'))?.token).toBe(lock.record.token);
+      await lock.release();
+    },
+  );
 
   it("takes over an older collector's lock of a dead pid, not of a running one", async () => {
     const file = path.join(tempDir(), 'collector.pid');

@@ -39,7 +39,9 @@ describe('process identity', () => {
 
   it('a zombie is not running', async () => {
     // `sleep 0` exits at once and stays a zombie: its parent (`sleep 3` after exec) never reaps it.
-    const parent = spawn('sh', ['-c', 'sleep 0 & echo $!; exec sleep 3'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    const parent = spawn('sh', ['-c', 'sleep 0 & echo $!; exec sleep 3'], {
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
     const pid = Number(await new Promise<string>((r) => parent.stdout.once('data', (d) => r(String(d)))));
     let stat = procStat(pid);
     for (let i = 0; i < 100 && stat?.state !== 'Z'; i++) {

@@ -19,7 +19,8 @@ function machine(files: Record<string, string>): { procSelf: string; fsRoot: str
   return { procSelf: path.join(root, 'proc/self'), fsRoot: root };
 }
 
-const V2_MOUNTINFO = '29 23 0:26 / /sys/fs/cgroup rw,nosuid,nodev,noexec,relatime shared:4 - cgroup2 cgroup2 rw,nsdelegate\n';
+const V2_MOUNTINFO =
+  '29 23 0:26 / /sys/fs/cgroup rw,nosuid,nodev,noexec,relatime shared:4 - cgroup2 cgroup2 rw,nsdelegate\n';
 // Debian 10 / CentOS 7 style: a tmpfs with one v1 hierarchy per controller, and a v2 one beside them.
 const V1_MOUNTINFO = [
   '31 23 0:28 / /sys/fs/cgroup rw,relatime - tmpfs tmpfs rw,mode=755',
@@ -36,7 +37,9 @@ describe('cgroup memory limit', () => {
       { id: '1', controllers: ['cpu', 'cpuacct'], path: '/' },
       { id: '0', controllers: [], path: '/user.slice' },
     ]);
-    const mounts = parseCgroupMounts(`${V1_MOUNTINFO}50 23 0:40 /a\\040b /mnt/with\\040space rw - cgroup2 none rw\n`);
+    const mounts = parseCgroupMounts(
+      `${V1_MOUNTINFO}50 23 0:40 /a\\040b /mnt/with\\040space rw - cgroup2 none rw\n`,
+    );
     expect(mounts.map((m) => [m.fstype, m.root, m.mountPoint, m.options.includes('memory')])).toEqual([
       ['cgroup', '/', '/sys/fs/cgroup/cpu', false],
       ['cgroup', '/', '/sys/fs/cgroup/memory', true],
@@ -161,39 +164,42 @@ const ownMemoryCgroup = (() => {
   }
 })();
 
-describe.skipIf(ownMemoryCgroup === null)('a real cgroup v1 memory limit (root, writable cgroup hierarchy)', () => {
-  it('a crawl started inside a 2 GiB cgroup is refused 100 processes: the largest safe count is 25', async () => {
-    const cg = path.join(ownMemoryCgroup as string, `collector-test-${process.pid}`);
-    fs.mkdirSync(cg);
-    try {
-      fs.writeFileSync(path.join(cg, 'memory.limit_in_bytes'), String(2 * GiB));
-      const out = tempDir();
-      // The shell moves itself into the cgroup, then becomes the collector.
-      const child = spawn(
-        'sh',
-        [
-          '-c',
-          `echo $$ > ${cg}/cgroup.procs && exec "$0" "$@"`,
-          process.execPath,
-          path.resolve(import.meta.dirname, '../../bin/collector.js'),
-          'crawl',
-          'http://127.0.0.1:9/',
-          '--processes',
-          '100',
-          '--out',
-          out,
-        ],
-        { stdio: ['ignore', 'pipe', 'pipe'] },
-      );
-      let stderr = '';
-      child.stderr.on('data', (d) => {
-        stderr += d;
-      });
-      const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
-      expect(stderr).toMatch(/of the 2048 MB memory limit .* the largest safe process count is 25 /);
-      expect(code).toBe(2);
-    } finally {
-      fs.rmdirSync(cg);
-    }
-  });
-});
+describe.skipIf(ownMemoryCgroup === null)(
+  'a real cgroup v1 memory limit (root, writable cgroup hierarchy)',
+  () => {
+    it('a crawl started inside a 2 GiB cgroup is refused 100 processes: the largest safe count is 25', async () => {
+      const cg = path.join(ownMemoryCgroup as string, `collector-test-${process.pid}`);
+      fs.mkdirSync(cg);
+      try {
+        fs.writeFileSync(path.join(cg, 'memory.limit_in_bytes'), String(2 * GiB));
+        const out = tempDir();
+        // The shell moves itself into the cgroup, then becomes the collector.
+        const child = spawn(
+          'sh',
+          [
+            '-c',
+            `echo $$ > ${cg}/cgroup.procs && exec "$0" "$@"`,
+            process.execPath,
+            path.resolve(import.meta.dirname, '../../bin/collector.js'),
+            'crawl',
+            'http://127.0.0.1:9/',
+            '--processes',
+            '100',
+            '--out',
+            out,
+          ],
+          { stdio: ['ignore', 'pipe', 'pipe'] },
+        );
+        let stderr = '';
+        child.stderr.on('data', (d) => {
+          stderr += d;
+        });
+        const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
+        expect(stderr).toMatch(/of the 2048 MB memory limit .* the largest safe process count is 25 /);
+        expect(code).toBe(2);
+      } finally {
+        fs.rmdirSync(cg);
+      }
+    });
+  },
+);
