@@ -12,9 +12,9 @@ import type { CrawlOptions } from '../config/crawl-options.js';
 import { ContentIndex, type ContentKey, contentKeyFromHex } from '../dedup/content-index.js';
 import { FingerprintSet } from '../dedup/fingerprint-set.js';
 import { Frontier, type FrontierEntry } from '../frontier/frontier.js';
+import { reportSkippedLines, workerReplayFilter } from '../engine/log-replay.js';
 import { lockWorkerState } from '../engine/state-lock.js';
 import { FRONTIER_LOG, Journal, readHandoffs, recoverJournal } from '../frontier/journal.js';
-import { ReplayFilter } from '../frontier/replay-filter.js';
 import { SpillQueue } from '../frontier/spill-queue.js';
 import type { FetchError, FetchErrorKind } from '../http/fetch-error.js';
 import { decodeContent } from '../http/decompress.js';
@@ -258,7 +258,7 @@ export class Crawler {
     this.stateLock = await lockWorkerState(this.stateDir);
     this.spill = await SpillQueue.open(path.join(this.stateDir, 'spill.log'), (e) => this.writeFailed(e));
     if (this.opts.resume) {
-      const replay = this.replayFilter();
+      const replay = workerReplayFilter((u) => this.scope.check(u), this.deps.partition);
       const rec = await recoverJournal(
         { stateDir: this.stateDir, itemsPath: this.itemsPath },
         this.seen,
@@ -276,7 +276,7 @@ export class Crawler {
         },
         'resumed',
       );
-      this.reportRejected(replay, path.join(this.stateDir, FRONTIER_LOG));
+      reportSkippedLines(replay, path.join(this.stateDir, FRONTIER_LOG), this.opts.out, this.deps.log);
     }
     this.journal = await Journal.open({
       stateDir: this.stateDir,
@@ -288,11 +288,11 @@ export class Crawler {
     const part = this.deps.partition;
     if (part && this.opts.resume) {
       // URLs already handed to their owners count as seen here.
-      const replay = this.replayFilter();
+      const replay = workerReplayFilter((u) => this.scope.check(u), part);
       for (let o = 0; o < part.count; o++) {
         if (o !== part.index) await readHandoffs(this.stateDir, o, (url) => this.seen.add(url), replay);
       }
-      this.reportRejected(replay, path.join(this.stateDir, 'handoff-*.log'));
+      reportSkippedLines(replay, path.join(this.stateDir, 'handoff-*.log'), this.opts.out, this.deps.log);
     }
     for (const s of seeds) {
       if (part === undefined || ownerOf(s, part.count, part.by) === part.index) {
@@ -342,34 +342,10 @@ export class Crawler {
           batch = [];
         }
       },
-      this.replayFilter(), // its rejections were reported at start
+      workerReplayFilter((u) => this.scope.check(u), part), // rejections were reported at start
     );
     if (batch.length > 0) part.handoff(owner, batch);
     return n;
-  }
-
-  /**
-   * Checks for URLs read back from this worker's logs: canonical, in scope, and owned by the
-   * worker the log is for (see replay-filter.ts).
-   */
-  private replayFilter(): ReplayFilter {
-    const part = this.deps.partition;
-    return new ReplayFilter({
-      scope: (url) => this.scope.check(url),
-      owner: part ? (url) => ownerOf(url, part.count, part.by) : undefined,
-      self: part?.index ?? 0,
-    });
-  }
-
-  /** One warning (log and stderr) for the lines of a damaged log that were skipped. */
-  private reportRejected(filter: ReplayFilter, file: string): void {
-    const line = filter.describe(path.relative(this.opts.out, file));
-    if (line === null) return;
-    this.deps.log.warn(
-      { file, rejected: Object.fromEntries(filter.rejected) },
-      'invalid state lines skipped',
-    );
-    process.stderr.write(`collector: ${line}\n`);
   }
 
   /**
