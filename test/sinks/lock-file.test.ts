@@ -101,18 +101,26 @@ describe('lock file', () => {
       return f;
     });
     const startAt = Date.now() + 2500; // all contenders are up by then, even on a loaded machine
-    const outs = await Promise.all(
-      Array.from({ length: 6 }, () => {
-        const child = spawn(process.execPath, [CONTENDER, String(startAt), '60', ...files], {
-          stdio: ['ignore', 'pipe', 'inherit'],
-        });
-        let out = '';
-        child.stdout.on('data', (d) => {
-          out += d;
-        });
-        return new Promise<string>((resolve) => child.on('exit', () => resolve(out)));
+    const children = Array.from({ length: 6 }, () =>
+      spawn(process.execPath, [CONTENDER, String(startAt), '60', ...files], {
+        stdio: ['pipe', 'pipe', 'inherit'],
       }),
     );
+    // Each reports every file; then all exit together (a winner that exited early would leave a
+    // stale lock a late contender could rightly take).
+    const outs = await Promise.all(
+      children.map((child) => {
+        let out = '';
+        return new Promise<string>((resolve, reject) => {
+          child.stdout.on('data', (d) => {
+            out += d;
+            if (out.split('\n').length > files.length) resolve(out);
+          });
+          child.on('exit', () => reject(new Error(`contender exited early: ${out}`)));
+        });
+      }),
+    );
+    for (const child of children) child.stdin.end();
     const lines = outs.join('').trim().split('\n');
     expect(lines.filter((l) => l.includes(' error '))).toEqual([]);
     for (const f of files) {
