@@ -91,6 +91,13 @@ export function splitPoliteness(
   return options;
 }
 
+/**
+ * A worker not ready this long after its launch (and after the stall timeout) is restarted, ms:
+ * it hangs while loading its state. At least a minute: a start may wait for the previous
+ * holder of its state dir (15 s) and read a large state.
+ */
+export const START_TIMEOUT_MIN_MS = 60_000;
+
 type WorkerState = 'starting' | 'running' | 'idle' | 'stopping' | 'restarting' | 'parked' | 'done';
 
 class WorkerHandle {
@@ -439,7 +446,10 @@ export class Supervisor {
     const now = Date.now();
     for (const w of this.workers) {
       const s = w.stats;
-      if (w.state === 'starting' && now - w.startedAt > this.opts.stallTimeoutMs) {
+      if (
+        w.state === 'starting' &&
+        now - w.startedAt > Math.max(this.opts.stallTimeoutMs, START_TIMEOUT_MIN_MS)
+      ) {
         // Hung while loading its state (or stopped): never ready, never reporting.
         this.opts.log.warn({ child: w.spec.id }, 'not started in time; restarting');
         w.lastError = `not started after ${Math.round((now - w.startedAt) / 1000)} s`;
