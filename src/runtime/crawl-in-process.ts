@@ -4,6 +4,7 @@
  */
 import type { CrawlOptions } from '../config/crawl-options.js';
 import { Crawler } from '../engine/crawler.js';
+import { DISK_FULL_EXIT_CODE, diskFullLine, diskFullPath, isDiskFull } from '../sinks/disk-full.js';
 import { CrawlSource } from '../sources/crawl.js';
 import { onStopSignals } from '../supervision/signals.js';
 import { embeddedBackend } from './backend.js';
@@ -13,7 +14,8 @@ import { summaryLine } from './summary-line.js';
 
 /**
  * Crawl `seeds` to the end or to a signal, in this process (`<out>` already prepared and locked).
- * @returns exit code: 0 completed or stopped, 1 runtime failure.
+ * @returns exit code: 0 completed or stopped, 1 runtime failure, {@link DISK_FULL_EXIT_CODE} when a
+ *   full disk stopped it.
  */
 export async function runInProcess(opts: CrawlOptions, seeds: string[]): Promise<number> {
   const workerId = 'crawl-0';
@@ -44,7 +46,7 @@ export async function runInProcess(opts: CrawlOptions, seeds: string[]): Promise
       crawler.abort();
     },
   );
-  let code = 0;
+  let failed: unknown = null;
   try {
     await crawler.start(seeds);
     progress?.start();
@@ -52,19 +54,27 @@ export async function runInProcess(opts: CrawlOptions, seeds: string[]): Promise
     log.info({ completed, ...crawler.stats }, completed ? 'frontier empty' : 'stopped');
   } catch (e) {
     log.error({ err: e }, 'crawl failed');
-    process.stderr.write(`collector: crawl failed: ${(e as Error).message}\n`);
-    code = 1;
+    failed = e;
   } finally {
     progress?.stop();
     await crawler.close().catch((e) => {
-      process.stderr.write(`collector: closing state failed: ${(e as Error).message}\n`);
-      code = 1;
+      failed ??= e;
     });
     offSignals();
     await closeLog();
   }
+  // A full disk stops the crawl with its own line and exit code; any other failure is exit 1.
+  failed = crawler.writeError ?? failed;
+  if (failed !== null) {
+    if (isDiskFull(failed)) {
+      process.stderr.write(`collector: ${diskFullLine(diskFullPath(failed, opts.out))}\n`);
+      return DISK_FULL_EXIT_CODE;
+    }
+    process.stderr.write(`collector: crawl failed: ${(failed as Error).message}\n`);
+    return 1;
+  }
   if (!opts.quiet) {
     process.stderr.write(summaryLine(opts, { ...crawler.stats, queued: crawler.frontier.queued }));
   }
-  return code;
+  return 0;
 }
