@@ -6,7 +6,12 @@ import { Command, CommanderError } from 'commander';
 import { UsageError } from '../config/usage-error.js';
 import { DISK_FULL_EXIT_CODE, diskFullLine, diskFullPath, isDiskFull } from '../sinks/disk-full.js';
 import { registerCrawl } from './crawl.js';
+import { registerInstall } from './install.js';
+import { registerPlan } from './plan.js';
 import { registerRun } from './run.js';
+import { registerSize } from './size.js';
+import { registerStatus } from './status.js';
+import { registerWatchdog } from './watchdog.js';
 
 const program = new Command();
 program
@@ -20,6 +25,11 @@ program
   });
 registerCrawl(program);
 registerRun(program);
+registerStatus(program);
+registerWatchdog(program);
+registerSize(program);
+registerPlan(program);
+registerInstall(program);
 for (const c of program.commands) c.exitOverride();
 
 try {

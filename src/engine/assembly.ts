@@ -61,6 +61,10 @@ export interface CrawlerDeps {
   backend: EngineBackend;
   /** Called on every item written (progress). */
   onItem?: (item: Item) => void;
+  /** Called after every HTTP request (each redirect hop), with its duration in ms (metrics). */
+  onFetch?: (ms: number) => void;
+  /** Called when a host is paused by Retry-After or rate-limit headers, with the pause in ms (metrics). */
+  onRateLimitWait?: (ms: number) => void;
   /** Set when this worker is one of several of its type (DESIGN §1 ownership). */
   partition?: Partition;
 }
@@ -163,7 +167,7 @@ export function buildNetworkParts(
         },
       })
     : null;
-  const policy = new HostPolicy(backend.frontier, opts);
+  const policy = new HostPolicy(backend.frontier, opts, deps.onRateLimitWait);
   return {
     fetcher,
     scope,
@@ -180,7 +184,15 @@ export function buildNetworkParts(
     slots: new HostSlots(backend.frontier),
     lost: new LostPageRetries(),
     policy,
-    hops: new HopLoop({ fetcher, robots, scope, seen: backend.seen, policy, signal: abort.signal }),
+    hops: new HopLoop({
+      fetcher,
+      robots,
+      scope,
+      seen: backend.seen,
+      policy,
+      signal: abort.signal,
+      onFetch: deps.onFetch,
+    }),
     abort,
     origin: { source: deps.source.name, worker: deps.workerId },
     awaitingRetry: new Map(),

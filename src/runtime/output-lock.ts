@@ -10,7 +10,13 @@ import path from 'node:path';
 import { UsageError } from '../config/usage-error.js';
 import { WORKER_LOCK_FILE } from '../engine/state-lock.js';
 import { bodyTempDir } from '../sinks/file-sink.js';
-import { acquireLock, LockHeldError, type LockRecord, lockHolder } from '../sinks/lock-file.js';
+import {
+  acquireLock,
+  type HeldLock,
+  LockHeldError,
+  type LockRecord,
+  lockHolder,
+} from '../sinks/lock-file.js';
 import { describeProcess, isRunning } from '../sinks/process-identity.js';
 
 /** Name of the lock file in the output directory. */
@@ -50,16 +56,7 @@ export async function lockOutput(
   label = '--out',
   options: OutputLockOptions = {},
 ): Promise<() => Promise<void>> {
-  let lock: Awaited<ReturnType<typeof acquireLock>>;
-  try {
-    lock = await acquireLock(path.join(out, OUTPUT_LOCK_FILE));
-  } catch (e) {
-    if (!(e instanceof LockHeldError)) throw e;
-    const who = e.holder ? describeProcess(e.holder) : 'its lock file is being written';
-    throw new UsageError(
-      `${label} ${out}: in use by another collector (${who}); stop it first or choose another ${label}`,
-    );
-  }
+  const lock = await takeOutputLock(out, label);
   try {
     await waitForPreviousWorkers(out, options.waitForWorkersMs ?? PREVIOUS_WORKERS_WAIT_MS, options.notice);
     // Best effort: a failure here must not keep the lock file.
@@ -69,6 +66,29 @@ export async function lockOutput(
     throw e;
   }
   return () => lock.release();
+}
+
+/**
+ * Whether no collector holds `<out>` (the watchdog asks before it starts one): the lock is taken
+ * and given back at once; the previous run's workers are neither waited for nor touched (the
+ * collector started next does that).
+ * @throws UsageError when a running collector holds the lock.
+ */
+export async function checkOutputFree(out: string, label = '--out'): Promise<void> {
+  await (await takeOutputLock(out, label)).release();
+}
+
+/** Take `<out>/collector.pid`. @throws UsageError naming the running holder. */
+async function takeOutputLock(out: string, label: string): Promise<HeldLock> {
+  try {
+    return await acquireLock(path.join(out, OUTPUT_LOCK_FILE));
+  } catch (e) {
+    if (!(e instanceof LockHeldError)) throw e;
+    const who = e.holder ? describeProcess(e.holder) : 'its lock file is being written';
+    throw new UsageError(
+      `${label} ${out}: in use by another collector (${who}); stop it first or choose another ${label}`,
+    );
+  }
 }
 
 /** Running holders of `<out>/state/<worker-id>/worker.lock`, by worker id. */

@@ -9,6 +9,7 @@ import type { Logger } from 'pino';
 import type { Crawler, Partition } from '../engine/crawler.js';
 import { DISK_FULL_EXIT_CODE, diskFullPath, isDiskFull } from '../sinks/disk-full.js';
 import type { FromWorker, ToWorker, WorkerInit } from './ipc.js';
+import { type CountedItem, CounterSet } from './worker-counters.js';
 
 /** Extra time a worker whose supervisor died gives itself beyond its join timeout, ms. */
 const ORPHAN_GRACE_MS = 2000;
@@ -20,8 +21,12 @@ const STATS_PERIOD_MS = 1000;
 export interface WorkerWiring {
   /** The worker's place among its siblings, reporting through the supervisor. */
   partition: Partition;
-  /** Call on every item written (progress, for the stall watch). */
-  onItem(): void;
+  /** Call on every item written (progress, for the stall watch; counters for status and metrics). */
+  onItem(item: CountedItem): void;
+  /** Call after every HTTP request with its duration, ms (metrics). */
+  onFetch(ms: number): void;
+  /** Call when a host is paused by Retry-After or rate-limit headers, ms (metrics). */
+  onRateLimitWait(ms: number): void;
 }
 
 /** The engine of a worker, with its log. */
@@ -69,6 +74,7 @@ export function serveSupervisor(open: (init: WorkerInit, wiring: WorkerWiring) =
   let received = 0;
   let idle = false;
   let lastProgressAt = Date.now();
+  const counters = new CounterSet();
   const early: ToWorker[] = [];
 
   const stats = (): FromWorker => {
@@ -87,6 +93,7 @@ export function serveSupervisor(open: (init: WorkerInit, wiring: WorkerWiring) =
       rss: process.memoryUsage.rss(),
       lastProgressAt,
       skipped: s.skipped,
+      counters: counters.snapshot(),
     };
   };
 
@@ -142,9 +149,12 @@ export function serveSupervisor(open: (init: WorkerInit, wiring: WorkerWiring) =
           send(stats());
         },
       },
-      onItem: () => {
+      onItem: (item) => {
         lastProgressAt = Date.now();
+        counters.item(item);
       },
+      onFetch: (ms) => counters.fetch(ms),
+      onRateLimitWait: (ms) => counters.rateLimitWait(ms),
     });
     // The supervisor died (IPC closed): stop by ourselves, never linger as an orphan.
     process.on('disconnect', () => {
