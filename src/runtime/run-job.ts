@@ -8,6 +8,7 @@ import path from 'node:path';
 import type { Config } from '../config/config-file.js';
 import { type CrawlOptions, pageThreadByDefault } from '../config/crawl-options.js';
 import { UsageError } from '../config/usage-error.js';
+import { diskFullLine } from '../sinks/disk-full.js';
 import { notify } from '../ops/notify.js';
 import { checkSourceName } from '../sources/registry.js';
 import { launchRecord } from '../supervision/launch-record.js';
@@ -19,8 +20,10 @@ import { canonicalSeeds } from './crawl-job.js';
 import { collectedNothing, NOTHING_COLLECTED_EXIT_CODE, nothingCollectedLine } from './exit-codes.js';
 import { openWorkerLog } from './logger.js';
 import { startOpsServer } from './ops-server.js';
-import { lockOutput, makeDirectory } from './output-dir.js';
+import { makeDirectory } from './output-dir.js';
+import { lockOutput } from './output-lock.js';
 import { checkAndRecordPlan, type PlanRecord, type TypeLayout } from './plan-record.js';
+import { recordedPlan } from './plan-recovery.js';
 import { ProgressLine, printLine } from './progress-line.js';
 import { summaryLine } from './summary-line.js';
 import { WORKER_ENTRY } from './worker-entry.js';
@@ -99,8 +102,8 @@ export function runWorkerSpecs(config: Config): WorkerSpec[] {
 
 /**
  * Run the config until a signal (continuous types) or until every one-shot type is done.
- * @returns exit code (0 stopped or completed, 1 a worker type was parked, 69 every one-shot type
- *   ended with nothing collected).
+ * @returns exit code (0 stopped or completed, 1 a worker type was parked, 75 a full disk stopped
+ *   it: DISK_FULL_EXIT_CODE, 69 every one-shot type ended with nothing collected).
  * @throws UsageError for an invalid plan, backend or data dir.
  */
 export async function runConfig(config: Config, flags: RunFlags): Promise<number> {
@@ -127,12 +130,14 @@ export async function runConfig(config: Config, flags: RunFlags): Promise<number
   const layouts: PlanRecord = {};
   for (const sp of specs) layouts[sp.group] = { processes: sp.count, partition: sp.partition };
   try {
+    const hints = Object.fromEntries(Object.entries(layouts).map(([t, l]) => [t, l.partition]));
     await checkAndRecordPlan(
       config.data,
       layouts,
       (type, was, now) =>
         `worker type "${type}": ${describeLayout(now)} now, but ${config.data} was written with ${describeLayout(was)}; ` +
         'they decide which process owns each URL: keep them, or use a new data directory',
+      await recordedPlan(config.data, hints, `data ${config.data}`),
     );
   } catch (e) {
     await unlock();
@@ -191,6 +196,10 @@ export async function runConfig(config: Config, flags: RunFlags): Promise<number
     await metrics?.close();
     await closeLog();
     await unlock();
+  }
+  if (sup.diskFull !== null) {
+    process.stderr.write(`collector: ${diskFullLine(sup.diskFull)}\n`);
+    return code;
   }
   const t = sup.status().totals;
   if (!flags.quiet) {
