@@ -290,7 +290,7 @@ export async function openStateParts(
     wake: hooks.wake,
     writeFailed: hooks.writeFailed,
   });
-  const rounds = new Rounds(seeds, opts.interval, hooks.requeue, log);
+  const rounds = new Rounds(seeds, opts.interval, hooks.requeue, log, stats);
   const attempts = new Attempts({
     hops: net.hops,
     policy: net.policy,

@@ -13,6 +13,8 @@ export interface CrawlStats {
   items: number;
   /** Items that count as errors (see `countsAsError`). */
   errors: number;
+  /** This session's errors by `error.kind` (`store` for a body that could not be written). */
+  errorsByKind: Record<string, number>;
   /** Body bytes received this session (after decompression). */
   bytes: number;
   /** Retries scheduled. */
@@ -53,6 +55,7 @@ export function newCrawlStats(): CrawlStats {
   return {
     items: 0,
     errors: 0,
+    errorsByKind: {},
     bytes: 0,
     retries: 0,
     skipped: {

@@ -14,7 +14,11 @@ import type { Journal } from '../frontier/journal.js';
 import { isDiskFull } from '../sinks/disk-full.js';
 import { type CrawlStats, countCollected } from './crawl-stats.js';
 import { countsAsError, type Item, markDuplicate } from './item.js';
+
 import type { PageProcessor } from './page-processor.js';
+
+/** Failed items logged per error kind (`item failed`); past this they are only counted. */
+export const ERROR_LOG_LIMIT = 20;
 
 /** Content-index work left for an item until its line is written. */
 type ContentTicket =
@@ -158,7 +162,18 @@ export class ItemStore {
     const { stats, journal, contentIndex } = this.parts;
     stats.items++;
     stats.itemsThisRun++;
-    if (countsAsError(item)) stats.errors++;
+    if (countsAsError(item)) {
+      stats.errors++;
+      const kind = item.error?.kind ?? 'store';
+      const n = (stats.errorsByKind[kind] = (stats.errorsByKind[kind] ?? 0) + 1);
+      if (n <= ERROR_LOG_LIMIT) {
+        const { url, status, error } = item;
+        this.parts.log.info(
+          { url, status, kind, message: error?.message ?? item.data?.storeError },
+          'item failed',
+        );
+      }
+    }
     countCollected(stats, item);
     const json = JSON.stringify(item);
     journal.item(json);

@@ -41,13 +41,13 @@ export class StatusFields {
     workerId: string,
     group: string,
     pid: number | null,
-  ): { group: string; pidStartTicks: number | null; counters: WorkerCounters } {
+  ): { type: string; pidStartTicks: number | null; counters: WorkerCounters } {
     let startTicks: number | null = null;
     if (pid !== null) {
       if (!this.ticks.has(pid)) this.ticks.set(pid, processStartTicks(pid));
       startTicks = this.ticks.get(pid) ?? null;
     }
-    return { group, pidStartTicks: startTicks, counters: this.carried.total(workerId) };
+    return { type: group, pidStartTicks: startTicks, counters: this.carried.total(workerId) };
   }
 
   /** Top-level fields: format, mode, supervisor identity, launch record, timings, expected workers. */
@@ -71,7 +71,10 @@ export class StatusFields {
     doc: D,
     procs: Array<{ id: string; group: string; pid: number | null }>,
   ): D {
-    const workers = doc.workers.map((w, i) => ({ ...w, ...this.worker(procs[i].id, procs[i].group, procs[i].pid) }));
+    const workers = doc.workers.map((w, i) => ({
+      ...w,
+      ...this.worker(procs[i].id, procs[i].group, procs[i].pid),
+    }));
     return {
       ...this.header(),
       ...doc,

@@ -15,8 +15,10 @@ const MB = 1048576;
 /** One worker in status.json. */
 export interface WorkerStatus {
   id: string;
-  /** Source name. */
+  /** Worker type name, e.g. `docs`. */
   type: string;
+  /** Source name, e.g. `crawl`. */
+  source: string;
   pid: number | null;
   /** A worker state, or `paused` (memory guard) or `stopped` (done after a stop). */
   state: string;
@@ -69,7 +71,8 @@ export function statusDocument(
 ): StatusDocument {
   const list: WorkerStatus[] = workers.map((w) => ({
     id: w.spec.id,
-    type: w.spec.type,
+    type: w.spec.group,
+    source: w.spec.type,
     pid: w.pid,
     state:
       w.paused && w.state === 'running' ? 'paused' : w.state === 'done' && sup.stopping ? 'stopped' : w.state,
