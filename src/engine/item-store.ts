@@ -165,7 +165,8 @@ export class ItemStore {
     if (countsAsError(item)) {
       stats.errors++;
       const kind = item.error?.kind ?? 'store';
-      const n = (stats.errorsByKind[kind] = (stats.errorsByKind[kind] ?? 0) + 1);
+      const n = (stats.errorsByKind[kind] ?? 0) + 1;
+      stats.errorsByKind[kind] = n;
       if (n <= ERROR_LOG_LIMIT) {
         const { url, status, error } = item;
         this.parts.log.info(
