@@ -219,12 +219,24 @@ export async function loadConfig(file: string): Promise<{ config: Config; raw: C
       raw = ext === '.json' ? JSON.parse(text) : YAML.parse(text);
     } catch (e) {
       throw new UsageError(
-        `${path.basename(file)}: not valid ${ext === '.json' ? 'JSON' : 'YAML'}: ${(e as Error).message.split('\n')[0]}`,
+        `${path.basename(file)}: not valid ${ext === '.json' ? 'JSON' : 'YAML'}: ${parseErrorText(e)}`,
       );
     }
   }
   const config = resolveConfigPaths(validateConfig(raw ?? {}, path.basename(file)), path.dirname(abs));
   return { config, raw: raw as ConfigInput };
+}
+
+/**
+ * A parser's error as one line: where, then what — `line 2, column 1: Flow sequence in block
+ * collection must be sufficiently indented and end with a ]` (the yaml package ends its first
+ * line with "at line L, column C:" before a code excerpt).
+ */
+export function parseErrorText(e: unknown): string {
+  const first = ((e as Error)?.message ?? String(e)).split('\n')[0].trim();
+  const at = / at line (\d+), column (\d+):?$/.exec(first);
+  if (at) return `line ${at[1]}, column ${at[2]}: ${first.slice(0, at.index)}`;
+  return first.replace(/:$/, '');
 }
 
 /** Whether a `source:` value names a module file rather than a built-in source. */

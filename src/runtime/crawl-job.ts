@@ -23,7 +23,7 @@ import { canonicalize } from '../url/canonicalize.js';
 import { collectedNothing, NOTHING_COLLECTED_EXIT_CODE, nothingCollectedLine } from './exit-codes.js';
 import { openWorkerLog } from './logger.js';
 import { startOpsServer } from './ops-server.js';
-import { prepareOutput } from './output-dir.js';
+import { firstMissing, prepareOutput, removeIfCreated } from './output-dir.js';
 import { lockOutput } from './output-lock.js';
 import { checkAndRecordPlan } from './plan-record.js';
 import { recordedPlan } from './plan-recovery.js';
@@ -71,6 +71,11 @@ export function parseCrawlFlags(input: CrawlOptionsInput): CrawlOptions {
  */
 export async function runCrawl(input: CrawlOptionsInput): Promise<number> {
   const opts = parseCrawlFlags(input);
+  // A usage error found once `--out` was made (a metrics address in use...) removes it again.
+  return removeIfCreated(await firstMissing(opts.out), () => crawlWith(opts, input));
+}
+
+async function crawlWith(opts: CrawlOptions, input: CrawlOptionsInput): Promise<number> {
   // A lost or damaged state/plan.json is recovered from the state (or the resume refused).
   const recorded = opts.resume
     ? await recordedPlan(opts.out, { crawl: input.partition }, `--out ${opts.out}`)

@@ -20,7 +20,7 @@ import { canonicalSeeds } from './crawl-job.js';
 import { collectedNothing, NOTHING_COLLECTED_EXIT_CODE, nothingCollectedLine } from './exit-codes.js';
 import { openWorkerLog } from './logger.js';
 import { startOpsServer } from './ops-server.js';
-import { makeDirectory } from './output-dir.js';
+import { firstMissing, makeDirectory, removeIfCreated, unusableDirectory } from './output-dir.js';
 import { lockOutput } from './output-lock.js';
 import { checkAndRecordPlan, type PlanRecord, type TypeLayout } from './plan-record.js';
 import { recordedPlan } from './plan-recovery.js';
@@ -107,6 +107,11 @@ export function runWorkerSpecs(config: Config): WorkerSpec[] {
  * @throws UsageError for an invalid plan, backend or data dir.
  */
 export async function runConfig(config: Config, flags: RunFlags): Promise<number> {
+  // A usage error found once `data` was made (a metrics address in use...) removes it again.
+  return removeIfCreated(await firstMissing(config.data), () => runConfigIn(config, flags));
+}
+
+async function runConfigIn(config: Config, flags: RunFlags): Promise<number> {
   if (config.backend !== 'embedded') {
     throw new UsageError(`backend "${config.backend}": only "embedded" is available in this version`);
   }
@@ -122,9 +127,7 @@ export async function runConfig(config: Config, flags: RunFlags): Promise<number
     await makeDirectory(config.data);
     await fs.access(config.data, fs.constants.W_OK);
   } catch (e) {
-    throw new UsageError(
-      `data ${config.data}: not writable (${(e as NodeJS.ErrnoException).code}); choose a directory you can write to`,
-    );
+    throw unusableDirectory('data', config.data, e);
   }
   const unlock = await lockOutput(config.data, 'data');
   const layouts: PlanRecord = {};

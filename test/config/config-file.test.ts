@@ -75,7 +75,12 @@ describe('config file', () => {
     await expect(loadConfig('/nonexistent/collector.yaml')).rejects.toThrow(
       /--config \/nonexistent\/collector\.yaml: not found/,
     );
-    await expect(loadConfig(write('bad.yaml', 'workers: [\n'))).rejects.toThrow(/bad\.yaml: not valid YAML/);
+    await expect(loadConfig(write('bad.yaml', 'workers: [\n'))).rejects.toThrow(
+      /^bad\.yaml: not valid YAML: line 2, column 1: Flow sequence .* end with a \]$/,
+    );
+    await expect(loadConfig(write('bad.json', '{"workers": [}'))).rejects.toThrow(
+      /^bad\.json: not valid JSON: [^\n]*[^:\n]$/,
+    );
   });
 
   it('loads a .mjs config exporting defineConfig', async () => {

@@ -63,6 +63,18 @@ describe('collector run: bad input', () => {
     expect(fs.readdirSync(dir)).toEqual(['collector.yaml']);
   });
 
+  it('leaves no data directory behind after a usage error (a metrics address in use)', async () => {
+    const busy = await startServer({});
+    const { dir, file } = config(
+      `data: ./data\nmetrics:\n  listen: ${busy.origin.slice('http://'.length)}\nworkers:\n  - source: crawl\n    seeds: [${SEED}]\n`,
+    );
+    const r = await runCli(['run', '--config', file, '--quiet']);
+    await busy.close();
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/choose another metrics address/);
+    expect(fs.readdirSync(dir)).toEqual(['collector.yaml']);
+  });
+
   it('refuses a missing config file and an unwritable data dir', async () => {
     const missing = await runCli(['run', '--config', '/nonexistent/collector.yaml']);
     expect(missing.code).toBe(2);
@@ -76,7 +88,7 @@ describe('collector run: bad input', () => {
     );
     const r = await runCli(['run', '--config', file]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/data .*: not writable/);
+    expect(r.stderr).toMatch(/data .*file\/data: is under .*file, a file, not a directory; choose a directory/);
   });
 
   it('refuses a changed process count for a worker type whose data already exists', async () => {
