@@ -66,7 +66,7 @@ describe('page thread failure', () => {
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
-  }, 30_000);
+  });
 
   it('a page thread that dies at every start does not loop the crawl: the page ends as an error', async () => {
     const dir = tempDir();
@@ -96,5 +96,5 @@ describe('page thread failure', () => {
     expect(items[0].error.message).toMatch(/page thread failed/);
     // 3 free tries, then the first try and one retry (--retries 1) that count.
     expect(site.hits('/') - before).toBe(5);
-  }, 30_000);
+  });
 });

@@ -50,7 +50,7 @@ describe('supervisor restarts', () => {
     const s = status(data);
     expect(s.workers[0]).toMatchObject({ id: 'crash-loop-0', state: 'parked', restarts: 2 });
     expect(s.totals.parked).toBe(1);
-  }, 30_000);
+  });
 
   it('restarts a worker that has work but makes no progress', async () => {
     const { file, data } = writeConfig([
@@ -71,5 +71,5 @@ describe('supervisor restarts', () => {
     expect(status(data).workers[0].lastError).toMatch(/no progress for \d+ s with work pending/);
     child.kill('SIGTERM');
     expect((await exited).code).toBe(0);
-  }, 30_000);
+  });
 });

@@ -65,5 +65,5 @@ describe('collector run: rounds', () => {
     expect(got.filter((u) => u === `${site.origin}/news/`).length).toBeGreaterThanOrEqual(3);
     const status = JSON.parse(fs.readFileSync(path.join(data, 'status.json'), 'utf8'));
     expect(status.state).toBe('stopped');
-  }, 30_000);
+  });
 });

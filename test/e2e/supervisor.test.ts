@@ -195,12 +195,19 @@ describe('supervisor: N worker processes', () => {
       await waitFor(() => itemCount(out) >= 20);
       const workers = childrenOf(child.pid as number);
       expect(workers.length).toBeGreaterThanOrEqual(4);
-      const t0 = Date.now();
       child.kill('SIGTERM');
       const r = await exited;
-      expect(Date.now() - t0).toBeLessThan(10_000);
       expect(r.code).toBe(0);
       for (const pid of workers) expect(alive(pid)).toBe(false);
+      // each worker stopped by itself (exit 0), none was killed at the join timeout: the decision,
+      // read from the supervisor's log rather than from how long it took on a busy machine
+      const exits = fs
+        .readFileSync(path.join(out, 'logs', 'supervisor.log'), 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l))
+        .filter((e) => e.msg === 'worker exited');
+      expect(exits.map((e) => [e.code, e.signal])).toEqual([0, 1, 2, 3].map(() => [0, null]));
       const got = readItems(out).map((i) => i.url);
       expect(new Set(got).size).toBe(got.length);
       // Resume finishes the crawl, still exactly once.
@@ -287,5 +294,5 @@ describe('memory guard', () => {
     } finally {
       delayMs = 3;
     }
-  }, 60_000);
+  });
 });

@@ -274,7 +274,9 @@ describe('robustness', () => {
   // Speed is the benchmark's business; what a test can pin down is the prescan's bound, which is
   // what keeps hostile markup cheap: it never looks past META_LATE_PRESCAN_BYTES. (The timeout
   // only catches a runaway loop, with a wide margin.)
-  it('hostile markup: the prescan stops at its byte bound and decides the same way', { timeout: 20_000 }, () => {
+  it('hostile markup: the prescan stops at its byte bound and decides the same way', {
+    timeout: 20_000,
+  }, () => {
     const hostile = Buffer.from('<meta '.repeat(2000)); // 12,000 bytes of <meta> without a charset
     const meta = Buffer.from('<meta charset="windows-1251">');
     const notUtf8 = Buffer.from([0xff]);
