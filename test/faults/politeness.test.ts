@@ -8,12 +8,12 @@
  * the crawler starts when it gets a response is counted from that request's arrival (`at`), one
  * it starts when a request ends is counted from the moment the server ended it (`endedAt`); the
  * crawler can only be later. The tests run concurrently, each with its own server and crawl. The
- * exact schedules (backoff doubling, penalty decay, jitter) are
- * pinned by the unit tests of `retry-policy.ts` and `frontier.ts` with a fake clock.
+ * exact schedules (backoff doubling, penalty decay, jitter) are pinned by the unit tests of
+ * `retry-policy.ts` and `frontier.ts` with a fake clock.
  */
 import type http from 'node:http';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { crawlArgs, readItems, runCli, tempDir } from '../fixtures/cli.js';
+import { crawlArgs, readItems, startCli, tempDir, waitExit } from '../fixtures/cli.js';
 import { type FixtureServer, html, page, type Route, startServer } from '../fixtures/site-server.js';
 
 /** Flags that switch every other mechanism off; a test's own flags come after and win. */
@@ -37,13 +37,20 @@ async function serve(routes: Record<string, Route>, fallback?: Route): Promise<F
   return s;
 }
 
+/** A crawl of these tiny sites that has not ended by then is waiting on something uncapped. */
+const DEADLINE_MS = 45_000;
+
 /**
  * Crawl `seed` alone with {@link ALONE} and `flags` (robots.txt off unless `robots`); the crawl
- * must succeed.
+ * must end by itself within {@link DEADLINE_MS} and succeed.
  */
 async function crawl(seed: string, flags: string[] = [], robots = false) {
   const out = tempDir('collector-alone-');
-  const r = await runCli(crawlArgs(seed, out, ...ALONE, ...(robots ? [] : ['--no-robots']), ...flags));
+  const child = startCli(crawlArgs(seed, out, ...ALONE, ...(robots ? [] : ['--no-robots']), ...flags));
+  const kill = setTimeout(() => child.kill('SIGKILL'), DEADLINE_MS);
+  const r = await waitExit(child);
+  clearTimeout(kill);
+  expect(r.signal, `the crawl did not end within ${DEADLINE_MS} ms`).toBeNull();
   expect(r.code, r.stderr).toBe(0);
   return readItems(out);
 }
