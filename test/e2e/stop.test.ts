@@ -10,7 +10,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it, type TestContext } from 'vitest';
 import { crawlArgs, readItems, runCli, startCli, tempDir, waitExit, waitFor } from '../fixtures/cli.js';
 import { type FixtureServer, html, page, startServer } from '../fixtures/site-server.js';
 
@@ -27,7 +27,8 @@ interface HoldingSite {
   all(): string[];
 }
 
-async function holdingSite(): Promise<HoldingSite> {
+/** A holding site for one test, closed when that test ends. */
+async function holdingSite(ctx: TestContext): Promise<HoldingSite> {
   let release: () => void = () => {};
   const held = new Promise<void>((r) => {
     release = r;
@@ -47,7 +48,8 @@ async function holdingSite(): Promise<HoldingSite> {
     },
     (req, res) => html(page(req.url ?? ''))(req, res),
   );
-  onTestFinished(() => server.close());
+  // the test's own hook: with concurrent tests, the global one may belong to another test
+  ctx.onTestFinished(() => server.close());
   return {
     server,
     release,
@@ -59,10 +61,15 @@ async function holdingSite(): Promise<HoldingSite> {
   };
 }
 
-/** Crawl arguments: no delay, robots off, two requests at once per process (held, hang). */
+/**
+ * Crawl arguments: no delay, robots off, two requests at once per process (held, hang), and a
+ * request timeout far beyond the test, so only the stop can end `hang.html`.
+ */
 function args(site: HoldingSite, out: string, processes: number): string[] {
   return [
-    ...crawlArgs(`${site.server.origin}/`, out, '--no-robots', '--host-concurrency', String(2 * processes)),
+    ...crawlArgs(`${site.server.origin}/`, out, '--no-robots', '--timeout', '600s'),
+    '--host-concurrency',
+    String(2 * processes),
     '--processes',
     String(processes),
   ];
@@ -97,8 +104,8 @@ async function resumeCompletes(site: HoldingSite, out: string, processes: number
 }
 
 describe.concurrent.each([1, 2])('stop on a signal (%i process(es))', (processes) => {
-  it('first signal: an in-flight request answering during the drain is kept; one that never answers is abandoned at 10 s', async () => {
-    const site = await holdingSite();
+  it('first signal: an in-flight request answering during the drain is kept; one that never answers is abandoned at 10 s', async (ctx) => {
+    const site = await holdingSite(ctx);
     const { out, child, exited } = await crawlUntilHeld(site, processes);
     const t0 = performance.now();
     child.kill('SIGTERM');
@@ -119,8 +126,8 @@ describe.concurrent.each([1, 2])('stop on a signal (%i process(es))', (processes
     await resumeCompletes(site, out, processes);
   });
 
-  it('second signal: in-flight requests are abandoned at once, and --resume fetches them', async () => {
-    const site = await holdingSite();
+  it('second signal: in-flight requests are abandoned at once, and --resume fetches them', async (ctx) => {
+    const site = await holdingSite(ctx);
     const { out, child, exited } = await crawlUntilHeld(site, processes);
     child.kill('SIGINT');
     await new Promise((r) => setTimeout(r, 300));

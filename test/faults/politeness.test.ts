@@ -12,7 +12,7 @@
  * `retry-policy.ts` and `frontier.ts` with a fake clock.
  */
 import type http from 'node:http';
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it, type TestContext } from 'vitest';
 import { crawlArgs, readItems, startCli, tempDir, waitExit } from '../fixtures/cli.js';
 import { type FixtureServer, html, page, type Route, startServer } from '../fixtures/site-server.js';
 
@@ -30,10 +30,17 @@ const ALONE = [
   '10s',
 ];
 
-/** Start a fixture server of its own (a host no other test touches), closed when the test ends. */
-async function serve(routes: Record<string, Route>, fallback?: Route): Promise<FixtureServer> {
+/**
+ * Start a fixture server of its own (a host no other test touches), closed when test `ctx` ends
+ * (its own hook: with concurrent tests, the global `onTestFinished` may belong to another test).
+ */
+async function serve(
+  ctx: TestContext,
+  routes: Record<string, Route>,
+  fallback?: Route,
+): Promise<FixtureServer> {
   const s = await startServer(routes, fallback);
-  onTestFinished(() => s.close());
+  ctx.onTestFinished(() => s.close());
   return s;
 }
 
@@ -80,17 +87,17 @@ function twoTries(s: FixtureServer, path: string) {
 }
 
 describe.concurrent('Retry-After alone decides when a failed URL is tried again', () => {
-  it('delay-seconds: a 500 with Retry-After: 2 is retried no earlier than 2 s later (backoff alone: 50 ms)', async () => {
-    const s = await serve({ '/r.html': once(answer(500, { 'retry-after': '2' }), html(page('Back'))) });
+  it('delay-seconds: a 500 with Retry-After: 2 is retried no earlier than 2 s later (backoff alone: 50 ms)', async (ctx) => {
+    const s = await serve(ctx, { '/r.html': once(answer(500, { 'retry-after': '2' }), html(page('Back'))) });
     const items = await crawl(`${s.origin}/r.html`);
     expect(items.map((i) => [i.status, i.title])).toEqual([[200, 'Back']]);
     const [first, retry] = twoTries(s, '/r.html');
     expect(retry.at - first.at).toBeGreaterThanOrEqual(2000);
   });
 
-  it('HTTP-date: retried no earlier than the date asked', async () => {
+  it('HTTP-date: retried no earlier than the date asked', async (ctx) => {
     let date = 0;
-    const s = await serve({
+    const s = await serve(ctx, {
       '/r.html': once(
         answer(500, () => {
           date = Math.ceil((Date.now() + 2000) / 1000) * 1000; // a whole second, 2–3 s ahead
@@ -106,8 +113,10 @@ describe.concurrent('Retry-After alone decides when a failed URL is tried again'
     expect(retry.at - first.at).toBeGreaterThanOrEqual(1000);
   });
 
-  it('a day-long Retry-After is capped at --max-retry-after (1 s): waited, and the crawl ends', async () => {
-    const s = await serve({ '/r.html': once(answer(500, { 'retry-after': '86400' }), html(page('Back'))) });
+  it('a day-long Retry-After is capped at --max-retry-after (1 s): waited, and the crawl ends', async (ctx) => {
+    const s = await serve(ctx, {
+      '/r.html': once(answer(500, { 'retry-after': '86400' }), html(page('Back'))),
+    });
     const items = await crawl(`${s.origin}/r.html`, ['--max-retry-after', '1s']);
     expect(items.map((i) => i.status)).toEqual([200]);
     const [first, retry] = twoTries(s, '/r.html');
@@ -121,8 +130,8 @@ describe.concurrent('rate-limit headers alone pause the host until the reset', (
    * `/` links `limited.html`, which answers with `headers`, and `next.html`, queued behind it:
    * without a pause `next.html` follows `limited.html` at once (no page to parse in between).
    */
-  async function pausedFor(headers: () => Record<string, string>) {
-    const s = await serve({
+  async function pausedFor(ctx: TestContext, headers: () => Record<string, string>) {
+    const s = await serve(ctx, {
       '/': html(page('Home', ['limited.html', 'next.html'])),
       '/limited.html': (req, res) => html(page('Limited'), 200, headers())(req, res),
       '/next.html': html(page('Next')),
@@ -134,32 +143,33 @@ describe.concurrent('rate-limit headers alone pause the host until the reset', (
     return { gap: next.at - limited.at, next };
   }
 
-  it('X-RateLimit-Reset in seconds from now (Remaining: 0, Reset: 2): no request for 2 s', async () => {
-    const { gap } = await pausedFor(() => ({ 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '2' }));
+  it('X-RateLimit-Reset in seconds from now (Remaining: 0, Reset: 2): no request for 2 s', async (ctx) => {
+    const { gap } = await pausedFor(ctx, () => ({ 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '2' }));
     expect(gap).toBeGreaterThanOrEqual(2000);
   });
 
-  it('X-RateLimit-Reset as epoch seconds: no request before that second', async () => {
+  it('X-RateLimit-Reset as epoch seconds: no request before that second', async (ctx) => {
     let reset = 0;
-    const { next } = await pausedFor(() => {
+    const { next } = await pausedFor(ctx, () => {
       reset = Math.ceil(Date.now() / 1000) + 2;
       return { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(reset) };
     });
     expect(next.wall).toBeGreaterThanOrEqual(reset * 1000);
   });
 
-  it('RateLimit-Remaining / RateLimit-Reset (IETF draft names): no request for 2 s', async () => {
-    const { gap } = await pausedFor(() => ({ 'ratelimit-remaining': '0', 'ratelimit-reset': '2' }));
+  it('RateLimit-Remaining / RateLimit-Reset (IETF draft names): no request for 2 s', async (ctx) => {
+    const { gap } = await pausedFor(ctx, () => ({ 'ratelimit-remaining': '0', 'ratelimit-reset': '2' }));
     expect(gap).toBeGreaterThanOrEqual(2000);
   });
 });
 
 describe.concurrent('429/503 alone slow the host down', () => {
-  it.each([503, 429])(
+  it.for([503, 429])(
     'after a %i the gap is 250 ms, shrinking by × 0.8 per success at most',
-    async (code) => {
+    async (code, ctx) => {
       const leaves = ['p0.html', 'p1.html', 'p2.html', 'p3.html', 'p4.html'];
       const s = await serve(
+        ctx,
         { '/': html(page('Slow down', leaves)), '/p0.html': once(answer(code, {}), html(page('p0'))) },
         (req, res) => html(page(req.url ?? ''))(req, res),
       );
@@ -185,8 +195,8 @@ describe.concurrent('429/503 alone slow the host down', () => {
 });
 
 describe.concurrent('the per-host delay alone spaces requests', () => {
-  it('--delay is counted from the end of a slow request, not only from its start', async () => {
-    const s = await serve({
+  it('--delay is counted from the end of a slow request, not only from its start', async (ctx) => {
+    const s = await serve(ctx, {
       '/': html(page('Home', ['slow.html', 'next.html'])),
       // answers after 1.5 s: a 1 s gap counted from the start alone has run out by then
       '/slow.html': (req, res) => {
@@ -204,8 +214,8 @@ describe.concurrent('the per-host delay alone spaces requests', () => {
 
 describe.concurrent('robots.txt Crawl-delay alone spaces requests', () => {
   /** A site whose robots.txt asks `crawlDelay` seconds; returns the gap from `a.html`'s end to `b.html`. */
-  async function spaced(crawlDelay: string, ...flags: string[]) {
-    const s = await serve({
+  async function spaced(ctx: TestContext, crawlDelay: string, ...flags: string[]) {
+    const s = await serve(ctx, {
       '/robots.txt': (_req, res) => {
         res.writeHead(200, { 'content-type': 'text/plain' });
         res.end(`User-agent: *\nCrawl-delay: ${crawlDelay}\n`);
@@ -221,12 +231,12 @@ describe.concurrent('robots.txt Crawl-delay alone spaces requests', () => {
     return b.at - (a.endedAt as number);
   }
 
-  it('Crawl-delay: 2 keeps 2 s between requests (--delay 0)', async () => {
-    expect(await spaced('2')).toBeGreaterThanOrEqual(2000);
+  it('Crawl-delay: 2 keeps 2 s between requests (--delay 0)', async (ctx) => {
+    expect(await spaced(ctx, '2')).toBeGreaterThanOrEqual(2000);
   });
 
-  it('a Crawl-delay of 100 s is capped at --max-retry-after (1 s)', async () => {
-    const gap = await spaced('100', '--max-retry-after', '1s');
+  it('a Crawl-delay of 100 s is capped at --max-retry-after (1 s)', async (ctx) => {
+    const gap = await spaced(ctx, '100', '--max-retry-after', '1s');
     expect(gap).toBeGreaterThanOrEqual(1000);
     expect(gap).toBeLessThan(15_000);
   });
