@@ -84,7 +84,10 @@ async function crawlUntilHeld(site: HoldingSite, processes: number) {
   const child = startCli(args(site, out, processes));
   const exited = waitExit(child).then((r) => {
     clearTimeout(deadline);
-    expect(r.signal, `still running ${DEADLINE_MS} ms after it started`).toBeNull();
+    expect(
+      r.signal,
+      `ended by a signal (SIGKILL: still running ${DEADLINE_MS} ms after it started)`,
+    ).toBeNull();
     return r;
   });
   const deadline = setTimeout(() => child.kill('SIGKILL'), DEADLINE_MS);
@@ -149,5 +152,31 @@ describe.concurrent.each([1, 2])('stop on a signal (%i process(es))', (processes
     expect(site.server.hits('/held.html')).toBe(2);
     expect(site.server.hits('/hang.html')).toBe(2);
     if (processes === 1) expect(site.server.requests).toHaveLength(site.all().length + 2);
+  });
+});
+
+describe('stop on a signal: a worker that cannot stop by itself', () => {
+  it('is killed by the supervisor at the join timeout (stragglers), and --resume completes', async (ctx) => {
+    const site = await holdingSite(ctx);
+    const { out, child, exited } = await crawlUntilHeld(site, 2);
+    const status = JSON.parse(fs.readFileSync(path.join(out, 'status.json'), 'utf8'));
+    const pids = status.workers.map((w: { pid: number }) => w.pid) as number[];
+    expect(pids).toHaveLength(2);
+    // A stopped process runs no code: it can neither drain nor exit until it is killed.
+    process.kill(pids[0], 'SIGSTOP');
+    const t0 = performance.now();
+    child.kill('SIGTERM');
+    const r = await exited;
+    const took = performance.now() - t0;
+    expect(r.code).toBe(0);
+    expect(took).toBeGreaterThanOrEqual(JOIN_TIMEOUT - 100);
+    const log = fs.readFileSync(path.join(out, 'logs', 'supervisor.log'), 'utf8');
+    const exits = log
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l))
+      .filter((e) => e.msg === 'worker exited');
+    expect(exits.find((e) => e.child === status.workers[0].id)?.signal).toBe('SIGKILL');
+    await resumeCompletes(site, out, 2);
   });
 });
