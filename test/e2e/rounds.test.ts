@@ -47,9 +47,9 @@ describe('collector run: rounds', () => {
     const child = startCli(['run', '--config', config, '--quiet']);
     const exited = waitExit(child);
     const urls = () => readItems(data).map((i) => i.url as string);
-    await waitFor(() => urls().includes(`${site.origin}/news/b.html`), 15_000);
+    await waitFor(() => urls().includes(`${site.origin}/news/b.html`));
     seedLinks.push('c.html');
-    await waitFor(() => urls().includes(`${site.origin}/news/c.html`), 15_000);
+    await waitFor(() => urls().includes(`${site.origin}/news/c.html`));
     // one more round with nothing new: the seed is unchanged now
     await waitFor(() =>
       readItems(data).some((i) => i.url === `${site.origin}/news/` && i.data?.unchanged === true),
