@@ -36,8 +36,12 @@ export interface PolitenessOptions {
   random?: () => number;
 }
 
-/** A FIFO of strings that compacts as it drains (no per-entry objects). */
-class StringFifo {
+/**
+ * A FIFO of strings that compacts as it drains (no per-entry objects): once 1024 or more entries
+ * have been taken and they are at least half the array, the rest is copied down, so each entry
+ * is copied O(1) times on average. Exported for its unit test.
+ */
+export class StringFifo {
   items: string[] = [];
   head = 0;
   get length(): number {

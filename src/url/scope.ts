@@ -107,9 +107,9 @@ function fnv1a(s: string, from: number, to: number): number {
 
 /**
  * A growable open-addressing set of non-zero 32-bit integers in a Uint32Array: 4–8 bytes per
- * member, against ~30 for a `Set<number>` of heap numbers.
+ * member, against ~30 for a `Set<number>` of heap numbers. Exported for its unit test.
  */
-class HashSet32 {
+export class HashSet32 {
   private slots = new Uint32Array(8);
   size = 0;
 

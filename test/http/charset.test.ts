@@ -292,3 +292,150 @@ describe('robustness', () => {
     for (let i = 0; i < 50; i++) expect(decodeBody(open, 'text/html', true).source).toBe('default');
   });
 });
+
+describe('<meta> prescan: the spec algorithm, case by case (mutation testing)', () => {
+  const W = 'windows-1251';
+  /** The prescan's answer for an HTML document: an encoding name, or null for none found. */
+  const meta = (html: string): string | null => {
+    const r = sniffEncoding(Buffer.from(html, 'latin1'), null, true);
+    return r.source === 'meta' ? r.encoding : null;
+  };
+  const cases: Array<[string, string, string | null]> = [
+    // comments
+    ['a comment hides a meta, even with a > inside it', `<!-- a > b <meta charset="${W}"> -->`, null],
+    ['"<--" is no comment', `<-- <meta charset="${W}"> -->`, W],
+    ['an unterminated comment ends the prescan', `<!-- <meta charset="${W}">`, null],
+    // which tags are metas
+    ['<meta/ is a meta', `<meta/charset="${W}">`, W],
+    ['<p><meta/ is a meta too', `<p><meta/charset="${W}">`, W],
+    ['<metax is not a meta', `<metax charset="${W}">`, null],
+    ['<mark is not a meta', `<mark charset="${W}">`, null],
+    ['a meta without charset does not stop the prescan', `<meta name="x"><meta charset="${W}">`, W],
+    // other tags and markup
+    ['an end tag keeps its attributes', `</a title=">" <meta charset="${W}">`, null],
+    ['"<!x" is skipped to the next > only', `<!a title=">" <meta charset="${W}">`, W],
+    ['a tag name ends at >, even inside a quote', `<a=">"<meta charset="${W}">`, W],
+    ['"< " is no tag', `< <meta charset="${W}">`, W],
+    ['"<!x" swallows a meta up to its >', `<!x <meta charset="${W}">`, null],
+    ['"</1" swallows a meta up to its >', `</1 <meta charset="${W}">`, null],
+    ['"<?x" swallows a meta up to its >', `<?x <meta charset="${W}">`, null],
+    ['"<p><!x>" then a meta', `<p><!x><meta charset="${W}">`, W],
+    // attributes
+    [
+      'the first of two http-equiv wins',
+      `<meta http-equiv="x" http-equiv="content-type" content="text/html; charset=${W}">`,
+      null,
+    ],
+    [
+      'only http-equiv=content-type is the pragma',
+      `<meta http-equiv="refresh" content="text/html; charset=${W}">`,
+      null,
+    ],
+    [
+      'an unquoted http-equiv is lowercased, not uppercased',
+      `<meta http-equiv=Content-Type content="text/html; charset=${W}">`,
+      W,
+    ],
+    [
+      'content without a charset is no declaration',
+      '<meta http-equiv="content-type" content="text/html">',
+      null,
+    ],
+    [
+      'content without a charset leaves room for a charset attribute',
+      `<meta content="text/html" charset="${W}">`,
+      W,
+    ],
+    [
+      'a charset attribute after a content charset is ignored',
+      `<meta http-equiv="content-type" content="text/html; charset=koi8-r" charset="${W}">`,
+      'KOI8-R',
+    ],
+    ['spaces around =', `<meta charset = "${W}">`, W],
+    ['spaces after =', `<meta charset= "${W}">`, W],
+    ['single quotes', `<meta charset='${W}'>`, W],
+    ['a / ends an attribute name', `<meta a/charset="${W}">`, W],
+    ['a > ends the meta', `<meta a><p charset="${W}">`, null],
+    ['an empty value, then another meta', `<meta charset=><meta charset="${W}">`, W],
+    ['input ending in an unquoted value', `<meta charset=${W}`, null],
+    // the content attribute
+    ['content starting with charset', `<meta http-equiv="content-type" content="charset=${W}">`, W],
+    ['content: spaces before =', `<meta http-equiv="content-type" content="text/html; charset =${W}">`, W],
+    ['content: spaces after =', `<meta http-equiv="content-type" content="text/html; charset= ${W}">`, W],
+    [
+      'content: a "charset" not followed by =',
+      `<meta http-equiv="content-type" content="charsetx; charset=${W}">`,
+      W,
+    ],
+    [
+      'content: charset= at the end, then a charset attribute',
+      `<meta http-equiv="content-type" content="text/html; charset=" charset="${W}">`,
+      W,
+    ],
+    [
+      'content: single-quoted label',
+      `<meta http-equiv="content-type" content="text/html; charset='${W}'">`,
+      W,
+    ],
+    [
+      'content: double-quoted label',
+      `<meta http-equiv="content-type" content='text/html; charset="${W}"'>`,
+      W,
+    ],
+    [
+      'content: an unterminated quoted label',
+      `<meta http-equiv="content-type" content="text/html; charset='${W}x">`,
+      null,
+    ],
+    [
+      'content: ; ends the label',
+      `<meta http-equiv="content-type" content="text/html; charset=${W};x=y">`,
+      W,
+    ],
+  ];
+  for (const [name, html, expected] of cases) {
+    it(name, () => {
+      expect(meta(html.length >= 6 ? html : `${html}      `)).toBe(
+        expected === W ? 'windows-1251' : expected,
+      );
+    });
+  }
+});
+
+describe('BOM, XML declaration and fallbacks (mutation testing)', () => {
+  it('a BOM needs all its bytes, and nothing more', () => {
+    expect(sniffEncoding(Buffer.from([0xfe, 0xff]), null, false)).toEqual({
+      encoding: 'UTF-16BE',
+      source: 'bom',
+    });
+    expect(sniffEncoding(Buffer.from([0xff, 0xfe]), null, false)).toEqual({
+      encoding: 'UTF-16LE',
+      source: 'bom',
+    });
+    expect(sniffEncoding(Buffer.from([0xef, 0xbb, 0xbf]), null, false)).toEqual({
+      encoding: 'UTF-8',
+      source: 'bom',
+    });
+    for (const bytes of [
+      [0xef, 0x00, 0xbf, 0x41],
+      [0xef, 0xbb, 0x00, 0x41],
+      [0xfe, 0x00, 0x41, 0x41],
+      [0xff, 0x00, 0x41, 0x41],
+    ]) {
+      expect(sniffEncoding(Buffer.from(bytes), null, false), JSON.stringify(bytes)).toEqual({
+        encoding: 'UTF-8',
+        source: 'default',
+      });
+    }
+  });
+
+  it('an XML declaration counts only in the first 256 bytes', () => {
+    const late = `<?xml version="1.0"${' '.repeat(300)} encoding="windows-1251"?><feed/>`;
+    expect(sniffEncoding(Buffer.from(late), null, false)).toEqual({ encoding: 'UTF-8', source: 'default' });
+    const early = '<?xml version="1.0" encoding="windows-1251"?><feed/>';
+    expect(sniffEncoding(Buffer.from(early), null, false)).toEqual({
+      encoding: 'windows-1251',
+      source: 'meta',
+    });
+  });
+});

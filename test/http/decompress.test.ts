@@ -107,3 +107,23 @@ describe('decodeContent', () => {
     expect(() => decodeContent(cut, enc, 64 * MB)).toThrow(DecodeError);
   });
 });
+
+describe('decodeContent: which deflate form, and what is gzip (mutation testing)', () => {
+  it('a body labelled gzip is gzip only when both magic bytes match', () => {
+    const notGzip = Buffer.from([0x1f, 0x00, 0x41, 0x42, 0x43, 0x44]);
+    expect(decodeContent(notGzip, 'gzip', MB)).toEqual({ body: notGzip, flag: 'not-encoded' });
+    const alsoNot = Buffer.from([0x00, 0x8b, 0x41, 0x42, 0x43, 0x44]);
+    expect(decodeContent(alsoNot, 'gzip', MB)).toEqual({ body: alsoNot, flag: 'not-encoded' });
+  });
+
+  it('raw deflate whose first byte looks like a zlib method (low nibble 8) but fails the header check is raw', () => {
+    // a stored (uncompressed) first block, not final: its first byte's unused high bits are free,
+    // so 0x08 is a valid raw stream whose (byte0 × 256 + byte1) % 31 is not 0
+    const text = Buffer.alloc(70_000, 'a');
+    const raw = Buffer.from(zlib.deflateRawSync(text, { level: 0 }));
+    expect(raw[0]).toBe(0x00);
+    raw[0] |= 0x08;
+    expect(((raw[0] << 8) | raw[1]) % 31).not.toBe(0);
+    expect(decodeContent(raw, 'deflate', MB).body.equals(text)).toBe(true);
+  });
+});
