@@ -476,6 +476,15 @@ describe('StringFifo: compaction', () => {
     expect(q.shift()).toBe('1024');
   });
 
+  it('never copies a short FIFO', () => {
+    const q = new StringFifo();
+    for (let i = 0; i < 4; i++) q.push(String(i));
+    q.shift();
+    q.shift();
+    expect(backing(q)).toBe(4);
+    expect(q.shift()).toBe('2');
+  });
+
   it('waits until the taken entries are half the array', () => {
     const q = new StringFifo();
     for (let i = 0; i < 2049; i++) q.push(String(i));
@@ -545,37 +554,47 @@ describe('Frontier: defaults and edge cases (mutation testing)', () => {
   it('the idle sweep runs at the 1025th idle host kept, and keeps hosts with work, a running clock, a Crawl-delay or a penalty', () => {
     const { frontier, clock } = make({ delayMs: 1000, jitter: 0, hostConcurrency: 1 });
     clock.t = 0;
-    // a host with a URL waiting (never taken) and one with a Crawl-delay and one with a penalty
+    // a host with a Crawl-delay and one with a penalty: never idle, never counted
     frontier.setCrawlDelay('cd.example', 5000);
     frontier.push('http://cd.example/1', 0);
     frontier.slowDown('pen.example');
     frontier.push('http://pen.example/1', 0);
     for (const e of [take(frontier), take(frontier)]) frontier.done(e, false);
-    // 1,024 hosts go idle with their clock running (ready again at 1000): all kept
-    for (let i = 0; i < 1024; i++) {
+    // a host that goes idle (kept: 1), then gets a URL it may serve at 1000
+    frontier.push('http://queued.example/0', 0);
+    frontier.done(take(frontier));
+    frontier.push('http://queued.example/1', 0);
+    // 1,023 more hosts go idle with their clock running (ready again at 1000): kept, 1,024 in all
+    for (let i = 0; i < 1023; i++) {
       frontier.push(`http://h${i}.example/`, 0);
       frontier.done(take(frontier));
     }
     frontier.push('http://waiting.example/1', 0);
     frontier.push('http://waiting.example/2', 0);
-    const w = take(frontier); // waiting.example has work left and a clock at 1000
-    expect(frontier.hostCount).toBe(1024 + 3);
-    clock.t = 1000; // their clocks run out exactly now
+    const w = take(frontier); // waiting.example: one in flight, one queued
+    expect(frontier.hostCount).toBe(1023 + 4);
+    clock.t = 1000; // the idle hosts' clocks run out exactly now
     frontier.push('http://last.example/', 0);
-    frontier.done(take(frontier)); // the 1,025th idle host kept: the sweep runs
-    // swept: the 1,024 idle hosts whose clock ran out; kept: last (clock running), waiting (work),
-    // cd (Crawl-delay), pen (penalty)
-    expect(frontier.hostCount).toBe(4);
+    const last = take(frontier);
+    expect(last.url).toBe('http://last.example/');
+    frontier.done(last);
+    // the 1,025th idle host kept: the sweep ran. Swept: the 1,023 whose clock ran out; kept: last
+    // (clock running), waiting (in flight), queued (work queued), cd (Crawl-delay), pen (penalty)
+    expect(frontier.hostCount).toBe(5);
     expect(frontier.gapFor('cd.example')).toBe(5000);
     expect(frontier.gapFor('pen.example')).toBe(2000); // delay 1000 + a penalty of 1000
     frontier.push('http://last.example/again', 0);
-    expect(frontier.nextReadyIn()).toBe(1000); // last.example's clock was kept
+    const q = take(frontier);
+    expect(q.url).toBe('http://queued.example/1');
+    expect(frontier.next()).toBeNull(); // last.example's clock was kept: not before 2000
+    frontier.done(q);
     frontier.done(w);
+    expect(frontier.inFlight).toBe(0);
     clock.t = 2000;
     expect([take(frontier).url, take(frontier).url].sort()).toEqual([
       'http://last.example/again',
       'http://waiting.example/2',
     ]);
-    expect(frontier.inFlight).toBe(2);
   });
+
 });

@@ -392,6 +392,24 @@ describe('<meta> prescan: the spec algorithm, case by case (mutation testing)', 
       `<meta http-equiv="content-type" content="text/html; charset=${W};x=y">`,
       W,
     ],
+    // what counts as space, letters, tags
+    ['a tab after <meta', `<meta\tcharset="${W}">`, W],
+    ['a line feed after <meta', `<meta\ncharset="${W}">`, W],
+    ['a form feed after <meta', `<meta\fcharset="${W}">`, W],
+    ['a carriage return after <meta', `<meta\rcharset="${W}">`, W],
+    ['an uppercase tag keeps its attributes (A)', `<A title="<meta charset=${W}>">`, null],
+    ['an uppercase tag keeps its attributes (Z)', `<Z title="<meta charset=${W}>">`, null],
+    ['a lowercase tag keeps its attributes (z)', `<z title="<meta charset=${W}>">`, null],
+    ['"<_" is no tag', `<_ <meta charset="${W}">`, W],
+    ['"<{" is no tag', `<{ <meta charset="${W}">`, W],
+    ['attribute names are lowercased', `<meta CHARSET="${W}">`, W],
+    ['no < no tag', `<p>Xmeta charset="${W}"> text`, null],
+    ['"<1--" is no comment', `<1-- <meta charset="${W}"> -->`, W],
+    ['a tag name runs to a space or >, = included', `<ab=">"<meta charset="${W}">`, W],
+    ['an attribute name may start with =', `<meta =">" charset="${W}">`, null],
+    ['a name and spaces without = is a name alone', `<meta charset x${W}>`, null],
+    ['<meta charset=utf-16be> means UTF-8', '<meta charset="utf-16be">', 'UTF-8'],
+    ['<meta charset=utf-16le> means UTF-8', '<meta charset="utf-16le">', 'UTF-8'],
   ];
   for (const [name, html, expected] of cases) {
     it(name, () => {
@@ -427,6 +445,32 @@ describe('BOM, XML declaration and fallbacks (mutation testing)', () => {
         source: 'default',
       });
     }
+  });
+
+  it('a BOM is all its bytes, from the first one', () => {
+    for (const bytes of [
+      [0x00, 0xbb, 0xbf, 0x41],
+      [0x41, 0xff, 0x41, 0x41],
+      [0x41, 0xfe, 0x41, 0x41],
+    ]) {
+      expect(sniffEncoding(Buffer.from(bytes), null, false), JSON.stringify(bytes)).toEqual({
+        encoding: 'UTF-8',
+        source: 'default',
+      });
+    }
+  });
+
+  it('a Content-Type charset is found even right after the first ;', () => {
+    expect(sniffEncoding(Buffer.from('x'), ';charset=windows-1251', false)).toEqual({
+      encoding: 'windows-1251',
+      source: 'header',
+    });
+  });
+
+  it('GBK is decoded as gb18030 (WHATWG), so its four-byte sequences decode', () => {
+    const r = decodeBody(Buffer.from([0x81, 0x30, 0x81, 0x30]), 'text/plain; charset=gbk', false);
+    expect(r.encoding).toBe('GBK');
+    expect(r.text).toBe('\u0080');
   });
 
   it('an XML declaration counts only in the first 256 bytes', () => {

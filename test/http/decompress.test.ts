@@ -109,6 +109,27 @@ describe('decodeContent', () => {
 });
 
 describe('decodeContent: which deflate form, and what is gzip (mutation testing)', () => {
+  it('an empty body is kept as is whatever its label, with no flag', () => {
+    for (const enc of ['gzip', 'deflate', 'br']) {
+      expect(decodeContent(Buffer.alloc(0), enc, MB), enc).toEqual({ body: Buffer.alloc(0) });
+    }
+  });
+
+  it('a corrupt stream says so', () => {
+    expect(() => decodeContent(Buffer.from([0x1f, 0x8b, 0x08, 0x00, 0x01]), 'gzip', MB)).toThrow(
+      /^corrupt compressed body: /,
+    );
+  });
+
+  it('raw deflate whose first two bytes pass the zlib checksum but not its method is raw', () => {
+    // a final stored block of 23 bytes starts 0x01 0x17: (0x01 × 256 + 0x17) % 31 === 0, method 1
+    const text = Buffer.alloc(23, 'a');
+    const raw = zlib.deflateRawSync(text, { level: 0 });
+    expect([raw[0], raw[1]]).toEqual([0x01, 0x17]);
+    expect(((raw[0] << 8) | raw[1]) % 31).toBe(0);
+    expect(decodeContent(raw, 'deflate', MB).body.equals(text)).toBe(true);
+  });
+
   it('a body labelled gzip is gzip only when both magic bytes match', () => {
     const notGzip = Buffer.from([0x1f, 0x00, 0x41, 0x42, 0x43, 0x44]);
     expect(decodeContent(notGzip, 'gzip', MB)).toEqual({ body: notGzip, flag: 'not-encoded' });

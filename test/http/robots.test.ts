@@ -379,8 +379,9 @@ describe('RobotsCache: edge cases (mutation testing)', () => {
   it('status boundaries: 1xx unavailable, 300 a redirect, 400 and 499 allow all, 500 unavailable', async () => {
     const rules = 'User-agent: *\nDisallow: /';
     const verdict = async (status: number) => {
+      // the answer's own body allows everything: only following its Location disallows
       const { fetch } = fakeFetch({
-        'https://example.com/robots.txt': { status, location: '/real-robots.txt', body: rules },
+        'https://example.com/robots.txt': { status, location: '/real-robots.txt', body: '' },
         'https://example.com/real-robots.txt': { status: 200, body: rules },
       });
       return cache(fetch).check('https://example.com/a');

@@ -229,5 +229,10 @@ describe('canonicalize: the scheme scan never decides what the URL parser would 
     expect(canonicalize('http://h.example/%0a')).toBe('http://h.example/%0A');
     expect(canonicalize('http://h.example/%a0')).toBe('http://h.example/%A0');
     expect(canonicalize('http://h.example/%f0')).toBe('http://h.example/%F0');
+    // hex digits are 0-9, A-F, a-f: ':' (after '9') and 'g' (after 'f') are not
+    expect(canonicalize('http://h.example/%:e')).toBe('http://h.example/%:e');
+    expect(canonicalize('http://h.example/%ga')).toBe('http://h.example/%ga');
+    // an escaped unreserved letter is decoded, Z included
+    expect(canonicalize('http://h.example/%5A%41%7A')).toBe('http://h.example/ZAz');
   });
 });
