@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { Frontier, type FrontierEntry, type PolitenessOptions, StringFifo } from '../../src/frontier/frontier.js';
+import {
+  Frontier,
+  type FrontierEntry,
+  type PolitenessOptions,
+  StringFifo,
+} from '../../src/frontier/frontier.js';
 import { mulberry32 } from '../fixtures/prng.js';
 
 /** A frontier on a fake clock (`clock.t`, ms) with a fixed random value. */
@@ -596,5 +601,4 @@ describe('Frontier: defaults and edge cases (mutation testing)', () => {
       'http://waiting.example/2',
     ]);
   });
-
 });

@@ -481,5 +481,13 @@ describe('BOM, XML declaration and fallbacks (mutation testing)', () => {
       encoding: 'windows-1251',
       source: 'meta',
     });
+    const spaced = '<?xml version="1.0" encoding = "windows-1251"?><feed/>';
+    expect(sniffEncoding(Buffer.from(spaced), null, false)).toEqual({
+      encoding: 'windows-1251',
+      source: 'meta',
+    });
+    // only the declaration at the very start counts
+    const second = '<?xml version="1.0"?><?xml version="1.0" encoding="windows-1251"?><feed/>';
+    expect(sniffEncoding(Buffer.from(second), null, false)).toEqual({ encoding: 'UTF-8', source: 'default' });
   });
 });

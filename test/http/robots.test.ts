@@ -348,7 +348,9 @@ describe('RobotsCache: edge cases (mutation testing)', () => {
   it('names the option that is negative, and accepts 0', () => {
     const { fetch } = fakeFetch({});
     for (const name of ['ttlMs', 'errorRetryMs', 'maxRedirects', 'maxBytes', 'maxOrigins'] as const) {
-      expect(() => cache(fetch, { [name]: -1 })).toThrow(`robots: ${name} must be a non-negative number, got -1`);
+      expect(() => cache(fetch, { [name]: -1 })).toThrow(
+        `robots: ${name} must be a non-negative number, got -1`,
+      );
       expect(() => cache(fetch, { [name]: 0 })).not.toThrow();
     }
   });
@@ -366,7 +368,10 @@ describe('RobotsCache: edge cases (mutation testing)', () => {
   it('/robots.txt itself carries the Crawl-delay once it is known', async () => {
     const { robots } = robotsAt('User-agent: *\nCrawl-delay: 2\nDisallow: /');
     await robots.check('https://example.com/x');
-    expect(await robots.check('https://example.com/robots.txt')).toEqual({ allowed: true, crawlDelayMs: 2000 });
+    expect(await robots.check('https://example.com/robots.txt')).toEqual({
+      allowed: true,
+      crawlDelayMs: 2000,
+    });
   });
 
   it('Crawl-delay: only a positive finite number counts', async () => {
@@ -413,7 +418,9 @@ describe('RobotsCache: edge cases (mutation testing)', () => {
       expect(await allowed(cache(fetch), 'https://example.com/a'), location).toBe(true);
       expect(calls, location).toEqual(['https://example.com/robots.txt']);
     }
-    const ftp = fakeFetch({ 'https://example.com/robots.txt': { status: 301, location: 'ftp://example.com/r.txt' } });
+    const ftp = fakeFetch({
+      'https://example.com/robots.txt': { status: 301, location: 'ftp://example.com/r.txt' },
+    });
     expect(await allowed(cache(ftp.fetch), 'https://example.com/a')).toBe(true);
     expect(ftp.calls).toEqual(['https://example.com/robots.txt']);
     const toHttp = fakeFetch({
@@ -440,11 +447,16 @@ describe('RobotsCache: edge cases (mutation testing)', () => {
     expect(await allowed(robots, 'https://example.com/x')).toBe(true);
     expect(await allowed(robots, 'https://example.com/%C3%A9')).toBe(false);
     // a single line past the limit: nothing is left
-    const one = fakeFetch({ 'https://example.com/robots.txt': { status: 200, body: 'Disallow: /'.repeat(10) } });
+    const one = fakeFetch({
+      'https://example.com/robots.txt': { status: 200, body: 'Disallow: /'.repeat(10) },
+    });
     expect(await allowed(cache(one.fetch, { maxBytes: 20 }), 'https://example.com/a')).toBe(true);
     // an ASCII body of 2× the limit is cut (the characters-vs-bytes shortcut only skips short ones)
     const long = fakeFetch({
-      'https://example.com/robots.txt': { status: 200, body: `User-agent: *\n${'#'.repeat(20)}\nDisallow: /x\n` },
+      'https://example.com/robots.txt': {
+        status: 200,
+        body: `User-agent: *\n${'#'.repeat(20)}\nDisallow: /x\n`,
+      },
     });
     expect(await allowed(cache(long.fetch, { maxBytes: 30 }), 'https://example.com/x')).toBe(true);
   });
