@@ -5,7 +5,7 @@
  * several hundred of the dependencies: Node 20 has no module compile cache, and resolving and
  * compiling them took ~60 ms of every process start (the CLI, each `run` worker, each page thread).
  *
- * The entry points sit side by side in `dist/bundle/`, as they do in `dist/runtime/`, so the
+ * The entry points sit side by side in `dist/bundle/`, as they do in `dist/engine/`, so the
  * `new URL('./page-worker.js', import.meta.url)` lookups work in both layouts.
  * `dist/` (tsc) stays: the tests of the thread entry points use it.
  */
@@ -25,8 +25,8 @@ await build({
   entryPoints: {
     main: src('cli/main.ts'),
     'worker-main': src('runtime/worker-main.ts'),
-    'page-worker': src('runtime/page-worker.ts'),
-    'body-writer': src('runtime/body-writer.ts'),
+    'page-worker': src('engine/page-worker.ts'),
+    'body-writer': src('engine/body-writer.ts'),
   },
   outdir,
   bundle: true,

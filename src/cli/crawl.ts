@@ -1,15 +1,19 @@
 /**
  * `collector crawl <url...>`: a one-shot crawl (like `wget -r` / `scrapy crawl`) with the
- * options of DESIGN §3; exits 0 when the frontier is empty or after a graceful stop.
+ * options of DESIGN §3; exits 0 when the frontier is empty or after a graceful stop. Flags are
+ * passed on as written: the crawl options schema parses them and applies every default once
+ * (the help shows those defaults, read from the schema).
  */
 import { type Command, InvalidArgumentError, Option } from 'commander';
+import { CRAWL_DEFAULTS as d } from '../config/crawl-defaults.js';
 import type { CrawlOptionsInput } from '../config/crawl-options.js';
-import { parseDuration, parseSize } from '../config/units.js';
+import { formatDuration, formatSize } from '../config/units.js';
 
 /** Largest count accepted by integer flags: beyond it a value is a typo, not a plan. */
 const MAX_COUNT = 1_000_000_000;
 
-function int(_name: string, min: number) {
+/** An integer flag's text as a number (its range is the schema's, and this one's up to MAX_COUNT). */
+function int(min: number) {
   return (v: string): number => {
     const n = Number(v);
     if (!/^\d+$/.test(v.trim()) || n < min || n > MAX_COUNT) {
@@ -19,6 +23,7 @@ function int(_name: string, min: number) {
   };
 }
 
+/** A number flag's text as a number. */
 function num(v: string): number {
   const n = Number(v);
   if (v.trim() === '' || !Number.isFinite(n) || n < 0)
@@ -26,130 +31,92 @@ function num(v: string): number {
   return n;
 }
 
-/** Validate a duration flag and pass it on in ms, unambiguous whatever the flag's default unit. */
-function dur(unit: 'ms' | 's') {
-  return (v: string): string => {
-    try {
-      return `${parseDuration(v, unit)}ms`;
-    } catch (e) {
-      throw new InvalidArgumentError((e as Error).message);
-    }
-  };
-}
-
-function size(v: string): number {
-  try {
-    return parseSize(v);
-  } catch (e) {
-    throw new InvalidArgumentError((e as Error).message);
-  }
-}
-
-function collect(v: string, prev: string[]): string[] {
-  try {
-    new RegExp(v);
-  } catch (e) {
-    throw new InvalidArgumentError(`invalid regular expression: ${(e as Error).message}`);
-  }
-  return [...prev, v];
+/** Repeatable flag: every value, in order. */
+function collect(v: string, prev: string[] | undefined): string[] {
+  return [...(prev ?? []), v];
 }
 
 /** Register the `crawl` command on the program. */
 export function registerCrawl(program: Command): void {
+  const def = (text: string, value: string | number) => `${text} (default: ${value})`;
   program
     .command('crawl')
     .description('crawl from seed URLs until the frontier is empty')
     .argument('[url...]', 'seed URLs (http/https); optional with --resume')
-    .option('--out <dir>', 'output directory', './data')
-    .option('--processes <n>', 'worker processes (default: CPU count / 2, at least 1)', int('--processes', 1))
+    .option('--out <dir>', def('output directory', d.out))
+    .option('--processes <n>', 'worker processes (default: CPU count / 2, at least 1)', int(1))
     .addOption(
       new Option(
         '--partition <by>',
         'split URLs among processes by host or url (default: url for one seed host)',
       ).choices(['host', 'url']),
     )
-    .option('--memory-limit <size>', 'memory limit of the process tree (default: cgroup limit or RAM)', size)
-    .option('--concurrency <n>', 'fetch slots per process', int('--concurrency', 1), 16)
-    .option('--host-concurrency <n>', 'simultaneous requests per host', int('--host-concurrency', 1), 2)
-    .option('--delay <ms>', 'minimum gap between requests to one host (500, 500ms, 2s)', dur('ms'), '500ms')
-    .option('--jitter <f>', 'random extra gap, 0..F × delay', num, 0.5)
-    .option('--max-pages <n>', 'stop after this many URLs attempted', int('--max-pages', 1))
-    .option('--max-depth <n>', 'do not follow links deeper than this', int('--max-depth', 0))
-    .option('--max-bytes <bytes>', 'largest response body (10MB, 512KB)', size, 10 * 1024 * 1024)
-    .addOption(
-      new Option('--scope <mode>', 'which links to follow')
-        .choices(['prefix', 'host', 'domain', 'any'])
-        .default('prefix'),
+    .option('--memory-limit <size>', 'memory limit of the process tree (default: cgroup limit or RAM)')
+    .option('--concurrency <n>', def('fetch slots per process', d.concurrency), int(1))
+    .option('--host-concurrency <n>', def('simultaneous requests per host', d.hostConcurrency), int(1))
+    .option(
+      '--delay <ms>',
+      def('minimum gap between requests to one host (500, 500ms, 2s)', formatDuration(d.delay)),
     )
-    .option('--include <regex>', 'follow only URLs matching (repeatable)', collect, [])
-    .option('--exclude <regex>', 'never follow URLs matching (repeatable)', collect, [])
-    .option('--timeout <s>', 'whole-request time limit (15, 15s, 500ms)', dur('s'), '15s')
-    .option('--retries <n>', 'retries of a failed request', int('--retries', 0), 3)
-    .option('--retry-backoff <ms>', 'first retry backoff, doubling each retry (1s, 200ms)', dur('ms'), '1s')
+    .option('--jitter <f>', def('random extra gap, 0..F × delay', d.jitter), num)
+    .option('--max-pages <n>', 'stop after this many URLs attempted', int(1))
+    .option('--max-depth <n>', 'do not follow links deeper than this', int(0))
+    .option('--max-bytes <bytes>', def('largest response body (10MB, 512KB)', formatSize(d.maxBytes)))
+    .addOption(
+      new Option('--scope <mode>', def('which links to follow', d.scope)).choices([
+        'prefix',
+        'host',
+        'domain',
+        'any',
+      ]),
+    )
+    .option('--include <regex>', 'follow only URLs matching (repeatable)', collect)
+    .option('--exclude <regex>', 'never follow URLs matching (repeatable)', collect)
+    .option('--timeout <s>', def('whole-request time limit (15, 15s, 500ms)', formatDuration(d.timeout)))
+    .option('--retries <n>', def('retries of a failed request', d.retries), int(0))
+    .option(
+      '--retry-backoff <ms>',
+      def('first retry backoff, doubling each retry (1s, 200ms)', formatDuration(d.retryBackoff)),
+    )
     .option(
       '--max-retry-after <s>',
-      'longest wait honoured from Retry-After, rate-limit resets, Crawl-delay (600, 10m)',
-      dur('s'),
-      '600s',
+      def(
+        'longest wait honoured from Retry-After, rate-limit resets, Crawl-delay (600, 10m)',
+        formatDuration(d.maxRetryAfter),
+      ),
     )
-    .option('--max-url-length <n>', 'skip longer URLs as traps', int('--max-url-length', 1), 2048)
+    .option('--max-url-length <n>', def('skip longer URLs as traps', d.maxUrlLength), int(1))
     .option(
       '--max-path-repeat <n>',
-      'skip URLs repeating a run of path segments more often',
-      int('--max-path-repeat', 1),
-      3,
+      def('skip URLs repeating a run of path segments more often', d.maxPathRepeat),
+      int(1),
     )
     .option(
       '--max-query-variants <n>',
-      'distinct queries followed per path, 0 = unlimited',
-      int('--max-query-variants', 0),
-      1000,
+      def('distinct queries followed per path, 0 = unlimited', d.maxQueryVariants),
+      int(0),
     )
     .option(
       '--max-queued-in-memory <n>',
-      'URLs queued in memory per process; more spill to disk (default 100000)',
-      int('--max-queued-in-memory', 10),
+      def('URLs queued in memory per process; more spill to disk', d.maxQueuedInMemory),
+      int(10),
     )
     .option('--user-agent <s>', 'User-Agent header')
     .option('--no-robots', 'ignore robots.txt')
     .option('--proxy <url>', 'proxy for all requests (default: HTTP_PROXY/HTTPS_PROXY)')
     .option('--no-store', 'do not store bodies under <out>/files')
-    .option('--resume', 'continue the crawl stored in --out', false)
-    .option('--quiet', 'no progress line', false)
+    .option('--metrics <host:port>', 'serve Prometheus /metrics and the status page / (e.g. 127.0.0.1:9464)')
+    .option('--resume', 'continue the crawl stored in --out')
+    .option('--quiet', 'no progress line')
     .action(async (urls: string[], o: Record<string, unknown>) => {
-      const input: CrawlOptionsInput = {
-        seeds: urls,
-        out: o.out as string,
-        processes: o.processes as number | undefined,
-        partition: o.partition as 'host' | 'url' | undefined,
-        memoryLimit: o.memoryLimit as number | undefined,
-        concurrency: o.concurrency as number,
-        hostConcurrency: o.hostConcurrency as number,
-        delay: o.delay as string,
-        jitter: o.jitter as number,
-        maxPages: o.maxPages as number | undefined,
-        maxDepth: o.maxDepth as number | undefined,
-        maxBytes: o.maxBytes as number,
-        scope: o.scope as 'prefix',
-        include: o.include as string[],
-        exclude: o.exclude as string[],
-        timeout: o.timeout as string,
-        retries: o.retries as number,
-        retryBackoff: o.retryBackoff as string,
-        maxRetryAfter: o.maxRetryAfter as string,
-        maxUrlLength: o.maxUrlLength as number,
-        maxPathRepeat: o.maxPathRepeat as number,
-        maxQueryVariants: o.maxQueryVariants as number,
-        maxQueuedInMemory: o.maxQueuedInMemory as number | undefined,
-        userAgent: o.userAgent as string | undefined,
-        robots: o.robots as boolean,
-        proxy: o.proxy as string | undefined,
-        storeBodies: o.store as boolean,
-        resume: o.resume as boolean,
-        quiet: o.quiet as boolean,
-      };
+      // Flags as written; absent ones are undefined and get the schema's default.
+      const { store, ...flags } = o;
+      const input = { ...flags, seeds: urls, storeBodies: store } as CrawlOptionsInput;
       // Loaded on use, so `collector --help` and other commands start fast.
       const { runCrawl } = await import('../runtime/crawl-job.js');
-      process.exitCode = await runCrawl(input);
+      const { locateDiskFull } = await import('../sinks/disk-full.js');
+      process.exitCode = await runCrawl(input).catch((e) => {
+        throw locateDiskFull(e, input.out ?? '.');
+      });
     });
 }

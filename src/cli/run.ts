@@ -3,8 +3,8 @@
  */
 import path from 'node:path';
 import { type Command, InvalidArgumentError } from 'commander';
-import { UsageError } from '../config/usage-error.js';
 import { parseSize } from '../config/units.js';
+import { UsageError } from '../config/usage-error.js';
 
 /** Register the `run` command. */
 export function registerRun(program: Command): void {
@@ -27,20 +27,20 @@ export function registerRun(program: Command): void {
     .action(async (o: { config: string; memoryLimit?: number; quiet: boolean }) => {
       const { loadConfig } = await import('../config/config-file.js');
       const { runConfig } = await import('../runtime/run-job.js');
-      const { config, raw } = await loadConfig(o.config);
-      // The worker entries as written keep their units, for the workers to parse again.
-      const rawWorkers = (raw.workers ?? []) as unknown as Array<Record<string, unknown>>;
+      const { locateDiskFull } = await import('../sinks/disk-full.js');
+      const { config } = await loadConfig(o.config);
       try {
-        process.exitCode = await runConfig(config, rawWorkers, {
+        process.exitCode = await runConfig(config, {
           memoryLimit: o.memoryLimit,
           quiet: o.quiet,
+          configFile: o.config,
         });
       } catch (e) {
         // Problems found in the file's content name the file, like schema errors do.
         if (e instanceof UsageError && /^(workers\[|backend |worker type )/.test(e.message)) {
           throw new UsageError(`${path.basename(o.config)}: ${e.message}`);
         }
-        throw e;
+        throw locateDiskFull(e, config.data);
       }
     });
 }

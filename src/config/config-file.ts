@@ -9,16 +9,41 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import YAML from 'yaml';
 import { z } from 'zod';
-import { CrawlOptionsSchema, duration, size } from './crawl-options.js';
+import { CrawlOptionsSchema, duration, positiveInt, size } from './crawl-options.js';
+import {
+  DEFAULT_METRICS_LISTEN,
+  isLoopbackListen,
+  listenAddress,
+  METRICS_TOKEN_ENV,
+} from './listen-address.js';
 import { UsageError } from './usage-error.js';
 
-const positiveInt = z
-  .number({ error: 'expected a positive integer' })
-  .int({ error: 'expected a positive integer' })
-  .positive({ error: 'expected a positive integer' });
-
-const sizeValue = size;
 const durationValue = duration('s');
+
+/** `notify:` — a command that gets each message on stdin and/or a URL that gets it as JSON (POST). */
+export const NotifySchema = z
+  .object({
+    /** Shell command run with the message on stdin, e.g. `mail -s collector ops@example.org`. */
+    command: z.string().min(1).optional(),
+    /** URL that gets `{"text", "kind", "dataDir", "host", "at"}` as a JSON POST. */
+    webhook: z
+      .string()
+      .refine((v) => /^https?:$/.test(URL.parse(v)?.protocol ?? ''), { error: 'expected an http(s) URL' })
+      .optional(),
+  })
+  .strict();
+
+/** `metrics:` — Prometheus text at `/metrics` and the status page at `/`. */
+export const MetricsSchema = z
+  .object({
+    /** Address to listen on. Default 127.0.0.1:9464 (loopback: other machines cannot connect). */
+    listen: listenAddress.default(DEFAULT_METRICS_LISTEN),
+    /** Bearer token every request must carry; required for a non-loopback address. */
+    token: z.string().min(16, { error: 'expected at least 16 characters' }).optional(),
+    /** Sampling period of the status page's charts (6 hours are kept). Default 10s. */
+    sample: durationValue.pipe(z.number().min(100, { error: 'expected at least 100ms' })).optional(),
+  })
+  .strict();
 
 /** One worker type: a source × processes, with the crawl options as per-type keys. */
 export const WorkerTypeSchema = CrawlOptionsSchema.omit({
@@ -26,6 +51,7 @@ export const WorkerTypeSchema = CrawlOptionsSchema.omit({
   resume: true,
   quiet: true,
   processes: true,
+  metrics: true,
 })
   .extend({
     /** Name of this worker type: names its processes (`<name>-<i>`), items, state and logs. Default: the source. */
@@ -37,10 +63,33 @@ export const WorkerTypeSchema = CrawlOptionsSchema.omit({
     source: z.string({ error: 'expected a source name such as "crawl"' }),
     /** Worker processes of this type. Default 1. */
     processes: positiveInt.default(1),
-    /** Fetch slots per process. Default 16. */
-    concurrency: positiveInt.default(16),
+    /**
+     * Page threads: default on when every process of the whole plan can have a second core
+     * (decided with the plan, see `pageThreadByDefault`).
+     */
+    pageThread: z.boolean().optional(),
   })
   .strict();
+
+/**
+ * Supervisor timings (`supervisor:` in a config; a multi-process `collector crawl` uses the
+ * defaults, with its own `joinTimeout`). Durations in seconds unless a unit is given.
+ */
+export const SupervisorSettingsSchema = z
+  .object({
+    /** Time workers get to stop before SIGKILL. Default 10s (the crawl option `joinTimeout`). */
+    joinTimeout: CrawlOptionsSchema.shape.joinTimeout,
+    /** A worker with work and no new item for this long is restarted. Default 5m. */
+    stallTimeout: durationValue.default(300_000),
+    /** First restart backoff after a crash (doubles, ≤ 60 s). Default 1s. */
+    restartBackoff: durationValue.default(1000),
+    /** Crashes within 10 minutes after which a worker is parked. Default 5. */
+    maxCrashes: positiveInt.default(5),
+  })
+  .strict();
+
+/** Supervisor timings with defaults applied (durations in ms). */
+export type SupervisorSettings = z.output<typeof SupervisorSettingsSchema>;
 
 /** The whole config file. */
 export const ConfigFileSchema = z
@@ -51,30 +100,36 @@ export const ConfigFileSchema = z
     backend: z.string().default('embedded'),
     memory: z
       .object({
-        /** Share of the memory limit the process tree may use. Default 0.8. */
-        limitFraction: z.number().gt(0).max(1).default(0.8),
+        /** Share of the memory limit the process tree may use. Default 0.8 (`memoryLimitFraction`). */
+        limitFraction: CrawlOptionsSchema.shape.memoryLimitFraction,
         /** Memory limit, e.g. `2G`. Default: cgroup limit, else total RAM. */
-        limit: sizeValue.optional(),
+        limit: size.optional(),
       })
       .strict()
-      .default({ limitFraction: 0.8 }),
-    /** Supervisor timings (defaults in runtime/supervisor.ts SUPERVISOR_DEFAULTS). */
-    supervisor: z
-      .object({
-        /** Time workers get to stop before SIGKILL. Default 10s. */
-        joinTimeout: durationValue.optional(),
-        /** A worker with work and no new item for this long is restarted. Default 5m. */
-        stallTimeout: durationValue.optional(),
-        /** First restart backoff after a crash (doubles, ≤ 60 s). Default 1s. */
-        restartBackoff: durationValue.optional(),
-        /** Crashes within 10 minutes after which a worker is parked. Default 5. */
-        maxCrashes: positiveInt.optional(),
-      })
-      .strict()
-      .default({}),
+      .prefault({}),
+    /** Supervisor timings, see {@link SupervisorSettingsSchema}. */
+    supervisor: SupervisorSettingsSchema.prefault({}),
+    /** Where watchdog, size and crash-loop messages go besides stdout (ops/notify.ts). Default: stdout only. */
+    notify: NotifySchema.optional(),
+    /** Prometheus metrics and the status page, served by the supervisor (ops/metrics-server.ts). Default: off. */
+    metrics: MetricsSchema.optional(),
     workers: z.array(WorkerTypeSchema).min(1, { error: 'expected at least one worker type' }),
   })
-  .strict();
+  .strict()
+  .superRefine((c, ctx) => {
+    if (
+      c.metrics &&
+      !isLoopbackListen(c.metrics.listen) &&
+      !c.metrics.token &&
+      !process.env[METRICS_TOKEN_ENV]
+    ) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['metrics', 'listen'],
+        message: `a non-loopback address needs metrics.token (or ${METRICS_TOKEN_ENV} in the environment)`,
+      });
+    }
+  });
 
 /** Config as written. */
 export type ConfigInput = z.input<typeof ConfigFileSchema>;
@@ -132,7 +187,7 @@ export function validateConfig(raw: unknown, file: string): Config {
 /**
  * Load and validate a config file (`.yaml`/`.yml`, `.json`, `.js`/`.mjs`, `.ts` where Node can
  * load TypeScript).
- * @returns the validated config and the object as written (units unconverted, for workers).
+ * @returns the validated config, and the object as written.
  * @throws UsageError when the file is missing, unparsable or invalid.
  */
 export async function loadConfig(file: string): Promise<{ config: Config; raw: ConfigInput }> {

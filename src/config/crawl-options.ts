@@ -1,9 +1,14 @@
 /**
  * The options of one crawl worker type: one zod schema that is the single source of truth for
  * defaults, validation and documentation, shared by `collector crawl` flags and `collector.yaml`.
+ * Options are parsed once, where a command starts; the parsed value ({@link CrawlOptions}) is
+ * plain JSON (durations in ms, sizes in bytes, regular expressions as their validated source), so
+ * worker processes receive it as it is.
  */
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
+import { CRAWL_DEFAULTS as D } from './crawl-defaults.js';
+import { listenAddress } from './listen-address.js';
 import { parseDuration, parseSize } from './units.js';
 
 /** Zod type of a duration (`500ms`, `15s`, `5m`; a bare number is in `unit`), parsed to ms. */
@@ -27,22 +32,23 @@ export const size = z.union([z.number(), z.string()]).transform((v, ctx) => {
   }
 });
 
-const regex = z.string().transform((v, ctx) => {
+/** Zod type of a regular expression's source: checked to compile, kept as the string. */
+const regex = z.string().superRefine((v, ctx) => {
   try {
-    return new RegExp(v);
+    new RegExp(v);
   } catch (e) {
     ctx.addIssue({ code: 'custom', message: `invalid regular expression "${v}": ${(e as Error).message}` });
-    return z.NEVER;
   }
 });
 
-/** Default User-Agent: product token `collector` (matched by robots.txt groups) and version. */
-export const DEFAULT_USER_AGENT = 'collector/0.1 (+https://github.com/collector/collector)';
+/** Zod type of a count of at least 1. */
+export const positiveInt = z
+  .number({ error: 'expected a positive integer' })
+  .int({ error: 'expected a positive integer' })
+  .positive({ error: 'expected a positive integer' });
 
-/**
- * Crawl options. Durations accept `500`, `500ms`, `15s`, `5m`; sizes accept `10MB`, `2G`.
- * Every field has the default written beside it; `collector crawl --help` shows the same.
- */
+export { DEFAULT_USER_AGENT } from './crawl-defaults.js';
+
 /**
  * Default process count of `crawl`: one per two CPUs, at least one. A process keeps about two
  * cores busy (its fetch loop and its page thread), so on a 2-core box a second process only adds
@@ -60,11 +66,16 @@ export function pageThreadByDefault(processes: number, cpus = availableParalleli
   return 2 * processes <= cpus;
 }
 
+/**
+ * Crawl options. Durations accept `500`, `500ms`, `15s`, `5m`; sizes accept `10MB`, `2G`.
+ * Every field is documented here with its default (the values are in `crawl-defaults.ts`,
+ * which `collector crawl --help` reads too).
+ */
 export const CrawlOptionsSchema = z.object({
   /** Seed URLs (absolute http/https); may be empty when resuming. */
   seeds: z.array(z.string()).default([]),
   /** Output directory (DESIGN §4 layout). Default `./data`. */
-  out: z.string().default('./data'),
+  out: z.string().default(D.out),
   /** Worker processes. Default: half the CPU count (at least 1), see {@link defaultProcesses}. */
   processes: z
     .number()
@@ -81,17 +92,17 @@ export const CrawlOptionsSchema = z.object({
   /** Memory limit of the whole process tree, bytes. Default: the cgroup limit, else total RAM. */
   memoryLimit: size.optional(),
   /** Share of the memory limit the process tree may use. Default 0.8. */
-  memoryLimitFraction: z.number().gt(0).max(1).default(0.8),
+  memoryLimitFraction: z.number().gt(0).max(1).default(D.memoryLimitFraction),
   /** Fetch slots per process: requests in flight at once. Default 16. */
-  concurrency: z.number().int().positive().default(16),
+  concurrency: positiveInt.default(D.concurrency),
   /** Requests in flight at once to one host. Default 2. */
-  hostConcurrency: z.number().int().positive().default(2),
+  hostConcurrency: z.number().int().positive().default(D.hostConcurrency),
   /** Minimum gap between request starts to one host, ms. Default 500. robots Crawl-delay and Retry-After raise it. */
   delay: duration('ms')
     .pipe(z.number().max(86_400_000, { error: 'expected at most 24h' }))
-    .default(500),
+    .default(D.delay),
   /** Random extra gap, uniformly 0..jitter × delay. Default 0.5. */
-  jitter: z.number().min(0).max(10).default(0.5),
+  jitter: z.number().min(0).max(10).default(D.jitter),
   /** Stop after this many URLs attempted (items written). Default unlimited. */
   maxPages: z.number().int().positive().optional(),
   /** Do not follow links deeper than this (seeds are depth 0). Default unlimited. */
@@ -105,12 +116,12 @@ export const CrawlOptionsSchema = z.object({
         // zlib's output limit and a Buffer must hold a whole body.
         .max(1024 ** 3, { error: 'expected at most 1GB' }),
     )
-    .default(10 * 1024 * 1024),
+    .default(D.maxBytes),
   /** Which discovered links are followed: the seed's directory (like wget -np), host, registrable domain, any. */
-  scope: z.enum(['prefix', 'host', 'domain', 'any']).default('prefix'),
-  /** Follow only URLs matching one of these regexes (when any are given). */
+  scope: z.enum(['prefix', 'host', 'domain', 'any']).default(D.scope),
+  /** Follow only URLs matching one of these regular expressions (sources; when any are given). */
   include: z.array(regex).default([]),
-  /** Never follow URLs matching any of these regexes. */
+  /** Never follow URLs matching any of these regular expressions (sources). */
   exclude: z.array(regex).default([]),
   /** Whole-request limit (connect + headers + body), ms. Default 15 s. */
   timeout: duration('s')
@@ -120,13 +131,13 @@ export const CrawlOptionsSchema = z.object({
         .min(100, { error: 'expected at least 100ms' })
         .max(3_600_000, { error: 'expected at most 1h' }),
     )
-    .default(15_000),
+    .default(D.timeout),
   /** Retries of a failed request (network errors, 408, 429, 5xx). Default 3. */
-  retries: z.number().int().min(0).default(3),
+  retries: z.number().int().min(0).default(D.retries),
   /** First retry backoff, ms; doubles each attempt, with jitter. Default 1 s. */
-  retryBackoff: duration('ms').default(1000),
+  retryBackoff: duration('ms').default(D.retryBackoff),
   /** Largest Retry-After / rate-limit pause honoured, ms. Longer ones are capped. Default 10 min. */
-  maxRetryAfter: duration('s').default(600_000),
+  maxRetryAfter: duration('s').default(D.maxRetryAfter),
   /** User-Agent header; its first token is matched against robots.txt groups. */
   userAgent: z
     .string()
@@ -134,7 +145,7 @@ export const CrawlOptionsSchema = z.object({
     .regex(/^[^\x00-\x1f\x7f]+$/, {
       error: 'expected printable characters only (no newline or control character)',
     })
-    .default(DEFAULT_USER_AGENT),
+    .default(D.userAgent),
   /** Obey robots.txt (RFC 9309). Default true; `--no-robots` turns it off. */
   robots: z.boolean().default(true),
   /** Continue the crawl stored in `out` instead of refusing a non-empty output. */
@@ -147,29 +158,39 @@ export const CrawlOptionsSchema = z.object({
    */
   pageThread: z.boolean().default(() => pageThreadByDefault(1)),
   /** URLs longer than this are skipped as traps. Default 2048. */
-  maxUrlLength: z.number().int().positive().default(2048),
+  maxUrlLength: z.number().int().positive().default(D.maxUrlLength),
   /** A path segment sequence repeated more than this is a trap (`/a/b/a/b/a/b/a/b`). Default 3. */
-  maxPathRepeat: z.number().int().positive().default(3),
+  maxPathRepeat: z.number().int().positive().default(D.maxPathRepeat),
   /** Distinct query strings followed per path; more are skipped as traps. 0 = unlimited. Default 1000. */
-  maxQueryVariants: z.number().int().min(0).default(1000),
+  maxQueryVariants: z.number().int().min(0).default(D.maxQueryVariants),
   /**
    * URLs kept queued in memory; more are spilled to `state/<worker>/spill.log` and read back as
    * the queue drains. Default 100,000 (about 6 MB of URLs).
    */
-  maxQueuedInMemory: z.number().int().min(10).default(100_000),
+  maxQueuedInMemory: z.number().int().min(10).default(D.maxQueuedInMemory),
   /** Flush state (frontier log, items) after this many items. Default 50. */
-  saveEveryItems: z.number().int().positive().default(50),
-  /** Flush state at least this often, ms. Default 5 s. */
-  saveInterval: duration('ms').default(5000),
+  saveEveryItems: z.number().int().positive().default(D.saveEveryItems),
+  /**
+   * Longest time a line of state (an item, a link) waits in memory before it is written, ms.
+   * Default 200 ms: at a low item rate each page is acknowledged on its own within that delay,
+   * so a crawl restarted every few seconds still makes progress; at a high rate items go in
+   * batches of `saveEveryItems`.
+   */
+  saveInterval: duration('ms').default(D.saveInterval),
   /** Time allowed at stop for in-flight requests to finish before they are abandoned, ms. Default 10 s. */
-  joinTimeout: duration('s').default(10_000),
+  joinTimeout: duration('s').default(D.joinTimeout),
   /** Continuous collection: after the frontier drains, wait this long and fetch the seeds again
    * to find new links (only new URLs are fetched). Default: none (one-shot). */
   interval: duration('s').optional(),
   /** No progress line on stderr. */
   quiet: z.boolean().default(false),
   /** Body bytes held in memory waiting for the disk, across all pages; fetching pauses above it. Default 64 MiB. */
-  maxPendingBytes: size.default(64 * 1024 * 1024),
+  maxPendingBytes: size.default(D.maxPendingBytes),
+  /**
+   * Serve Prometheus metrics at `/metrics` and the status page at `/` on this `HOST:PORT`
+   * (`collector crawl --metrics`). Default: off. A non-loopback address needs COLLECTOR_METRICS_TOKEN.
+   */
+  metrics: listenAddress.optional(),
   /** Proxy URL for all requests (else HTTP_PROXY/HTTPS_PROXY/NO_PROXY from the environment). */
   proxy: z
     .string()
@@ -181,7 +202,10 @@ export const CrawlOptionsSchema = z.object({
 
 /** Crawl options as written (before defaults). */
 export type CrawlOptionsInput = z.input<typeof CrawlOptionsSchema>;
-/** Crawl options with defaults applied and units converted (durations in ms, sizes in bytes). */
+/**
+ * Crawl options with defaults applied and units converted (durations in ms, sizes in bytes). Plain
+ * JSON: sent as it is to worker processes.
+ */
 export type CrawlOptions = z.output<typeof CrawlOptionsSchema>;
 
 /**

@@ -73,3 +73,38 @@ export function parseSize(input: string | number): number {
   }
   return Math.floor(Number(m[1]) * factor);
 }
+
+/** Units a duration is written back in, largest first. */
+const DURATION_OUT: Array<[string, number]> = [
+  ['d', 86_400_000],
+  ['h', 3_600_000],
+  ['m', 60_000],
+  ['s', 1000],
+];
+
+/**
+ * Write a duration the way a person would: the largest unit that divides it (`600000` → `10m`,
+ * `15000` → `15s`, `500` → `500ms`). {@link parseDuration} reads it back to the same value.
+ * @param ms a non-negative duration in milliseconds.
+ */
+export function formatDuration(ms: number): string {
+  for (const [unit, factor] of DURATION_OUT) if (ms > 0 && ms % factor === 0) return `${ms / factor}${unit}`;
+  return `${ms}ms`;
+}
+
+/**
+ * Write a byte size the way a person would: the largest binary unit that divides it
+ * (`10485760` → `10MB`, `65536` → `64KB`, `1000` → `1000B`). {@link parseSize} reads it back.
+ * @param bytes a non-negative integer.
+ */
+export function formatSize(bytes: number): string {
+  for (const [unit, factor] of [
+    ['TB', 1024 ** 4],
+    ['GB', 1024 ** 3],
+    ['MB', 1024 ** 2],
+    ['KB', 1024],
+  ] as const) {
+    if (bytes > 0 && bytes % factor === 0) return `${bytes / factor}${unit}`;
+  }
+  return `${bytes}B`;
+}

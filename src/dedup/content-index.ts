@@ -19,6 +19,9 @@
  * {@link ContentIndex.appendLine} (and on resume, every line read back).
  */
 import fs from 'node:fs/promises';
+import type { ContentDedup, ContentKey, ContentMatch } from './content-dedup.js';
+
+export type { ContentKey, ContentMatch } from './content-dedup.js';
 
 /** Largest fill of the table before it grows. */
 export const MAX_LOAD = 0.75;
@@ -34,14 +37,6 @@ const READ_CHUNK = 64 * 1024;
 const PENDING = 0xffffffff;
 /** Largest ordinal the table can hold (values are stored +1; 0 = empty slot, PENDING reserved). */
 export const MAX_ORDINAL = 0xfffffffd;
-
-/** A 64-bit content key: the first 8 bytes of a SHA-256 digest as two big-endian uint32 halves. */
-export interface ContentKey {
-  /** Digest bytes 0–3, as an unsigned 32-bit integer. */
-  hi: number;
-  /** Digest bytes 4–7, as an unsigned 32-bit integer. */
-  lo: number;
-}
 
 /**
  * The key of a body from its raw SHA-256 digest.
@@ -64,14 +59,6 @@ export function contentKeyFromHex(hex: string): ContentKey | null {
   return { hi: Number.parseInt(hex.slice(0, 8), 16), lo: Number.parseInt(hex.slice(8, 16), 16) };
 }
 
-/**
- * What {@link ContentIndex.find} knows about the original of a body.
- * - `url`: known in memory (claimed by a page still being written, or a recent line).
- * - `ordinal`: only the items-file line of the original is known; get its URL with
- *   {@link ContentIndex.resolveUrl}.
- */
-export type ContentMatch = { url: string; ordinal?: undefined } | { url?: undefined; ordinal: number };
-
 /** Settings of a {@link ContentIndex}. */
 export interface ContentIndexOptions {
   /** This worker's items file (`<out>/items/<worker-id>.jsonl`), read to resolve old originals. */
@@ -87,8 +74,8 @@ export interface ContentIndexOptions {
   ringSize?: number;
 }
 
-/** The content-dedup index of one worker (see the module comment). */
-export class ContentIndex {
+/** The content-dedup index of one worker (see the module comment): the embedded {@link ContentDedup}. */
+export class ContentIndex implements ContentDedup {
   /** (hi, lo, value) per slot; value = ordinal + 1, 0 = empty, PENDING = claimed. */
   private slots: Uint32Array;
   private cap: number;

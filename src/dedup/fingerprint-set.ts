@@ -4,11 +4,15 @@
  * member — about a tenth of a `Set<string>` of URLs.
  */
 import { fingerprint, fp } from '../url/fingerprint.js';
+import type { SeenSet } from './seen-set.js';
 
 const MAX_LOAD = 0.75;
 
-/** A growable set of 64-bit fingerprints. The pair (0, 0) is stored as (0, 1). */
-export class FingerprintSet {
+/**
+ * A growable set of 64-bit fingerprints, the embedded {@link SeenSet}. The pair (0, 0) is stored
+ * as (0, 1).
+ */
+export class FingerprintSet implements SeenSet {
   private slots: Uint32Array;
   private mask: number;
   private count = 0;

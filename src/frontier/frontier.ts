@@ -6,19 +6,10 @@
  * never a sleep in fetch code (the Scrapy downloader-slot model).
  */
 import { hostKey } from '../url/canonicalize.js';
-import { HostHeap, type HeapItem } from './host-heap.js';
+import type { FrontierEntry, FrontierQueue } from './frontier-queue.js';
+import { type HeapItem, HostHeap } from './host-heap.js';
 
-/** One URL handed out by {@link Frontier.next}. */
-export interface FrontierEntry {
-  /** Canonical URL. */
-  url: string;
-  /** host[:port] of `url`. */
-  host: string;
-  /** Link distance from a seed (seeds are 0). */
-  depth: number;
-  /** Failed attempts so far (0 on the first try). */
-  attempt: number;
-}
+export type { FrontierEntry };
 
 /** Politeness settings applied to every host. */
 export interface PolitenessOptions {
@@ -87,10 +78,10 @@ class HostSlot implements HeapItem {
 }
 
 /**
- * Per-host frontier with politeness. It does not deduplicate: callers add a URL once (after
- * their seen-set check). Not thread-safe; one per worker process.
+ * Per-host frontier with politeness, in memory: the embedded {@link FrontierQueue}. It does not
+ * deduplicate: callers add a URL once (after their seen-set check). One per worker process.
  */
-export class Frontier {
+export class Frontier implements FrontierQueue {
   private hosts = new Map<string, HostSlot>();
   private ready = new HostHeap<HostSlot>();
   private queuedCount = 0;

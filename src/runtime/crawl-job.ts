@@ -4,6 +4,8 @@
  * TTY; SIGINT/SIGTERM stop gracefully (a second signal abandons in-flight requests at once;
  * state stays consistent either way).
  */
+
+import { SupervisorSettingsSchema } from '../config/config-file.js';
 import {
   type CrawlOptions,
   type CrawlOptionsInput,
@@ -11,13 +13,22 @@ import {
   parseCrawlOptions,
 } from '../config/crawl-options.js';
 import { UsageError } from '../config/usage-error.js';
-import { canonicalize, hostKey } from '../url/canonicalize.js';
+import { diskFullLine } from '../sinks/disk-full.js';
+import { launchRecord } from '../supervision/launch-record.js';
+import { checkPlan, memoryLimitBytes, readMeasuredRss } from '../supervision/memory-guard.js';
+import type { StatusFile } from '../supervision/status-format.js';
+import { Supervisor, supervisorTimings } from '../supervision/supervisor.js';
+import { defaultPartition, splitPoliteness, type WorkerSpec } from '../supervision/worker-spec.js';
+import { canonicalize } from '../url/canonicalize.js';
 import { openWorkerLog } from './logger.js';
-import { checkPlan, memoryLimitBytes, readMeasuredRss } from './memory-guard.js';
-import { lockOutput, prepareOutput } from './output-dir.js';
-import { checkAndRecordPlan, readPlanRecord } from './plan-record.js';
+import { startOpsServer } from './ops-server.js';
+import { prepareOutput } from './output-dir.js';
+import { lockOutput } from './output-lock.js';
+import { checkAndRecordPlan } from './plan-record.js';
+import { recordedPlan } from './plan-recovery.js';
 import { ProgressLine } from './progress-line.js';
-import { SUPERVISOR_DEFAULTS, Supervisor, splitPoliteness, type WorkerSpec } from './supervisor.js';
+import { summaryLine } from './summary-line.js';
+import { WORKER_ENTRY } from './worker-entry.js';
 
 /**
  * Canonicalize seed URLs.
@@ -51,46 +62,27 @@ export function parseCrawlFlags(input: CrawlOptionsInput): CrawlOptions {
   }
 }
 
-export function summary(
-  opts: CrawlOptions,
-  items: number,
-  total: number,
-  errors: number,
-  queued: number,
-  skipped: Record<string, number>,
-): string {
-  const left = queued > 0 ? ' (stopped: --resume continues)' : '';
-  const procs = opts.processes > 1 ? `, ${opts.processes} processes` : '';
-  return (
-    `collector: ${items} items this run (${total} total), ${errors} errors, ${queued} queued${left}` +
-    `${skippedText(skipped)}${procs}, out ${opts.out}\n`
-  );
-}
-
-/** `, links skipped: trap-length 1, trap-query 3` for the non-zero reasons, or nothing. */
-function skippedText(skipped: Record<string, number>): string {
-  const skips = Object.entries(skipped)
-    .filter(([, n]) => n > 0)
-    .map(([k, n]) => `${k} ${n}`)
-    .join(', ');
-  return skips ? `, links skipped: ${skips}` : '';
-}
-
 /**
  * Run a crawl to the end (or to a stop signal).
- * @returns the process exit code: 0 finished or stopped, 1 runtime failure.
+ * @returns the process exit code: 0 completed or stopped, 1 runtime failure, 75 stopped by a full
+ *   disk (DISK_FULL_EXIT_CODE).
  * @throws UsageError for bad options or seeds or an unusable `--out` (exit 2, nothing touched).
  */
 export async function runCrawl(input: CrawlOptionsInput): Promise<number> {
   const opts = parseCrawlFlags(input);
+  // A lost or damaged state/plan.json is recovered from the state (or the resume refused).
+  const recorded = opts.resume
+    ? await recordedPlan(opts.out, { crawl: input.partition }, `--out ${opts.out}`)
+    : {};
   if (opts.resume) {
     // Resume with the layout the crawl was written with, unless the flags say otherwise
     // (then checkAndRecordPlan refuses a change below).
-    const was = (await readPlanRecord(opts.out)).crawl;
-    if (was && input.processes === undefined) opts.processes = input.processes = was.processes;
-    if (was && input.partition === undefined && was.processes > 1)
-      opts.partition = input.partition = was.partition;
+    const was = recorded.crawl;
+    if (was && input.processes === undefined) opts.processes = was.processes;
+    if (was && input.partition === undefined && was.processes > 1) opts.partition = was.partition;
   }
+  // Without a second core per process, a page thread costs memory and saves no time.
+  opts.pageThread = input.pageThread ?? pageThreadByDefault(opts.processes);
   const given = canonicalSeeds(opts.seeds);
   const limit = opts.memoryLimit ?? memoryLimitBytes();
   // Also for one process (it has no supervisor to watch it at run time): a plan that cannot fit
@@ -108,11 +100,12 @@ export async function runCrawl(input: CrawlOptionsInput): Promise<number> {
         `--out ${opts.out}: this crawl was written with --processes ${was.processes}` +
         `${was.processes > 1 ? ` --partition ${was.partition}` : ''}; resume with the same ` +
         '(they decide which process owns each URL), or start a new --out',
+      recorded,
     );
-    if (opts.processes > 1) return await runSupervised(input, opts, seeds, limit);
+    if (opts.processes > 1) return await runSupervised(opts, seeds, limit);
     // Loaded only here: the supervisor process of a multi-process crawl never loads the crawler.
     const { runInProcess } = await import('./crawl-in-process.js');
-    return await runInProcess(opts, seeds);
+    return await runInProcess(opts, seeds, launchRecord('crawl', opts.out), limit);
   } finally {
     await unlock();
   }
@@ -120,24 +113,15 @@ export async function runCrawl(input: CrawlOptionsInput): Promise<number> {
 
 /** The partition of a crawl: as given, else `url` for a single-host seed list, else `host`. */
 export function partitionFor(opts: CrawlOptions, seeds: string[]): 'host' | 'url' {
-  return opts.partition ?? (new Set(seeds.map((s) => hostKey(s))).size <= 1 ? 'url' : 'host');
+  return opts.partition ?? defaultPartition(seeds);
 }
 
 /** Worker specs of a multi-process crawl: ownership by host, or by URL for a single-host site. */
-export function crawlWorkerSpecs(
-  input: CrawlOptionsInput,
-  opts: CrawlOptions,
-  seeds: string[],
-): WorkerSpec[] {
+export function crawlWorkerSpecs(opts: CrawlOptions, seeds: string[]): WorkerSpec[] {
   const n = opts.processes;
   const partition = partitionFor(opts, seeds);
-  const perWorker: CrawlOptionsInput = {
-    ...input,
-    seeds,
-    processes: 1,
-    pageThread: input.pageThread ?? pageThreadByDefault(n),
-  };
-  if (partition === 'url') splitPoliteness(perWorker, n, opts.delay, opts.hostConcurrency);
+  let perWorker: CrawlOptions = { ...opts, seeds, processes: 1 };
+  if (partition === 'url') perWorker = splitPoliteness(perWorker, n);
   if (opts.maxPages !== undefined) perWorker.maxPages = Math.ceil(opts.maxPages / n);
   return Array.from({ length: n }, (_, i) => ({
     id: `crawl-${i}`,
@@ -151,25 +135,23 @@ export function crawlWorkerSpecs(
   }));
 }
 
-async function runSupervised(
-  input: CrawlOptionsInput,
-  opts: CrawlOptions,
-  seeds: string[],
-  limit: number,
-): Promise<number> {
+async function runSupervised(opts: CrawlOptions, seeds: string[], limit: number): Promise<number> {
   const { log, close: closeLog } = openWorkerLog(opts.out, 'supervisor');
-  const sup = new Supervisor(crawlWorkerSpecs(input, opts, seeds), {
+  const sup = new Supervisor(crawlWorkerSpecs(opts, seeds), {
     dataDir: opts.out,
+    workerEntry: WORKER_ENTRY,
     log,
     memoryLimitBytes: limit,
     limitFraction: opts.memoryLimitFraction,
-    ...SUPERVISOR_DEFAULTS,
+    ...supervisorTimings(SupervisorSettingsSchema.parse({})),
     joinTimeoutMs: opts.joinTimeout,
+    launch: launchRecord('crawl', opts.out),
   });
+  const metrics = await startOpsServer(opts.metrics, opts.out, () => sup.status() as unknown as StatusFile);
   const progress =
     !opts.quiet && process.stderr.isTTY
       ? new ProgressLine(() => {
-          const t = sup.status().totals as Record<string, number>;
+          const t = sup.status().totals;
           return { items: t.items, errors: t.errors, bytes: 0, queued: t.queue, stopping: false };
         })
       : null;
@@ -179,12 +161,16 @@ async function runSupervised(
     code = await sup.runWithSignals();
   } finally {
     progress?.stop();
+    await metrics?.close();
     await closeLog();
   }
+  if (sup.diskFull !== null) {
+    process.stderr.write(`collector: ${diskFullLine(sup.diskFull)}\n`);
+    return code;
+  }
   if (!opts.quiet) {
-    const t = (sup.status() as { totals: Record<string, number> & { skipped: Record<string, number> } })
-      .totals;
-    process.stderr.write(summary(opts, t.itemsThisRun, t.items, t.errors, t.queue, t.skipped));
+    const t = sup.status().totals;
+    process.stderr.write(summaryLine(opts, { ...t, queued: t.queue }));
   }
   return code;
 }

@@ -6,23 +6,27 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Config } from '../config/config-file.js';
-import { type CrawlOptionsInput, pageThreadByDefault } from '../config/crawl-options.js';
+import { type CrawlOptions, pageThreadByDefault } from '../config/crawl-options.js';
 import { UsageError } from '../config/usage-error.js';
-import { hostKey } from '../url/canonicalize.js';
+import { diskFullLine } from '../sinks/disk-full.js';
+import { notify } from '../ops/notify.js';
+import { checkSourceName } from '../sources/registry.js';
+import { launchRecord } from '../supervision/launch-record.js';
+import { checkPlan, memoryLimitBytes, readMeasuredRss } from '../supervision/memory-guard.js';
+import type { StatusFile } from '../supervision/status-format.js';
+import { Supervisor, supervisorTimings } from '../supervision/supervisor.js';
+import { defaultPartition, splitPoliteness, type WorkerSpec } from '../supervision/worker-spec.js';
 import { canonicalSeeds } from './crawl-job.js';
 import { openWorkerLog } from './logger.js';
-import { checkPlan, memoryLimitBytes, readMeasuredRss } from './memory-guard.js';
-import { lockOutput, makeDirectory } from './output-dir.js';
+import { startOpsServer } from './ops-server.js';
+import { makeDirectory } from './output-dir.js';
+import { lockOutput } from './output-lock.js';
 import { checkAndRecordPlan, type PlanRecord, type TypeLayout } from './plan-record.js';
-import { checkSourceName } from './source-registry.js';
-import { SUPERVISOR_DEFAULTS, Supervisor, splitPoliteness, type WorkerSpec } from './supervisor.js';
+import { recordedPlan } from './plan-recovery.js';
+import { WORKER_ENTRY } from './worker-entry.js';
 
 function describeLayout(l: TypeLayout): string {
   return `processes: ${l.processes}${l.processes > 1 ? `, partition: ${l.partition}` : ''}`;
-}
-
-function definedOnly<T extends Record<string, unknown>>(o: T): Partial<T> {
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
 /** Options of `collector run` beyond the config file. */
@@ -30,6 +34,8 @@ export interface RunFlags {
   /** Overrides `memory.limit` (simulate a smaller box). */
   memoryLimit?: number;
   quiet?: boolean;
+  /** The config file's path (recorded for the watchdog, which reads its notify settings). */
+  configFile?: string;
 }
 
 /**
@@ -37,7 +43,7 @@ export interface RunFlags {
  * its position when a source appears twice).
  * @throws UsageError for an unknown source or a bad seed.
  */
-export function runWorkerSpecs(config: Config, raw: Array<Record<string, unknown>>): WorkerSpec[] {
+export function runWorkerSpecs(config: Config): WorkerSpec[] {
   const specs: WorkerSpec[] = [];
   const counts = new Map<string, number>();
   const totalProcesses = config.workers.reduce((a, w) => a + w.processes, 0);
@@ -61,13 +67,19 @@ export function runWorkerSpecs(config: Config, raw: Array<Record<string, unknown
       throw new UsageError(`workers[${t}].seeds: ${(e as Error).message}`);
     }
     if (seeds.length === 0) throw new UsageError(`workers[${t}].seeds: expected at least one seed URL`);
-    const { source: _s, processes: _p, name: _n, ...rest } = raw[t];
-    const n = w.processes;
-    const partition = w.partition ?? (new Set(seeds.map(hostKey)).size <= 1 ? 'url' : 'host');
-    const options = { ...rest, seeds, out: config.data, resume: true, quiet: true } as CrawlOptionsInput;
-    // Without a second core per process, a page thread costs memory and saves no time.
-    options.pageThread ??= pageThreadByDefault(totalProcesses);
-    if (partition === 'url') splitPoliteness(options, n, w.delay, w.hostConcurrency);
+    const { source: _s, processes: n, name: _n, pageThread, ...common } = w;
+    const partition = w.partition ?? defaultPartition(seeds);
+    let options: CrawlOptions = {
+      ...common,
+      seeds,
+      out: config.data,
+      resume: true,
+      quiet: true,
+      processes: 1,
+      // Without a second core per process, a page thread costs memory and saves no time.
+      pageThread: pageThread ?? pageThreadByDefault(totalProcesses),
+    };
+    if (partition === 'url') options = splitPoliteness(options, n);
     for (let i = 0; i < n; i++) {
       specs.push({
         id: `${group}-${i}`,
@@ -87,18 +99,15 @@ export function runWorkerSpecs(config: Config, raw: Array<Record<string, unknown
 
 /**
  * Run the config until a signal (continuous types) or until every one-shot type is done.
- * @returns exit code (0 stopped/finished, 1 a worker type was parked).
+ * @returns exit code (0 stopped or completed, 1 a worker type was parked, 75 a full disk stopped
+ *   it: DISK_FULL_EXIT_CODE).
  * @throws UsageError for an invalid plan, backend or data dir.
  */
-export async function runConfig(
-  config: Config,
-  raw: Array<Record<string, unknown>>,
-  flags: RunFlags,
-): Promise<number> {
+export async function runConfig(config: Config, flags: RunFlags): Promise<number> {
   if (config.backend !== 'embedded') {
     throw new UsageError(`backend "${config.backend}": only "embedded" is available in this version`);
   }
-  const specs = runWorkerSpecs(config, raw);
+  const specs = runWorkerSpecs(config);
   const limit = flags.memoryLimit ?? config.memory.limit ?? memoryLimitBytes();
   checkPlan(
     config.workers.map((w) => ({ processes: w.processes, concurrency: w.concurrency })),
@@ -118,12 +127,14 @@ export async function runConfig(
   const layouts: PlanRecord = {};
   for (const sp of specs) layouts[sp.group] = { processes: sp.count, partition: sp.partition };
   try {
+    const hints = Object.fromEntries(Object.entries(layouts).map(([t, l]) => [t, l.partition]));
     await checkAndRecordPlan(
       config.data,
       layouts,
       (type, was, now) =>
         `worker type "${type}": ${describeLayout(now)} now, but ${config.data} was written with ${describeLayout(was)}; ` +
         'they decide which process owns each URL: keep them, or use a new data directory',
+      await recordedPlan(config.data, hints, `data ${config.data}`),
     );
   } catch (e) {
     await unlock();
@@ -132,25 +143,41 @@ export async function runConfig(
   const { log, close: closeLog } = openWorkerLog(config.data, 'supervisor');
   const sup = new Supervisor(specs, {
     dataDir: config.data,
+    workerEntry: WORKER_ENTRY,
     log,
     memoryLimitBytes: limit,
     limitFraction: config.memory.limitFraction,
-    ...SUPERVISOR_DEFAULTS,
-    ...definedOnly({
-      joinTimeoutMs: config.supervisor.joinTimeout,
-      stallTimeoutMs: config.supervisor.stallTimeout,
-      restartBackoffMs: config.supervisor.restartBackoff,
-      maxCrashes: config.supervisor.maxCrashes,
-    }),
+    ...supervisorTimings(config.supervisor),
+    launch: launchRecord('run', config.data, flags.configFile),
+    onParked: (message) =>
+      void notify(message, config.notify, { kind: 'crash-loop', dataDir: path.resolve(config.data) }, false),
   });
+  let metrics: Awaited<ReturnType<typeof startOpsServer>>;
+  try {
+    metrics = await startOpsServer(
+      config.metrics?.listen,
+      config.data,
+      () => sup.status() as unknown as StatusFile,
+      config.metrics?.token,
+      config.metrics?.sample,
+    );
+  } catch (e) {
+    await closeLog();
+    await unlock();
+    throw e;
+  }
   if (!flags.quiet) {
     process.stderr.write(
-      `collector: running ${specs.length} worker processes; status in ${path.join(config.data, 'status.json')}\n`,
+      `collector: running ${specs.length} worker processes; status in ${path.join(config.data, 'status.json')}` +
+        `${metrics ? `, metrics at ${metrics.url}/metrics` : ''}\n`,
     );
   }
   try {
-    return await sup.runWithSignals();
+    const code = await sup.runWithSignals();
+    if (sup.diskFull !== null) process.stderr.write(`collector: ${diskFullLine(sup.diskFull)}\n`);
+    return code;
   } finally {
+    await metrics?.close();
     await closeLog();
     await unlock();
   }

@@ -89,12 +89,12 @@ describe('config file', () => {
   it('builds worker specs: ids, ownership, split politeness for one host, unknown source refused', () => {
     const raw = [{ source: 'crawl', seeds: [SEED], processes: 2, delay: '1s', hostConcurrency: 4 }];
     const c = validateConfig({ workers: raw }, 'c.yaml');
-    const specs = runWorkerSpecs(c, raw);
+    const specs = runWorkerSpecs(c);
     expect(specs.map((s) => s.id)).toEqual(['crawl-0', 'crawl-1']);
     expect(specs[0]).toMatchObject({ partition: 'url', count: 2, group: 'crawl' });
-    expect(specs[0].options).toMatchObject({ delay: '2000ms', hostConcurrency: 2, resume: true });
+    expect(specs[0].options).toMatchObject({ delay: 2000, hostConcurrency: 2, resume: true });
     const bad = [{ source: 'rss-magic', seeds: [SEED] }];
-    expect(() => runWorkerSpecs(validateConfig({ workers: bad }, 'c.yaml'), bad)).toThrow(
+    expect(() => runWorkerSpecs(validateConfig({ workers: bad }, 'c.yaml'))).toThrow(
       /workers\[0\]\.source: unknown source "rss-magic": expected one of crawl/,
     );
   });
@@ -102,14 +102,12 @@ describe('config file', () => {
 
 describe('examples/collector.yaml', () => {
   it('is a valid config whose plan fits a 2 GB box', async () => {
-    const { config, raw } = await loadConfig(
-      path.resolve(import.meta.dirname, '../../examples/collector.yaml'),
-    );
-    const specs = runWorkerSpecs(config, raw.workers as unknown as Array<Record<string, unknown>>);
+    const { config } = await loadConfig(path.resolve(import.meta.dirname, '../../examples/collector.yaml'));
+    const specs = runWorkerSpecs(config);
     expect(specs.map((s) => s.id)).toEqual(['docs-0', 'docs-1', 'blog-0']);
-    expect(specs[0].options).toMatchObject({ delay: '1000ms', hostConcurrency: 1 });
+    expect(specs[0].options).toMatchObject({ delay: 1000, hostConcurrency: 1 });
     expect(specs[2].intervalMs).toBe(30 * 60_000);
-    const { checkPlan } = await import('../../src/runtime/memory-guard.js');
+    const { checkPlan } = await import('../../src/supervision/memory-guard.js');
     expect(() =>
       checkPlan(
         config.workers.map((w) => ({ processes: w.processes, concurrency: w.concurrency })),

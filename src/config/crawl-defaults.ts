@@ -1,0 +1,42 @@
+/**
+ * The default values of the crawl options, in the schema's units (ms, bytes): applied by the
+ * schema (`crawl-options.ts`, which documents each option) and shown by `collector crawl --help`.
+ * A module of its own, without zod, so that the help and other commands start fast.
+ */
+import { SCOPE_DEFAULTS } from '../url/scope.js';
+
+/** Default User-Agent: product token `collector` (matched by robots.txt groups) and version. */
+export const DEFAULT_USER_AGENT = 'collector/0.1 (+https://github.com/collector/collector)';
+
+/** Every fixed default of the crawl options (see `CrawlOptionsSchema` for what each means). */
+export const CRAWL_DEFAULTS = {
+  out: './data',
+  memoryLimitFraction: 0.8,
+  concurrency: 16,
+  hostConcurrency: 2,
+  /** ms */
+  delay: 500,
+  jitter: 0.5,
+  /** bytes */
+  maxBytes: 10 * 1024 * 1024,
+  scope: 'prefix',
+  /** ms */
+  timeout: 15_000,
+  retries: 3,
+  /** ms */
+  retryBackoff: 1000,
+  /** ms */
+  maxRetryAfter: 600_000,
+  userAgent: DEFAULT_USER_AGENT,
+  maxUrlLength: SCOPE_DEFAULTS.maxUrlLength,
+  maxPathRepeat: SCOPE_DEFAULTS.maxPathRepeat,
+  maxQueryVariants: SCOPE_DEFAULTS.maxQueryVariants,
+  maxQueuedInMemory: 100_000,
+  saveEveryItems: 50,
+  /** ms: at a low item rate each page is acknowledged on its own within this delay */
+  saveInterval: 200,
+  /** ms */
+  joinTimeout: 10_000,
+  /** bytes */
+  maxPendingBytes: 64 * 1024 * 1024,
+} as const;

@@ -1,0 +1,326 @@
+/**
+ * Builds one worker's engine from its options: which module does what, wired in one place, so the
+ * crawler only orchestrates. The network side is built with the crawler; the parts that read and
+ * write state on disk (journal, spill, resume, item store, handoff outbox) are opened at start.
+ */
+import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import type { Logger } from 'pino';
+import type { CrawlOptions } from '../config/crawl-options.js';
+import type { ContentDedup, ContentIndexFiles } from '../dedup/content-dedup.js';
+import type { SeenSet } from '../dedup/seen-set.js';
+import type { FrontierQueue } from '../frontier/frontier-queue.js';
+import { Journal } from '../frontier/journal.js';
+import { SpillQueue } from '../frontier/spill-queue.js';
+import type { HeldLock } from '../sinks/lock-file.js';
+import { Fetcher } from '../http/fetcher.js';
+import { RobotsCache } from '../http/robots.js';
+import type { Source } from '../sources/source.js';
+import { Scope } from '../url/scope.js';
+import { Attempts } from './attempt.js';
+import type { CrawlStats } from './crawl-stats.js';
+import { HandoffOutbox, type Partition } from './handoff-outbox.js';
+import { HopLoop } from './hop-loop.js';
+import { HostPolicy, robotsRetryWait } from './host-policy.js';
+import { HostSlots } from './host-slots.js';
+import { InlinePageProcessor } from './inline-page-processor.js';
+import type { Item, ItemOrigin } from './item.js';
+import { ItemStore } from './item-store.js';
+import { LinkFollower } from './link-follower.js';
+import { workerReplayFilter } from './log-replay.js';
+import { LostPageRetries } from './lost-page-retries.js';
+import type { PageProcessor, PageProcessorOptions } from './page-processor.js';
+import { PAGE_THREAD_FILES } from './page-threads.js';
+import { restoreHandedOff, restoreState } from './resume.js';
+import { Rounds } from './rounds.js';
+import { SpillRefill } from './spill-refill.js';
+import { lockWorkerState } from './state-lock.js';
+import { ThreadedPageProcessor } from './threaded-page-processor.js';
+
+/** Smallest body limit for robots.txt (RFC 9309 §2.5: a parsing limit of at least 500 KiB). */
+const ROBOTS_MIN_PARSE_BYTES = 512 * 1024;
+
+/**
+ * The shared-state implementations the engine runs on: the embedded ones (memory and files of
+ * this worker) or, later, shared ones. `runtime/` picks them.
+ */
+export interface EngineBackend {
+  frontier: FrontierQueue;
+  seen: SeenSet;
+  /** The content index over this worker's items file. */
+  openContentIndex(files: ContentIndexFiles): ContentDedup;
+}
+
+/** What the crawler needs beyond its options. */
+export interface CrawlerDeps {
+  /** Worker id, e.g. `crawl-0`: names the items file, state dir and log. */
+  workerId: string;
+  source: Source;
+  log: Logger;
+  backend: EngineBackend;
+  /** Called on every item written (progress). */
+  onItem?: (item: Item) => void;
+  /** Called after every HTTP request (each redirect hop), with its duration in ms (metrics). */
+  onFetch?: (ms: number) => void;
+  /** Called when a host is paused by Retry-After or rate-limit headers, with the pause in ms (metrics). */
+  onRateLimitWait?: (ms: number) => void;
+  /** Set when this worker is one of several of its type (DESIGN §1 ownership). */
+  partition?: Partition;
+}
+
+/** The parts that touch no state on disk, built with the crawler. */
+export interface NetworkParts {
+  fetcher: Fetcher;
+  scope: Scope;
+  pages: PageProcessor;
+  contentIndex: ContentDedup;
+  slots: HostSlots;
+  lost: LostPageRetries;
+  policy: HostPolicy;
+  hops: HopLoop;
+  /** Aborted when in-flight requests are abandoned. */
+  abort: AbortController;
+  /** The `source` and `worker` of this worker's items. */
+  origin: ItemOrigin;
+  /** Items of URLs waiting for a retry, written as they are if the crawl ends first. */
+  awaitingRetry: Map<string, Item>;
+}
+
+/** A worker with siblings: who owns which URL, and the outbox of links owned by the others. */
+export type Handoff = { partition: Partition; outbox: HandoffOutbox };
+
+/** The parts that read and write the worker's state, opened at start. */
+export interface StateParts {
+  journal: Journal;
+  spill: SpillRefill;
+  store: ItemStore;
+  attempts: Attempts;
+  follower: LinkFollower;
+  rounds: Rounds;
+  handoff: Handoff | null;
+  /** Items found in the items file at resume (they count against `--max-pages`). */
+  resumedItems: number;
+}
+
+/** What the assembled parts call back into the crawler. */
+export interface CrawlerHooks {
+  /** Something the dispatch loop waits for happened. */
+  wake(): void;
+  isStopping(): boolean;
+  /** Queue a URL this worker owns, when it is new. */
+  enqueue(url: string, depth: number): void;
+  /** Queue a seed again for a new round, seen or not. */
+  requeue(seed: string): void;
+  /**
+   * A write of state or of a body failed (a full disk...): stop taking URLs. Pages not yet
+   * acknowledged are fetched again by `--resume`.
+   */
+  writeFailed(e: Error): void;
+}
+
+/** What is already open while the state is being opened, closed even when opening fails later. */
+export type OpenedState = Partial<Pick<StateParts, 'journal' | 'spill'>> & {
+  /** This worker's lock on its state dir (state-lock.ts), held until the crawler closes. */
+  stateLock?: HeldLock;
+};
+
+/** `<out>/items/<worker-id>.jsonl` */
+export function itemsPathOf(opts: CrawlOptions, workerId: string): string {
+  return path.join(opts.out, 'items', `${workerId}.jsonl`);
+}
+
+/** Build the network side of a worker. `journal` gives the journal once it is open. */
+export function buildNetworkParts(
+  opts: CrawlOptions,
+  deps: CrawlerDeps,
+  journal: () => Journal,
+): NetworkParts {
+  const { backend } = deps;
+  const abort = new AbortController();
+  const fetcher = new Fetcher({
+    userAgent: opts.userAgent,
+    timeoutMs: opts.timeout,
+    maxBytes: opts.maxBytes,
+    connections: opts.hostConcurrency,
+    proxy: opts.proxy,
+  });
+  const scope = new Scope({
+    mode: opts.scope,
+    seeds: [],
+    include: opts.include.map((re) => new RegExp(re)),
+    exclude: opts.exclude.map((re) => new RegExp(re)),
+    maxUrlLength: opts.maxUrlLength,
+    maxPathRepeat: opts.maxPathRepeat,
+    maxQueryVariants: opts.maxQueryVariants,
+  });
+  const robots = opts.robots
+    ? new RobotsCache({
+        userAgent: opts.userAgent,
+        // an unavailable robots.txt is fetched again when the URLs it blocked are retried
+        errorRetryMs: robotsRetryWait(opts.maxRetryAfter),
+        fetch: async (url) => {
+          // RFC 9309 §2.5: parse at least 500 KiB of a robots.txt, whatever --max-bytes says.
+          const limit = Math.max(opts.maxBytes, ROBOTS_MIN_PARSE_BYTES);
+          const r = await fetcher.fetchHop(url, abort.signal, true, limit);
+          return { status: r.status, location: r.location, body: r.body.toString('utf8') };
+        },
+      })
+    : null;
+  const policy = new HostPolicy(backend.frontier, opts, deps.onRateLimitWait);
+  return {
+    fetcher,
+    scope,
+    pages: openPageProcessor(deps.source, {
+      outDir: opts.out,
+      storeBodies: opts.storeBodies,
+      thread: opts.pageThread,
+      maxBytes: opts.maxBytes,
+    }),
+    contentIndex: backend.openContentIndex({
+      itemsPath: itemsPathOf(opts, deps.workerId),
+      flush: () => journal().flush(),
+    }),
+    slots: new HostSlots(backend.frontier),
+    lost: new LostPageRetries(),
+    policy,
+    hops: new HopLoop({
+      fetcher,
+      robots,
+      scope,
+      seen: backend.seen,
+      policy,
+      signal: abort.signal,
+      onFetch: deps.onFetch,
+    }),
+    abort,
+    origin: { source: deps.source.name, worker: deps.workerId },
+    awaitingRetry: new Map(),
+  };
+}
+
+/**
+ * Open a worker's state: its lock (waiting for a previous holder to exit), the spill file; on
+ * resume the frontier (enqueued minus done), seen-set, counters and content index rebuilt from
+ * validated lines; the journal; the links already handed to siblings; then the parts that write
+ * items. Every write failure of the journal and spill goes to `hooks.writeFailed`.
+ * @param seeds the seeds this worker owns (for rounds).
+ * @param opened receives the lock, journal and spill as soon as they are taken or open, so that
+ *   a start that fails later still releases and closes them.
+ * @throws on I/O errors; Error naming the holder when another process keeps the state dir.
+ */
+export async function openStateParts(
+  opts: CrawlOptions,
+  deps: CrawlerDeps,
+  net: NetworkParts,
+  stats: CrawlStats,
+  seeds: string[],
+  hooks: CrawlerHooks,
+  opened: OpenedState,
+): Promise<StateParts> {
+  const { backend, log, workerId } = deps;
+  const stateDir = path.join(opts.out, 'state', workerId);
+  const itemsPath = itemsPathOf(opts, workerId);
+  await mkdir(stateDir, { recursive: true });
+  // No other process reads or writes this state meanwhile (not an orphaned worker of a killed run).
+  opened.stateLock = await lockWorkerState(stateDir);
+  const spillFile = await SpillQueue.open(path.join(stateDir, 'spill.log'), hooks.writeFailed);
+  const spill = new SpillRefill(backend.frontier, spillFile, opts.maxQueuedInMemory, log, hooks.wake);
+  opened.spill = spill;
+  const partition = deps.partition;
+  const scope = (url: string) => net.scope.check(url);
+  const replayed = { stateDir, outDir: opts.out, scope, seen: backend.seen, log };
+  let resumedItems = 0;
+  if (opts.resume) {
+    resumedItems = await restoreState({
+      ...replayed,
+      itemsPath,
+      contentIndex: net.contentIndex,
+      stats,
+      partition,
+      queue: (url, depth) => spill.push(url, depth),
+    });
+  }
+  const journal = await Journal.open({
+    stateDir,
+    itemsPath,
+    saveEveryItems: opts.saveEveryItems,
+    saveIntervalMs: opts.saveInterval,
+    onError: hooks.writeFailed,
+  });
+  opened.journal = journal;
+  let handoff: Handoff | null = null;
+  if (partition) {
+    // URLs already handed to their owners count as seen here.
+    if (opts.resume) await restoreHandedOff(replayed, partition);
+    // Lines sent again are checked too (damaged ones were reported by restoreHandedOff).
+    const filter = () => workerReplayFilter(scope, partition);
+    handoff = { partition, outbox: new HandoffOutbox(partition, backend.seen, journal, stateDir, filter) };
+  }
+  const store: ItemStore = new ItemStore({
+    contentIndex: net.contentIndex,
+    pages: net.pages,
+    journal,
+    stats,
+    log,
+    storeBodies: opts.storeBodies,
+    onWritten: (item) => {
+      // Kept until now: a URL fetched again after its body was lost follows its own redirects again.
+      net.hops.forget(item.url);
+      net.lost.forget(item.url);
+      deps.onItem?.(item);
+    },
+    refetchLostBody: (entry, item, e) => attempts.refetchLostBody(entry, item, e),
+    wake: hooks.wake,
+    writeFailed: hooks.writeFailed,
+  });
+  const rounds = new Rounds(seeds, opts.interval, hooks.requeue, log);
+  const attempts = new Attempts({
+    hops: net.hops,
+    policy: net.policy,
+    pages: net.pages,
+    store,
+    slots: net.slots,
+    lost: net.lost,
+    origin: net.origin,
+    stats,
+    log,
+    maxBytes: opts.maxBytes,
+    awaitingRetry: net.awaitingRetry,
+    isStopping: hooks.isStopping,
+    round: () => rounds.current,
+    wake: hooks.wake,
+  });
+  const follower = new LinkFollower({
+    scope: net.scope,
+    skipped: stats.skipped,
+    log,
+    maxDepth: opts.maxDepth,
+    handoff,
+    enqueue: hooks.enqueue,
+  });
+  return { journal, spill, store, attempts, follower, rounds, handoff, resumedItems };
+}
+
+/**
+ * The page processor for a crawler: a page thread when `opts.thread`, the source allows it
+ * (`source.offThread`) and the compiled worker file exists (the built CLI; tests running the
+ * TypeScript sources get the inline one), else inline.
+ */
+export function openPageProcessor(source: Source, opts: PageProcessorOptions): PageProcessor {
+  const files = PAGE_THREAD_FILES;
+  if (
+    opts.thread &&
+    source.offThread === true &&
+    import.meta.url.endsWith('.js') &&
+    existsSync(files.pageWorker)
+  ) {
+    return new ThreadedPageProcessor(
+      files,
+      source.name,
+      opts.storeBodies ? opts.outDir : null,
+      opts.maxBytes,
+    );
+  }
+  return new InlinePageProcessor(source, opts);
+}

@@ -1,0 +1,184 @@
+/**
+ * One try of one URL, turned into its outcome: an item (with the decoded body kept for storing
+ * and the links to follow) or a retry. The hop loop fetches; a failure becomes an error item or a
+ * retry by the host policy; a final response is decoded, hashed and (2xx) parsed by the page
+ * processor, then checked against the content index.
+ */
+import type { Logger } from 'pino';
+import type { FrontierEntry } from '../frontier/frontier-queue.js';
+import type { CrawlStats } from './crawl-stats.js';
+import type { HopAnswer, HopFailure, HopLoop } from './hop-loop.js';
+import { type HostPolicy, letsSlowDownDecay } from './host-policy.js';
+import type { HostSlots } from './host-slots.js';
+import { errorItem, type Item, type ItemOrigin, newItem } from './item.js';
+import type { ItemStore } from './item-store.js';
+import type { LostPageRetries } from './lost-page-retries.js';
+import { type PageProcessor, PageThreadLost } from './page-processor.js';
+import type { WorkedPage } from './page-work.js';
+
+/** What became of one try. */
+export type Outcome =
+  /** `bodyId`: the decoded body the page processor keeps for this item (stored or dropped next). */
+  | { kind: 'item'; item: Item; bodyId?: number; links?: string[] }
+  /** `free`: the try does not count against `--retries` (the failure was ours, not the server's). */
+  | { kind: 'retry'; delayMs: number; free?: boolean };
+
+/** What tries work with. */
+export interface AttemptParts {
+  hops: HopLoop;
+  policy: HostPolicy;
+  pages: PageProcessor;
+  store: ItemStore;
+  slots: HostSlots;
+  lost: LostPageRetries;
+  origin: ItemOrigin;
+  stats: CrawlStats;
+  log: Logger;
+  /** `--max-bytes`: largest decoded body. */
+  maxBytes: number;
+  /** Items of URLs waiting for a retry, written as they are if the crawl ends first. */
+  awaitingRetry: Map<string, Item>;
+  isStopping(): boolean;
+  /** The round in progress (continuous collection). */
+  round(): number;
+  /** A host slot was freed: the dispatch loop may take another URL. */
+  wake(): void;
+}
+
+/** The failure fields {@link Attempts.failure} needs. */
+type Failure = Omit<HopFailure, 'kind'>;
+
+/** Runs tries of URLs. One per worker. */
+export class Attempts {
+  private nextPageId = 1;
+
+  constructor(private readonly parts: AttemptParts) {}
+
+  /** One try of `entry`. @returns its outcome, or null when it was abandoned at stop. */
+  async run(entry: FrontierEntry): Promise<Outcome | null> {
+    const r = await this.parts.hops.run(entry);
+    if (r === null) return null;
+    return r.kind === 'failure' ? this.failure(entry, r) : this.readAnswer(entry, r);
+  }
+
+  /**
+   * Storing an item's body failed. When the body went with a dead page thread (and the URL has a
+   * free try left, and the crawl is not stopping), the URL is fetched again: its item waits, and
+   * is written as it is if the crawl ends before the new try.
+   * @returns true when a new try was queued.
+   */
+  refetchLostBody(entry: FrontierEntry, item: Item, e: Error): boolean {
+    const { lost, stats, slots, awaitingRetry } = this.parts;
+    if (!(e instanceof PageThreadLost) || this.parts.isStopping() || !lost.take(entry.url)) return false;
+    awaitingRetry.set(entry.url, item);
+    stats.retries++;
+    slots.refetch(entry);
+    return true;
+  }
+
+  /** A failed try: retried while tries remain (and not stopping), else its error item. */
+  failure(entry: FrontierEntry, f: Failure): Outcome {
+    const { origin, policy, maxBytes } = this.parts;
+    const item = errorItem(
+      origin,
+      entry,
+      f.url,
+      { kind: f.error, message: f.message },
+      f.status,
+      f.res,
+      maxBytes,
+    );
+    const delayMs = this.parts.isStopping()
+      ? null
+      : policy.retryDelay(entry.attempt, f.retryable, f.retryAfterMs);
+    if (delayMs === null) return { kind: 'item', item };
+    this.parts.awaitingRetry.set(entry.url, item);
+    return { kind: 'retry', delayMs };
+  }
+
+  /**
+   * The last hop's response as an item: a redirect recorded as it is; otherwise its host slot is
+   * freed at once, and the body decoded, hashed and (2xx) parsed by the page processor, then
+   * looked up in the content index. A 4xx/5xx gets an `http-status` error.
+   */
+  private async readAnswer(entry: FrontierEntry, answer: HopAnswer): Promise<Outcome> {
+    const { res, finalUrl } = answer;
+    const { pages, store, origin, log } = this.parts;
+    const item = newItem(origin, entry, finalUrl, res.status, res.contentType);
+    if (answer.data) item.data = { ...answer.data };
+    if (res.location !== null) return { kind: 'item', item };
+    // The server is done with this request: its host's next request (politeness gap, host
+    // concurrency) need not wait for decoding and parsing.
+    this.parts.slots.releaseEarly(entry, letsSlowDownDecay(res.status));
+    this.parts.wake();
+    const id = this.nextPageId++;
+    const ok = res.status >= 200 && res.status < 300;
+    let page: WorkedPage;
+    try {
+      page = await pages.work({
+        id,
+        url: entry.url,
+        finalUrl,
+        status: res.status,
+        contentType: res.contentType,
+        contentEncoding: res.encoded ? res.contentEncoding : null,
+        headers: res.headers,
+        depth: entry.depth,
+        maxBytes: this.parts.maxBytes,
+        extract: ok,
+        body: res.body,
+      });
+    } catch (e) {
+      // The page thread died (out of memory on some page): the response is lost with it; fetch
+      // this URL again rather than record a failure that was not the server's. A page that was
+      // only waiting in the thread's queue does not use up a try.
+      if (e instanceof PageThreadLost && e.innocent && this.parts.lost.take(entry.url)) {
+        return { kind: 'retry', delayMs: 0, free: true };
+      }
+      const message = `page thread failed: ${(e as Error).message}`;
+      log.warn({ url: entry.url, err: (e as Error).message }, 'page thread failed');
+      return this.failure(entry, {
+        url: finalUrl,
+        error: 'decode',
+        message,
+        status: res.status,
+        retryable: true,
+        retryAfterMs: null,
+        res,
+      });
+    }
+    if (page.error) {
+      const { kind, message } = page.error;
+      return this.failure(entry, {
+        url: finalUrl,
+        error: kind,
+        message,
+        status: res.status,
+        retryable: false,
+        retryAfterMs: null,
+      });
+    }
+    item.bytes = page.bytes;
+    this.parts.stats.bytes += page.bytes;
+    item.sha256 = page.sha256;
+    const flag = page.flag;
+    if (flag) item.data = { ...item.data, contentEncoding: flag };
+    if (res.status >= 400) item.error = { kind: 'http-status', message: `HTTP ${res.status}` };
+    if (!ok) {
+      pages.drop(id);
+      return { kind: 'item', item };
+    }
+    if (store.isDuplicate(item, id, this.parts.round())) return { kind: 'item', item };
+    // Still encoded (unknown or nested Content-Encoding): stored as received, flagged, not parsed.
+    if (flag === 'unknown-encoding') return { kind: 'item', item, bodyId: id };
+    const r = page.result;
+    if (page.sourceError !== undefined) {
+      item.error = { kind: 'decode', message: `source ${origin.source} failed: ${page.sourceError}` };
+    } else if (r) {
+      if (r.title !== undefined) item.title = r.title;
+      if (r.data) item.data = { ...item.data, ...r.data };
+    }
+    if (page.bytes === 0) pages.drop(id);
+    return { kind: 'item', item, bodyId: page.bytes > 0 ? id : undefined, links: r?.links };
+  }
+}

@@ -1,0 +1,337 @@
+/**
+ * The crawl engine of one process: it takes URLs from the frontier when their host allows, tries
+ * each ({@link Attempts}), follows the links of its pages ({@link LinkFollower}), and acknowledges
+ * each URL with exactly one item line ({@link ItemStore}); a failed write (a full disk) stops it.
+ * This file only orchestrates; every
+ * policy is a module of its own, wired in `assembly.ts`. Reads top to bottom: start → run (the
+ * dispatch loop) → process (a try, then a retry, or links followed and the item stored) → wind
+ * down.
+ */
+import type { CrawlOptions } from '../config/crawl-options.js';
+import type { SeenSet } from '../dedup/seen-set.js';
+import type { FrontierEntry, FrontierQueue } from '../frontier/frontier-queue.js';
+import {
+  buildNetworkParts,
+  type CrawlerDeps,
+  type NetworkParts,
+  type OpenedState,
+  openStateParts,
+  type StateParts,
+} from './assembly.js';
+import type { Attempts, Outcome } from './attempt.js';
+import { type CrawlStats, newCrawlStats } from './crawl-stats.js';
+import { type HandoffLink, ownerOf } from './handoff-outbox.js';
+import { letsSlowDownDecay } from './host-policy.js';
+import { errorItem } from './item.js';
+import type { ItemStore } from './item-store.js';
+import type { LinkFollower } from './link-follower.js';
+
+export type { CrawlerDeps, EngineBackend } from './assembly.js';
+export type { Partition } from './handoff-outbox.js';
+
+/** Longest sleep of the dispatch loop, ms (it also wakes on every event it waits for). */
+const IDLE_TICK_MS = 1000;
+
+/** Sleep between checks while waiting for in-flight requests at stop, ms. */
+const WIND_DOWN_TICK_MS = 50;
+
+/** One crawl worker. Create, `start()`, then `run()`; `stop()` ends it gracefully. */
+export class Crawler {
+  readonly stats: CrawlStats = newCrawlStats();
+  readonly frontier: FrontierQueue;
+  private readonly seen: SeenSet;
+  private readonly net: NetworkParts;
+  /** Opened by start(). */
+  private state!: StateParts;
+  /** The state lock, journal and spill as soon as they are taken (released even when start() failed). */
+  private readonly opened: OpenedState = {};
+  // Shortcuts to the parts used on every URL.
+  private store!: ItemStore;
+  private attempts!: Attempts;
+  private follower!: LinkFollower;
+  private stopping = false;
+  private paused = false;
+  private endRequested = false;
+  private idleReported = false;
+  /** The first failed write of state or of a body (a full disk...): the crawl stopped on it. */
+  private writeFailure: Error | null = null;
+  /** Entries being processed, from their try to their retry or item (bodies being stored aside). */
+  private active = 0;
+  /** URLs taken for a first try this session: with the resumed items, the --max-pages budget. */
+  private dispatched = 0;
+  /** Entries already counted against --max-pages (a free retry keeps attempt 0). */
+  private readonly counted = new WeakSet<FrontierEntry>();
+  private wake: (() => void) | null = null;
+
+  constructor(
+    private readonly opts: CrawlOptions,
+    private readonly deps: CrawlerDeps,
+  ) {
+    this.frontier = deps.backend.frontier;
+    this.seen = deps.backend.seen;
+    this.net = buildNetworkParts(opts, deps, () => this.state.journal);
+  }
+
+  /**
+   * Open the state; on resume restore the frontier (enqueued minus done), the seen-set and the
+   * counters; then add the seeds this worker owns (already-seen seeds are not queued again).
+   * @param seeds canonical seed URLs.
+   * @throws on I/O errors.
+   */
+  async start(seeds: string[]): Promise<void> {
+    for (const s of seeds) this.net.scope.addSeed(s);
+    const part = this.deps.partition;
+    const owned =
+      part === undefined ? seeds : seeds.filter((s) => ownerOf(s, part.count, part.by) === part.index);
+    const hooks = {
+      wake: () => this.wakeUp(),
+      isStopping: () => this.stopping,
+      enqueue: (url: string, depth: number) => this.enqueue(url, depth),
+      requeue: (seed: string) => {
+        this.frontier.push(seed, 0);
+        this.state.journal.enqueued(seed, 0);
+      },
+      writeFailed: (e: Error) => this.writeFailed(e),
+    };
+    this.state = await openStateParts(this.opts, this.deps, this.net, this.stats, owned, hooks, this.opened);
+    ({ store: this.store, attempts: this.attempts, follower: this.follower } = this.state);
+    for (const s of owned) this.enqueue(s, 0);
+  }
+
+  /** Links handed to this worker by their discoverer (already scope-checked there). */
+  receive(links: HandoffLink[]): void {
+    for (const [url, depth] of links) this.enqueue(url, depth);
+    this.wakeUp();
+  }
+
+  /** Send again to worker `owner` every URL ever handed to it. @returns how many. */
+  async resendHandoffs(owner: number): Promise<number> {
+    const handoff = this.state.handoff;
+    return handoff === null ? 0 : handoff.outbox.resend(owner);
+  }
+
+  /** Pause or resume taking new URLs (the memory guard); in-flight requests go on. */
+  setPaused(paused: boolean): void {
+    this.paused = paused;
+    this.wakeUp();
+  }
+
+  /** Entries being processed (requests in flight, pages being read). */
+  get busy(): number {
+    return this.active;
+  }
+
+  /** In a multi-process crawl: end `run()` once idle (the supervisor saw every worker idle). */
+  endWhenIdle(): void {
+    this.endRequested = true;
+    this.wakeUp();
+  }
+
+  /** Ask the crawl to stop: no new requests; in-flight ones get `joinTimeout` to finish. */
+  stop(): void {
+    if (this.stopping) return;
+    this.stopping = true;
+    this.wakeUp();
+  }
+
+  /** Abandon in-flight requests now (second signal). State stays consistent. */
+  abort(): void {
+    this.stop();
+    this.net.abort.abort();
+    this.net.fetcher.abortAll();
+  }
+
+  get isStopping(): boolean {
+    return this.stopping;
+  }
+
+  /** The write failure that stopped this crawl (a full disk...), or null. The caller reports it. */
+  get writeError(): Error | null {
+    return this.writeFailure;
+  }
+
+  /**
+   * Crawl until the frontier is empty, `maxPages` is reached, or `stop()`; with sibling workers,
+   * until the supervisor says all are idle ({@link endWhenIdle}).
+   * @returns true when the crawl completed (nothing left), false when it was stopped early.
+   */
+  async run(): Promise<boolean> {
+    const { spill, handoff, rounds } = this.state;
+    while (!this.stopping) {
+      this.dispatch();
+      spill.refill();
+      const idle = this.isIdle();
+      if (handoff === null) {
+        if (idle) break;
+      } else {
+        this.reportIdle(idle);
+        if (idle && this.endRequested) break;
+        if (idle && !this.stopping && rounds.startIfDue()) continue;
+      }
+      await this.sleep(Math.min(this.frontier.nextReadyIn(), IDLE_TICK_MS));
+    }
+    handoff?.outbox.flush();
+    const completed = !this.stopping;
+    await this.windDown();
+    return completed;
+  }
+
+  /**
+   * Close the journal, spill, page threads and connections, then release the state dir.
+   * @throws the journal's last write error (everything is closed all the same).
+   */
+  async close(): Promise<void> {
+    try {
+      await this.opened.journal?.close();
+    } finally {
+      await this.opened.spill?.close();
+      await this.net.pages.close();
+      await this.net.fetcher.close();
+      await this.opened.stateLock?.release();
+    }
+  }
+
+  /** Take URLs while fetch slots, body memory, the page budget and the memory guard allow. */
+  private dispatch(): void {
+    const { concurrency, maxPendingBytes } = this.opts;
+    while (this.active < concurrency && this.store.pendingBytes < maxPendingBytes && !this.paused) {
+      if (!this.budgetLeft()) break;
+      const entry = this.frontier.next();
+      if (entry === null) break;
+      if (entry.attempt === 0 && !this.counted.has(entry)) {
+        this.counted.add(entry);
+        this.dispatched++;
+      }
+      this.active++;
+      void this.process(entry).finally(() => {
+        this.active--;
+        this.wakeUp();
+      });
+    }
+  }
+
+  /** One entry: a try, then a retry, or its links followed and its body and item stored. */
+  private async process(entry: FrontierEntry): Promise<void> {
+    const { slots, awaitingRetry } = this.net;
+    let outcome: Outcome | null;
+    try {
+      outcome = await this.attempts.run(entry);
+    } catch (e) {
+      outcome = this.net.abort.signal.aborted ? null : this.unexpected(entry, e);
+    }
+    if (outcome === null) {
+      // Abandoned at stop: no item; the URL stays pending for --resume.
+      slots.release(entry, false);
+      return;
+    }
+    if (outcome.kind === 'retry') {
+      this.stats.retries++;
+      slots.retry(entry, outcome.delayMs, !outcome.free);
+      return;
+    }
+    awaitingRetry.delete(entry.url);
+    slots.release(entry, letsSlowDownDecay(outcome.item.status));
+    const { item, bodyId, links } = outcome;
+    if (links) this.follower.follow(links, entry.depth + 1);
+    await this.store.storeAndWrite(entry, item, bodyId);
+  }
+
+  /** A bug on the way: logged, and the URL's item says so (`network`), so the crawl goes on. */
+  private unexpected(entry: FrontierEntry, e: unknown): Outcome {
+    this.deps.log.error({ url: entry.url, err: e }, 'unexpected error');
+    const error = { kind: 'network' as const, message: String(e) };
+    const item = errorItem(this.net.origin, entry, entry.url, error, null, undefined, this.opts.maxBytes);
+    return { kind: 'item', item };
+  }
+
+  /**
+   * A write of state or of a body failed: stop taking URLs. Pages not yet acknowledged are
+   * fetched again by `--resume`; the caller reports {@link writeError}.
+   */
+  private writeFailed(e: Error): void {
+    if (this.writeFailure === null) {
+      this.writeFailure = e;
+      this.deps.log.error({ err: e.message }, 'a write failed: stopping');
+    }
+    this.stop();
+  }
+
+  /** Add a canonical URL to the frontier (or its spill) and the frontier log, if it is new. */
+  private enqueue(url: string, depth: number): void {
+    if (!this.seen.add(url)) return;
+    this.state.spill.push(url, depth);
+    this.state.journal.enqueued(url, depth);
+  }
+
+  private budgetLeft(): boolean {
+    const max = this.opts.maxPages;
+    return max === undefined || this.state.resumedItems + this.dispatched < max;
+  }
+
+  /** Nothing in flight or waiting for the disk, and nothing queued (or the page budget is spent). */
+  private isIdle(): boolean {
+    if (this.active > 0 || this.store.pendingBytes > 0) return false;
+    const queued = this.frontier.queued > 0 || this.state.spill.holdsUrls;
+    return !queued || (!this.budgetLeft() && this.frontier.inFlight === 0);
+  }
+
+  /**
+   * With sibling workers, idleness is reported and only the supervisor decides that all are done.
+   * An idle worker sends its outbox and makes its items visible now, not at the next save.
+   */
+  private reportIdle(idle: boolean): void {
+    const { handoff, journal } = this.state;
+    if (handoff === null) return;
+    if (idle) {
+      handoff.outbox.flush();
+      if (journal.pendingItems > 0) void journal.flush().catch(() => {});
+    }
+    if (idle !== this.idleReported) {
+      this.idleReported = idle;
+      handoff.partition.onIdle(idle);
+    }
+  }
+
+  /**
+   * After the loop: wait for in-flight work (up to `joinTimeout`, then abandon it), write the
+   * items of URLs that were waiting for a retry when the page budget ran out, and wait for every
+   * body store and item line.
+   */
+  private async windDown(): Promise<void> {
+    const { abort, fetcher, awaitingRetry } = this.net;
+    if (this.active > 0) {
+      const deadline = Date.now() + this.opts.joinTimeout;
+      while (this.active > 0 && Date.now() < deadline && !abort.signal.aborted) {
+        await this.sleep(WIND_DOWN_TICK_MS);
+      }
+      if (this.active > 0) {
+        abort.abort();
+        fetcher.abortAll();
+      }
+      while (this.active > 0) await new Promise((r) => setTimeout(r, 10));
+    }
+    if (!this.stopping) {
+      for (const item of awaitingRetry.values()) this.store.write(item);
+      awaitingRetry.clear();
+    }
+    await this.store.whenWritten();
+  }
+
+  /** Sleep up to `ms`, or until {@link wakeUp}. */
+  private async sleep(ms: number): Promise<void> {
+    await new Promise<void>((resolve) => {
+      const t = setTimeout(resolve, ms);
+      this.wake = () => {
+        clearTimeout(t);
+        resolve();
+      };
+    });
+    this.wake = null;
+  }
+
+  private wakeUp(): void {
+    const w = this.wake;
+    this.wake = null;
+    w?.();
+  }
+}

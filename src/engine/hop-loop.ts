@@ -1,0 +1,182 @@
+/**
+ * One try of one URL over the network: robots.txt, then hop by hop through its redirects, each
+ * hop checked again against robots.txt, the scope and the seen-set, so a redirect can lead nowhere
+ * a link could not. Ends with the last hop's response, or why the try failed; builds no item.
+ */
+import type { SeenSet } from '../dedup/seen-set.js';
+import type { FrontierEntry } from '../frontier/frontier-queue.js';
+import type { FetchError, FetchErrorKind } from '../http/fetch-error.js';
+import type { Fetcher, HopResponse } from '../http/fetcher.js';
+import type { RobotsCache } from '../http/robots.js';
+import { canonicalize } from '../url/canonicalize.js';
+import type { Scope } from '../url/scope.js';
+import type { HostPolicy } from './host-policy.js';
+
+/** Largest number of redirect hops followed for one URL. */
+export const MAX_REDIRECTS = 10;
+
+/** Where a try ended. */
+export type HopResult = HopAnswer | HopFailure;
+
+/** The last hop's response: a final answer, or a redirect recorded as it is (`data` says why). */
+export interface HopAnswer {
+  kind: 'answer';
+  res: HopResponse;
+  /** URL of the last hop. */
+  finalUrl: string;
+  /** Item `data` of a redirect not followed (`redirectTo`, `redirectSeen`, `note`). */
+  data?: Record<string, unknown>;
+}
+
+/** A failed try. */
+export interface HopFailure {
+  kind: 'failure';
+  /** Where it failed (the item's `finalUrl`). */
+  url: string;
+  error: FetchErrorKind;
+  message: string;
+  status: number | null;
+  /** Worth another try (network error, timeout, retryable status, robots.txt unavailable). */
+  retryable: boolean;
+  /** The wait asked for (Retry-After, robots.txt retry), ms; null for the usual backoff. */
+  retryAfterMs: number | null;
+  /** The failing response (its body is hashed into the item). */
+  res?: HopResponse;
+}
+
+/** What the hop loop works with. */
+export interface HopLoopParts {
+  fetcher: Fetcher;
+  /** null with `--no-robots`. */
+  robots: RobotsCache | null;
+  scope: Scope;
+  seen: SeenSet;
+  policy: HostPolicy;
+  /** Aborted when in-flight requests are abandoned (second signal, join timeout). */
+  signal: AbortSignal;
+  /** Told each request's duration, ms (metrics). */
+  onFetch?: (ms: number) => void;
+}
+
+/** Runs tries of URLs (see the module comment). One per worker. */
+export class HopLoop {
+  /** Redirect targets a URL's earlier tries added to the seen-set: its retry may follow them again. */
+  private readonly ownHops = new Map<string, Set<string>>();
+
+  constructor(private readonly parts: HopLoopParts) {}
+
+  /** One try of `entry`. @returns where it ended, or null when it was abandoned at stop. */
+  async run(entry: FrontierEntry): Promise<HopResult | null> {
+    const { fetcher, scope, seen, policy, signal } = this.parts;
+    const hops: string[] = [entry.url];
+    let url = entry.url;
+    const denied = await this.robotsGate(entry, url);
+    if (denied) return denied;
+    for (;;) {
+      let res: HopResponse;
+      const fetchStart = performance.now();
+      try {
+        res = await fetcher.fetchHop(url, signal, false);
+        this.parts.onFetch?.(performance.now() - fetchStart);
+      } catch (e) {
+        if (signal.aborted) return null;
+        this.parts.onFetch?.(performance.now() - fetchStart);
+        const fe = e as FetchError;
+        const retryable = fe.kind === 'network' || fe.kind === 'timeout';
+        return failure(url, fe.kind, fe.message, fe.status, retryable, null);
+      }
+      policy.afterHop(entry.host, res.headers);
+      if (res.location !== null) {
+        const target = canonicalize(res.location, url);
+        if (target === null) {
+          return {
+            kind: 'answer',
+            res,
+            finalUrl: url,
+            data: { redirectTo: res.location, note: 'redirect to a non-http(s) URL' },
+          };
+        }
+        if (hops.includes(target)) {
+          const loop = `redirect loop: ${[...hops, target].join(' -> ')}`;
+          return failure(target, 'redirect-loop', loop, res.status, false, null);
+        }
+        if (hops.length > MAX_REDIRECTS) {
+          return failure(
+            target,
+            'redirect-loop',
+            `more than ${MAX_REDIRECTS} redirects`,
+            res.status,
+            false,
+            null,
+          );
+        }
+        const verdict = scope.check(target);
+        if (verdict !== 'ok') {
+          return failure(
+            target,
+            'out-of-scope',
+            `redirect to ${target} (${verdict})`,
+            res.status,
+            false,
+            null,
+          );
+        }
+        if (!seen.add(target) && !this.ownHops.get(entry.url)?.has(target)) {
+          // Already collected or queued under its own URL: record the redirect, do not fetch twice.
+          return { kind: 'answer', res, finalUrl: target, data: { redirectTo: target, redirectSeen: true } };
+        }
+        const own = this.ownHops.get(entry.url) ?? new Set<string>();
+        this.ownHops.set(entry.url, own.add(target));
+        hops.push(target);
+        url = target;
+        const deniedHop = await this.robotsGate(entry, url);
+        if (deniedHop) return deniedHop;
+        continue;
+      }
+      const retryable = policy.afterStatus(entry.host, res.status, res.headers);
+      if (retryable !== null) {
+        return failure(
+          url,
+          'http-status',
+          `HTTP ${res.status}`,
+          res.status,
+          true,
+          retryable.retryAfterMs,
+          res,
+        );
+      }
+      return { kind: 'answer', res, finalUrl: url };
+    }
+  }
+
+  /** The item of `url` is written: its own redirect targets need no longer be remembered. */
+  forget(url: string): void {
+    this.ownHops.delete(url);
+  }
+
+  /** robots.txt for one hop (and its Crawl-delay for the host). @returns a failure when denied. */
+  private async robotsGate(entry: FrontierEntry, url: string): Promise<HopFailure | null> {
+    const robots = this.parts.robots;
+    if (robots === null) return null;
+    const verdict = robots.peek(url) ?? (await robots.check(url));
+    this.parts.policy.afterRobots(entry.host, verdict.crawlDelayMs);
+    if (verdict.allowed) return null;
+    if (verdict.reason === 'unavailable') {
+      const message = 'robots.txt unavailable (5xx or unreachable)';
+      return failure(url, 'robots-disallowed', message, null, true, this.parts.policy.robotsRetryWait);
+    }
+    return failure(url, 'robots-disallowed', 'disallowed by robots.txt', null, false, null);
+  }
+}
+
+function failure(
+  url: string,
+  error: FetchErrorKind,
+  message: string,
+  status: number | null,
+  retryable: boolean,
+  retryAfterMs: number | null,
+  res?: HopResponse,
+): HopFailure {
+  return { kind: 'failure', url, error, message, status, retryable, retryAfterMs, res };
+}

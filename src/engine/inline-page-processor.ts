@@ -1,0 +1,45 @@
+/**
+ * The {@link PageProcessor} on the crawler's own thread, for plans with more processes than
+ * cores (a page thread would cost memory and save no time): `work` runs synchronously, stores
+ * use async fs.
+ */
+import { FileSink } from '../sinks/file-sink.js';
+import type { Source } from '../sources/source.js';
+import type { PageProcessor } from './page-processor.js';
+import { type PageJob, type WorkedPage, workPage } from './page-work.js';
+
+/** Same-thread {@link PageProcessor}: `work` runs synchronously, stores use async fs. */
+export class InlinePageProcessor implements PageProcessor {
+  private readonly kept = new Map<number, Buffer>();
+  private readonly sink: FileSink | null;
+
+  constructor(
+    private readonly source: Source,
+    opts: { outDir: string; storeBodies: boolean },
+  ) {
+    this.sink = opts.storeBodies ? new FileSink({ outDir: opts.outDir }) : null;
+  }
+
+  work(job: PageJob): Promise<WorkedPage> {
+    const { worked, body } = workPage(job, this.source);
+    if (body !== null) this.kept.set(job.id, body);
+    return Promise.resolve(worked);
+  }
+
+  store(id: number, url: string): Promise<string> {
+    const body = this.kept.get(id);
+    this.kept.delete(id);
+    if (body === undefined) return Promise.reject(new Error(`no body kept for ${url}`));
+    if (this.sink === null) return Promise.reject(new Error('bodies are not stored (--no-store)'));
+    return this.sink.write(url, body);
+  }
+
+  drop(id: number): void {
+    this.kept.delete(id);
+  }
+
+  async close(): Promise<void> {
+    this.kept.clear();
+    await this.sink?.close();
+  }
+}

@@ -1,0 +1,60 @@
+/**
+ * Where a page's links go: past `--max-depth` or out of scope (the scope, `--include`/`--exclude`
+ * and the trap rules) they are counted and skipped, the first {@link TRAP_LOG_LIMIT} traps of each
+ * kind logged; a link owned by another process goes to the handoff outbox; the rest are queued
+ * here.
+ */
+import type { Logger } from 'pino';
+import type { Scope } from '../url/scope.js';
+import type { CrawlStats } from './crawl-stats.js';
+import { type HandoffOutbox, ownerOf, type Partition } from './handoff-outbox.js';
+
+/** Trap links logged per reason (`trap link skipped`); past this they are only counted in the stats. */
+export const TRAP_LOG_LIMIT = 100;
+
+/** What the follower works with. */
+export interface LinkFollowerParts {
+  scope: Scope;
+  /** Counters of links skipped, by reason (changed in place). */
+  skipped: CrawlStats['skipped'];
+  log: Logger;
+  /** `--max-depth`; undefined = unlimited. */
+  maxDepth: number | undefined;
+  /** With sibling processes: who owns which URL, and the outbox to them. */
+  handoff: { partition: Partition; outbox: HandoffOutbox } | null;
+  /** Queue a link this worker owns (when it is new). */
+  enqueue(url: string, depth: number): void;
+}
+
+/** Follows the links of one worker's pages. */
+export class LinkFollower {
+  constructor(private readonly parts: LinkFollowerParts) {}
+
+  /** Follow `links` (absolute canonical URLs) found at depth `depth - 1`. */
+  follow(links: string[], depth: number): void {
+    const { scope, skipped, log, maxDepth, handoff } = this.parts;
+    if (maxDepth !== undefined && depth > maxDepth) {
+      skipped.depth += links.length;
+      return;
+    }
+    for (const link of links) {
+      const verdict = scope.check(link);
+      if (verdict !== 'ok') {
+        const n = ++skipped[verdict];
+        if (n <= TRAP_LOG_LIMIT && verdict.startsWith('trap-')) {
+          log.info({ url: link, reason: verdict }, 'trap link skipped');
+        }
+        continue;
+      }
+      if (handoff !== null) {
+        const { partition, outbox } = handoff;
+        const owner = ownerOf(link, partition.count, partition.by);
+        if (owner !== partition.index) {
+          outbox.add(owner, link, depth);
+          continue;
+        }
+      }
+      this.parts.enqueue(link, depth);
+    }
+  }
+}

@@ -1,0 +1,82 @@
+/**
+ * Where responses are decoded, hashed, parsed and stored: a page thread (a worker_threads
+ * Worker) when the machine has a core for it, else inline on the crawler's thread. Either way
+ * the crawler sees the same {@link PageProcessor}: `work` a response, then `store` or `drop` the
+ * decoded body it keeps. This module holds the contract and the messages to the page thread
+ * (`openPageProcessor` in `assembly.ts` picks the implementation).
+ *
+ * With the thread, the crawler's event loop only moves bytes and runs the frontier: a page's
+ * decompression, SHA-256, charset decoding and HTML tokenizing (about 40% of its CPU on the
+ * PostgreSQL docs) run on the other core; files are written by a third, body-writer thread, so
+ * file creation (50–1,100 µs on a slow disk) stalls neither. Messages are batched per event-loop
+ * turn in both directions.
+ */
+import type { MessagePort } from 'node:worker_threads';
+import type { PageJob, WorkedPage } from './page-work.js';
+
+/** Handles responses for the crawler (see the module comment). */
+export interface PageProcessor {
+  /**
+   * Decode, hash and (when `job.extract`) parse one response. The decoded body is kept under
+   * `job.id` until {@link store} or {@link drop}. `job.body` may be detached afterwards.
+   * @throws when the page thread died (the job's body is lost with it).
+   */
+  work(job: PageJob): Promise<WorkedPage>;
+  /**
+   * Store the body kept under `id` for `url` and release it.
+   * @returns the path relative to `<out>`, e.g. `files/host/a.html`.
+   * @throws when storing fails or there is no body store (`storeBodies` off).
+   */
+  store(id: number, url: string): Promise<string>;
+  /** Release the body kept under `id` without storing it. */
+  drop(id: number): void;
+  /** Wait for pending stores, then release everything (the thread ends). */
+  close(): Promise<void>;
+}
+
+/** Settings of {@link openPageProcessor}. */
+export interface PageProcessorOptions {
+  /** `<out>`; bodies go to `<out>/files`. */
+  outDir: string;
+  /** Whether bodies are stored at all (`--no-store` turns it off). */
+  storeBodies: boolean;
+  /** Use a page thread (when the source allows it and the compiled worker file exists). */
+  thread: boolean;
+  /** Largest decoded body, bytes (sizes the thread's heap). */
+  maxBytes: number;
+}
+
+/** A message to the page thread. */
+export type PageRequest =
+  | { op: 'work'; job: PageJob }
+  | { op: 'store'; id: number; url: string }
+  | { op: 'drop'; id: number };
+
+/** A message from the page thread. */
+export type PageReply =
+  | { op: 'worked'; worked: WorkedPage }
+  | { op: 'stored'; id: number; file: string }
+  | { op: 'stored'; id: number; error: string };
+
+/** What the page thread is started with (`workerData`). */
+export interface PageThreadData {
+  /** Registered source name (created again in the thread). */
+  source: string;
+  /** The body-writer thread's request port; absent when bodies are not stored. */
+  writer?: MessagePort;
+  /** One Int32: the id of the job the thread is working on, 0 between jobs. */
+  progress: SharedArrayBuffer;
+}
+
+/**
+ * Rejection of the pages (and stores) a dead page thread held. `innocent` is true for all but
+ * the page it was working on when it died: those are fetched again without counting a try.
+ */
+export class PageThreadLost extends Error {
+  constructor(
+    message: string,
+    readonly innocent: boolean,
+  ) {
+    super(message);
+  }
+}

@@ -1,0 +1,53 @@
+/**
+ * What the crawl engine asks of a frontier: per-host queues whose politeness (delay, host
+ * concurrency, Crawl-delay, Retry-After pauses, 429/503 slow-down) decides when each URL may go.
+ * {@link Frontier} is the embedded implementation; a shared (Redis) frontier implements the same.
+ */
+
+/** One URL handed out by {@link FrontierQueue.next}. */
+export interface FrontierEntry {
+  /** Canonical URL. */
+  url: string;
+  /** host[:port] of `url`. */
+  host: string;
+  /** Link distance from a seed (seeds are 0). */
+  depth: number;
+  /** Failed attempts so far (0 on the first try). */
+  attempt: number;
+}
+
+/**
+ * A frontier with politeness. It does not deduplicate: a URL is pushed once, after the seen-set
+ * said it is new. Every entry handed out by `next` comes back exactly once, through `done` or
+ * `retry`.
+ */
+export interface FrontierQueue {
+  /** URLs waiting (not in flight). */
+  readonly queued: number;
+  /** URLs handed out and not yet done or retried. */
+  readonly inFlight: number;
+  /** Queue a canonical URL at `depth` (breadth-first: lower depths of a host go first). */
+  push(url: string, depth: number): void;
+  /** The next URL whose host may be served now, or null; its host's politeness clock advances. */
+  next(): FrontierEntry | null;
+  /** ms until some host becomes ready: 0 when one is ready now, Infinity when nothing is queued. */
+  nextReadyIn(): number;
+  /**
+   * The entry's request is over (its response is in, or it failed for good): its host slot is
+   * free and the gap after a completion starts. `answered`: the server answered with anything but
+   * 429/503, which lets the host's slow-down penalty decay.
+   */
+  done(entry: FrontierEntry, answered?: boolean): void;
+  /**
+   * Put a failed entry back, to go again no earlier than `delayMs` from now; its whole host waits.
+   * @param released the entry's slot was already given back with `done`.
+   * @param counts whether this try counts against the retries (false: the failure was ours).
+   */
+  retry(entry: FrontierEntry, delayMs: number, released?: boolean, counts?: boolean): void;
+  /** Serve nothing to `host` for `ms` from now (Retry-After, rate-limit reset). */
+  pauseHost(host: string, ms: number): void;
+  /** Widen `host`'s gap after a 429/503 (doubling, capped; decays with later answers). */
+  slowDown(host: string): void;
+  /** The host's robots.txt Crawl-delay, ms: its gap is at least this. */
+  setCrawlDelay(host: string, ms: number): void;
+}

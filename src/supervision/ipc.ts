@@ -1,0 +1,72 @@
+/**
+ * Messages between the supervisor and its worker processes (Node IPC, JSON). Shared state is
+ * only counters, the stop signal and status; links travel only to their owner.
+ */
+import type { CrawlOptions } from '../config/crawl-options.js';
+import type { HandoffLink } from '../engine/handoff-outbox.js';
+import type { WorkerCounters } from './worker-counters.js';
+
+export type { HandoffLink } from '../engine/handoff-outbox.js';
+
+/** Everything a worker needs to start. Its options are sent parsed (they are plain JSON). */
+export interface WorkerInit {
+  t: 'init';
+  /** e.g. `crawl-1`: names its items file, state dir and log. */
+  id: string;
+  /** Worker type (source name). */
+  type: string;
+  index: number;
+  count: number;
+  partition: 'host' | 'url';
+  options: CrawlOptions;
+  /** All seeds of the type; each worker queues those it owns. */
+  seeds: string[];
+}
+
+/** Supervisor → worker. */
+export type ToWorker =
+  | WorkerInit
+  /** Links owned by this worker, found by a sibling. */
+  | { t: 'links'; links: HandoffLink[] }
+  /** Send again every link ever handed to worker number `owner` (it restarted). */
+  | { t: 'resend'; owner: number }
+  /** Every worker is idle and has every link sent to it: the one-shot crawl is complete; end. */
+  | { t: 'complete' }
+  | { t: 'stop' }
+  /** The memory guard: stop or go on taking new URLs. */
+  | { t: 'pause'; paused: boolean };
+
+/** A worker's counters, sent every second and on idle changes. */
+export interface WorkerStats {
+  items: number;
+  itemsThisRun: number;
+  errors: number;
+  queued: number;
+  inFlight: number;
+  bytes: number;
+  /** Links received from other workers (for termination detection). */
+  received: number;
+  /** Nothing queued or in flight. */
+  idle: boolean;
+  /** Resident set size, bytes. */
+  rss: number;
+  /** Epoch ms of the last item written. */
+  lastProgressAt: number;
+  skipped: Record<string, number>;
+  /** Errors by kind, bytes, fetch latency, rate-limit waits of this process (status and metrics). */
+  counters: WorkerCounters;
+}
+
+/** Worker → supervisor. */
+export type FromWorker =
+  /** Its state is loaded: it takes links and work. */
+  | { t: 'ready' }
+  | { t: 'handoff'; to: number; links: HandoffLink[] }
+  | ({ t: 'stats' } & WorkerStats)
+  /** Its run is over (`completed`: nothing left, rather than stopped); the process exits next. */
+  | { t: 'exiting'; completed: boolean }
+  /** All handoffs to `owner` were sent again (answer to `resend`; the end of a one-shot crawl waits for it). */
+  | { t: 'resent'; owner: number; count: number }
+  | { t: 'fatal'; message: string }
+  /** The disk is full at `path`: this worker stopped (exit code DISK_FULL_EXIT_CODE); stop them all. */
+  | { t: 'diskFull'; path: string };

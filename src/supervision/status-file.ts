@@ -1,0 +1,138 @@
+/**
+ * `<data>/status.json`: the supervisor's heartbeat, rewritten atomically every 2 s (the contract
+ * is ≤ 5 s) — its pid and start, per worker its state, counters, rate, memory, last progress,
+ * restarts and last error, and totals.
+ */
+import path from 'node:path';
+import type { Logger } from 'pino';
+import { writeFileAtomic } from '../sinks/atomic-file.js';
+import { diskFullPath, isDiskFull } from '../sinks/disk-full.js';
+import { memoryOf } from './memory-guard.js';
+import type { WorkerProcess } from './worker-process.js';
+
+const MB = 1048576;
+
+/** One worker in status.json. */
+export interface WorkerStatus {
+  id: string;
+  /** Source name. */
+  type: string;
+  pid: number | null;
+  /** A worker state, or `paused` (memory guard) or `stopped` (done after a stop). */
+  state: string;
+  items: number;
+  itemsThisRun: number;
+  pagesPerSec: number;
+  errors: number;
+  queue: number;
+  inFlight: number;
+  /** Resident set size as the worker reports it, MB. */
+  rssMB: number;
+  /** Its PSS as the supervisor samples it (what the memory guard watches), MB. */
+  pssMB: number;
+  /** ISO 8601, or null before its first report. */
+  lastProgressAt: string | null;
+  restarts: number;
+  lastError: string | null;
+}
+
+/** The whole status.json document. */
+export interface StatusDocument {
+  supervisorPid: number;
+  startedAt: string;
+  updatedAt: string;
+  /** `running`, `stopping`, `finished` or `stopped`. */
+  state: string;
+  memoryLimitMB: number;
+  workers: WorkerStatus[];
+  totals: {
+    items: number;
+    itemsThisRun: number;
+    errors: number;
+    queue: number;
+    pagesPerSec: number;
+    rssMB: number;
+    pssMB: number;
+    workers: number;
+    parked: number;
+    /** Links not followed, by reason, summed over the workers' last reports. */
+    skipped: Record<string, number>;
+  };
+}
+
+/** The status document of the supervisor's workers now. */
+export function statusDocument(
+  workers: WorkerProcess[],
+  sup: { startedAt: Date; stopping: boolean; memoryLimitBytes: number },
+): StatusDocument {
+  const list: WorkerStatus[] = workers.map((w) => ({
+    id: w.spec.id,
+    type: w.spec.type,
+    pid: w.pid,
+    state:
+      w.paused && w.state === 'running' ? 'paused' : w.state === 'done' && sup.stopping ? 'stopped' : w.state,
+    items: w.stats?.items ?? 0,
+    itemsThisRun: w.itemsThisRun,
+    pagesPerSec: Math.round(w.pagesPerSec * 10) / 10,
+    errors: w.stats?.errors ?? 0,
+    queue: w.stats?.queued ?? 0,
+    inFlight: w.stats?.inFlight ?? 0,
+    rssMB: Math.round((w.stats?.rss ?? 0) / MB),
+    pssMB: Math.round(w.rss / MB),
+    lastProgressAt: w.stats ? new Date(w.stats.lastProgressAt).toISOString() : null,
+    restarts: w.restarts,
+    lastError: w.lastError,
+  }));
+  const sum = (k: 'items' | 'itemsThisRun' | 'errors' | 'queue' | 'rssMB' | 'pssMB' | 'pagesPerSec') =>
+    list.reduce((a, w) => a + w[k], 0);
+  const over = workers.every((w) => w.state === 'done' || w.state === 'parked');
+  return {
+    supervisorPid: process.pid,
+    startedAt: sup.startedAt.toISOString(),
+    updatedAt: new Date().toISOString(),
+    state: over ? (sup.stopping ? 'stopped' : 'finished') : sup.stopping ? 'stopping' : 'running',
+    memoryLimitMB: Math.round(sup.memoryLimitBytes / MB),
+    workers: list,
+    totals: {
+      items: sum('items'),
+      itemsThisRun: sum('itemsThisRun'),
+      errors: sum('errors'),
+      queue: sum('queue'),
+      pagesPerSec: Math.round(sum('pagesPerSec') * 10) / 10,
+      rssMB: sum('rssMB') + Math.round(process.memoryUsage.rss() / MB),
+      // What the tree really occupies (shared code counted once): what the memory guard watches.
+      pssMB: sum('pssMB') + Math.round(memoryOf(process.pid) / MB),
+      workers: list.length,
+      parked: list.filter((w) => w.state === 'parked').length,
+      skipped: skippedTotals(workers),
+    },
+  };
+}
+
+/** Links not followed, by reason, summed over the workers' last stats. */
+function skippedTotals(workers: WorkerProcess[]): Record<string, number> {
+  const total: Record<string, number> = {};
+  for (const w of workers) {
+    for (const [reason, n] of Object.entries(w.stats?.skipped ?? {}))
+      total[reason] = (total[reason] ?? 0) + n;
+  }
+  return total;
+}
+
+/**
+ * Write `doc` to `<dataDir>/status.json` atomically. A failure is logged, not thrown; a full disk
+ * is told to `onDiskFull` with where it happened.
+ */
+export async function writeStatusFile(
+  dataDir: string,
+  doc: StatusDocument,
+  log: Logger,
+  onDiskFull: (at: string) => void = () => {},
+): Promise<void> {
+  try {
+    await writeFileAtomic(path.join(dataDir, 'status.json'), `${JSON.stringify(doc, null, 2)}\n`);
+  } catch (e) {
+    if (isDiskFull(e)) onDiskFull(diskFullPath(e, dataDir));
+    else log.error({ err: (e as Error).message }, 'writing status.json failed');
+  }
+}

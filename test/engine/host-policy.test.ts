@@ -1,0 +1,110 @@
+import { describe, expect, it } from 'vitest';
+import {
+  crawlDelayGap,
+  HostPolicy,
+  letsSlowDownDecay,
+  rateLimitPause,
+  retryableStatus,
+  retryDelay,
+  robotsRetryWait,
+} from '../../src/engine/host-policy.js';
+import { Frontier } from '../../src/frontier/frontier.js';
+
+const OPTS = { retries: 3, retryBackoff: 1000, maxRetryAfter: 60_000 };
+const NOW = Date.UTC(2030, 0, 1);
+
+describe('host policy: decisions', () => {
+  it('pauses a host for X-RateLimit-Reset once Remaining is 0, capped; RateLimit-* too', () => {
+    expect(rateLimitPause({ 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '30' }, 60_000, NOW)).toBe(
+      30_000,
+    );
+    const epoch = String(NOW / 1000 + 20);
+    expect(rateLimitPause({ 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': epoch }, 60_000, NOW)).toBe(
+      20_000,
+    );
+    expect(rateLimitPause({ 'ratelimit-remaining': '0', 'ratelimit-reset': '5' }, 60_000, NOW)).toBe(5000);
+    expect(rateLimitPause({ 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '3600' }, 60_000, NOW)).toBe(
+      60_000,
+    );
+    expect(
+      rateLimitPause({ 'x-ratelimit-remaining': '3', 'x-ratelimit-reset': '30' }, 60_000, NOW),
+    ).toBeNull();
+    expect(rateLimitPause({ 'x-ratelimit-remaining': '0' }, 60_000, NOW)).toBeNull();
+    expect(
+      rateLimitPause({ 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '0' }, 60_000, NOW),
+    ).toBeNull();
+  });
+
+  it('retries 408, 429 and 5xx with the server Retry-After; 429 and 503 also slow the host down', () => {
+    expect(retryableStatus(503, { 'retry-after': '7' }, NOW)).toEqual({ slowDown: true, retryAfterMs: 7000 });
+    expect(retryableStatus(429, {}, NOW)).toEqual({ slowDown: true, retryAfterMs: null });
+    expect(retryableStatus(500, {}, NOW)).toEqual({ slowDown: false, retryAfterMs: null });
+    expect(retryableStatus(408, {}, NOW)).toEqual({ slowDown: false, retryAfterMs: null });
+    for (const final of [200, 301, 404, 410, 501]) expect(retryableStatus(final, {}, NOW)).toBeNull();
+  });
+
+  it('lets a slow-down decay on any answer but 429/503, and not without an answer', () => {
+    expect([200, 304, 404, 500].map(letsSlowDownDecay)).toEqual([true, true, true, true]);
+    expect([429, 503, null].map(letsSlowDownDecay)).toEqual([false, false, false]);
+  });
+
+  it('waits before a retry: exponential backoff, or the server wait, both capped; none when final', () => {
+    const noJitter = () => 0;
+    expect([0, 1, 2].map((a) => retryDelay(a, true, null, OPTS, noJitter))).toEqual([1000, 2000, 4000]);
+    expect(retryDelay(0, true, null, OPTS, () => 0.999)).toBeCloseTo(1499.5);
+    expect(retryDelay(0, true, 5000, OPTS, noJitter)).toBe(5000);
+    expect(retryDelay(0, true, 3_600_000, OPTS, noJitter)).toBe(60_000);
+    expect(retryDelay(3, true, null, OPTS, noJitter)).toBeNull();
+    expect(retryDelay(0, false, 5000, OPTS, noJitter)).toBeNull();
+    expect(retryDelay(0, true, null, { ...OPTS, retries: 0 }, noJitter)).toBeNull();
+  });
+
+  it('takes robots.txt Crawl-delay as the gap (capped), and retries an unavailable robots.txt within 60 s', () => {
+    expect(crawlDelayGap(2000, 60_000)).toBe(2000);
+    expect(crawlDelayGap(600_000, 60_000)).toBe(60_000);
+    expect(crawlDelayGap(0, 60_000)).toBeNull();
+    expect(crawlDelayGap(null, 60_000)).toBeNull();
+    expect(robotsRetryWait(600_000)).toBe(60_000);
+    expect(robotsRetryWait(2000)).toBe(2000);
+  });
+});
+
+describe('host policy: applied to the frontier', () => {
+  function make() {
+    const clock = { t: 1000 };
+    const frontier = new Frontier({ delayMs: 100, jitter: 0, hostConcurrency: 1, now: () => clock.t });
+    return { clock, frontier, policy: new HostPolicy(frontier, OPTS) };
+  }
+
+  it('a rate-limit pause holds the host until the reset', () => {
+    const { clock, frontier, policy } = make();
+    frontier.push('http://a.example/1', 0);
+    policy.afterHop('a.example', { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '5' });
+    expect(frontier.next()).toBeNull();
+    clock.t += 4999;
+    expect(frontier.next()).toBeNull();
+    clock.t += 1;
+    expect(frontier.next()?.url).toBe('http://a.example/1');
+  });
+
+  it('a 503 widens the host gap, a 404 does not', () => {
+    const { frontier, policy } = make();
+    expect(policy.afterStatus('a.example', 404, {})).toBeNull();
+    expect(frontier.gapFor('a.example')).toBe(100);
+    expect(policy.afterStatus('a.example', 503, { 'retry-after': '2' })).toEqual({
+      slowDown: true,
+      retryAfterMs: 2000,
+    });
+    expect(frontier.gapFor('a.example')).toBeGreaterThan(100);
+  });
+
+  it('applies a host Crawl-delay once', () => {
+    const { frontier, policy } = make();
+    policy.afterRobots('a.example', 3000);
+    expect(frontier.gapFor('a.example')).toBe(3000);
+    policy.afterRobots('a.example', 9000);
+    expect(frontier.gapFor('a.example')).toBe(3000);
+    policy.afterRobots('b.example', null);
+    expect(frontier.gapFor('b.example')).toBe(100);
+  });
+});

@@ -1,0 +1,161 @@
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { InlinePageProcessor } from '../../src/engine/inline-page-processor.js';
+import { type PageProcessor, PageThreadLost } from '../../src/engine/page-processor.js';
+import type { PageJob } from '../../src/engine/page-work.js';
+import { ThreadedPageProcessor } from '../../src/engine/threaded-page-processor.js';
+import { CrawlSource } from '../../src/sources/crawl.js';
+
+// The thread runs the compiled worker (`npm test` builds dist/ first).
+const FILES = {
+  pageWorker: path.resolve('dist/engine/page-worker.js'),
+  bodyWriter: path.resolve('dist/engine/body-writer.js'),
+};
+const dirs: string[] = [];
+afterAll(() => {
+  for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
+});
+
+const HTML = Buffer.from(
+  '<!doctype html><title>Caf\u00e9 page</title><a href="/b">b</a><a href="c.html#x">c</a>',
+);
+
+function job(id: number, over: Partial<PageJob> = {}): PageJob {
+  return {
+    id,
+    url: 'http://127.0.0.1/a/',
+    finalUrl: 'http://127.0.0.1/a/',
+    status: 200,
+    contentType: 'text/html; charset=utf-8',
+    contentEncoding: 'gzip',
+    headers: {},
+    depth: 0,
+    maxBytes: 1 << 20,
+    extract: true,
+    body: zlib.gzipSync(HTML),
+    ...over,
+  };
+}
+
+const kinds: Array<[string, (out: string) => PageProcessor | Promise<PageProcessor>]> = [
+  ['inline', (out) => new InlinePageProcessor(new CrawlSource(), { outDir: out, storeBodies: true })],
+  [
+    'page thread',
+    async (out) => {
+      const p = new ThreadedPageProcessor(FILES, 'crawl', out, 1 << 20);
+      await p.whenReady();
+      return p;
+    },
+  ],
+  [
+    // Pages that come while the page thread starts are handled on the caller's thread.
+    'page thread, while starting',
+    (out) => new ThreadedPageProcessor(FILES, 'crawl', out, 1 << 20),
+  ],
+];
+
+describe.each(kinds)('%s page processor', (_name, open) => {
+  it('decodes, hashes, extracts, then stores or drops the kept body', async () => {
+    const out = fs.mkdtempSync(path.join(os.tmpdir(), 'collector-pages-'));
+    dirs.push(out);
+    const p = await open(out);
+    const [a, b] = await Promise.all([p.work(job(1)), p.work(job(2, { url: 'http://127.0.0.1/other' }))]);
+    expect(a.bytes).toBe(HTML.length);
+    expect(a.sha256).toBe(createHash('sha256').update(HTML).digest('hex'));
+    expect(a.result?.title).toBe('Caf\u00e9 page');
+    expect(a.result?.links).toEqual(['http://127.0.0.1/b', 'http://127.0.0.1/a/c.html']);
+    expect(b.sha256).toBe(a.sha256);
+    const file = await p.store(1, 'http://127.0.0.1/a/');
+    expect(file).toBe('files/127.0.0.1/a/index.html');
+    expect(fs.readFileSync(path.join(out, file))).toEqual(HTML);
+    p.drop(2);
+    // A dropped body cannot be stored afterwards.
+    await expect(p.store(2, 'http://127.0.0.1/other')).rejects.toThrow(/no body kept/);
+    await p.close();
+  });
+
+  it('reports decompression failures and does not parse unknown encodings', async () => {
+    const out = fs.mkdtempSync(path.join(os.tmpdir(), 'collector-pages-'));
+    dirs.push(out);
+    const p = await open(out);
+    const bomb = zlib.gzipSync(Buffer.alloc(4096, 0x20));
+    const corrupt = Buffer.from(zlib.gzipSync(HTML).subarray(0, 20));
+    const [big, bad, odd, notFor] = await Promise.all([
+      p.work(job(1, { body: bomb, maxBytes: 1000 })),
+      p.work(job(2, { body: corrupt })),
+      p.work(job(3, { contentEncoding: 'x-custom', body: HTML })),
+      p.work(job(4, { extract: false })),
+    ]);
+    expect(big.error?.kind).toBe('too-large');
+    expect(bad.error?.kind).toBe('decode');
+    expect(odd.flag).toBe('unknown-encoding');
+    expect(odd.result).toBeUndefined();
+    expect(odd.bytes).toBe(HTML.length);
+    expect(notFor.result).toBeUndefined();
+    expect(notFor.bytes).toBe(HTML.length);
+    await p.close();
+  });
+});
+
+describe('page threads: failure and idle', () => {
+  it('fails what a dead thread held, then starts new threads for the next page', async () => {
+    const out = fs.mkdtempSync(path.join(os.tmpdir(), 'collector-pages-'));
+    dirs.push(out);
+    const p = new ThreadedPageProcessor(FILES, 'crawl', out, 1 << 20);
+    await p.whenReady();
+    await p.work(job(1));
+    const pending = p.work(job(2));
+    const failed = pending.catch((e: unknown) => e);
+    // Simulate a crash of the page thread (its writer then ends too; either exit may come first).
+    const threads = (p as unknown as { threads: { page: { terminate(): Promise<number> } } }).threads;
+    await threads.page.terminate();
+    const e = await failed;
+    expect(e).toBeInstanceOf(PageThreadLost);
+    expect((e as Error).message).toMatch(/thread exited/);
+    // The body kept for job 1 went with it: it was not being worked on, so it is innocent.
+    await expect(p.store(1, 'http://127.0.0.1/a/')).rejects.toMatchObject({ innocent: true });
+    const again = await p.work(job(3));
+    expect(again.result?.title).toBe('Caf\u00e9 page');
+    expect(await p.store(3, 'http://127.0.0.1/a/')).toBe('files/127.0.0.1/a/index.html');
+    await p.close();
+  });
+
+  it('replaces both threads when the body writer dies; what they held is lost, nothing hangs', async () => {
+    const out = fs.mkdtempSync(path.join(os.tmpdir(), 'collector-pages-'));
+    dirs.push(out);
+    const p = new ThreadedPageProcessor(FILES, 'crawl', out, 1 << 20);
+    await p.whenReady();
+    await p.work(job(1));
+    const threads = (p as unknown as { threads: { writer: { terminate(): Promise<number> } } }).threads;
+    await threads.writer.terminate();
+    await expect(p.store(1, 'http://127.0.0.1/a/')).rejects.toMatchObject({ innocent: true });
+    await p.work(job(2));
+    expect(await p.store(2, 'http://127.0.0.1/a/')).toBe('files/127.0.0.1/a/index.html');
+    await p.close();
+  });
+
+  it('starts threads with the first page and ends them when idle', async () => {
+    const out = fs.mkdtempSync(path.join(os.tmpdir(), 'collector-pages-'));
+    dirs.push(out);
+    const p = new ThreadedPageProcessor(FILES, 'crawl', out, 1 << 20, 100);
+    expect(p.running).toBe(false);
+    await p.work(job(1));
+    expect(p.running).toBe(true);
+    // A kept body keeps them alive: this timer fires after the 100 ms idle one would have.
+    await new Promise((r) => setTimeout(r, 250));
+    expect(p.running).toBe(true);
+    p.drop(1);
+    // then they end by themselves (however late a busy machine runs the idle timer)
+    await vi.waitFor(() => expect(p.running).toBe(false), { timeout: 30_000, interval: 10 });
+    const done = await p.work(job(2));
+    expect(p.running).toBe(true);
+    expect(done.bytes).toBe(HTML.length);
+    expect(await p.store(2, 'http://127.0.0.1/a/')).toBe('files/127.0.0.1/a/index.html');
+    await p.close();
+    expect(p.running).toBe(false);
+  });
+});
