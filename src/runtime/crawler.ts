@@ -1014,7 +1014,7 @@ function countsAsError(item: { error?: unknown; data?: Record<string, unknown> }
 function decodedOrRaw(res: HopResponse, maxBytes: number): Buffer {
   if (!res.encoded) return res.body;
   try {
-    return decodeContent(res.body, res.contentEncoding, maxBytes).body;
+    return decodeContent(res.body, res.contentEncoding, maxBytes, res.contentType).body;
   } catch {
     return res.body;
   }

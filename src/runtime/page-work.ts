@@ -54,7 +54,7 @@ export function workPage(job: PageJob, source: Source): { done: PageDone; body: 
   let body: Buffer;
   let flag: PageDone['flag'];
   try {
-    const d = decodeContent(raw, job.contentEncoding, job.maxBytes);
+    const d = decodeContent(raw, job.contentEncoding, job.maxBytes, job.contentType);
     body = d.body;
     flag = d.flag;
   } catch (e) {
