@@ -95,7 +95,7 @@ describe('obs-fold (RFC 9112 §5.2)', () => {
     expect(r.headers['x-note']).toBe('first  second');
     expect(r.body.toString()).toBe(body);
     const redirect = await f.fetchHop(`${origin}/folded-redirect`);
-    expect(redirect.location).toBe('/a  b');
+    expect(redirect.location).toBe('/a b');
     await f.close();
   });
 
