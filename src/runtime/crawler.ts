@@ -141,6 +141,7 @@ export class Crawler {
       'trap-length': 0,
       'trap-repeat': 0,
       'trap-query': 0,
+      'trap-shape': 0,
       depth: 0,
     },
     itemsThisRun: 0,
