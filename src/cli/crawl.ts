@@ -106,6 +106,20 @@ export function registerCrawl(program: Command): void {
       1000,
     )
     .option(
+      '--max-shape-variants <n>',
+      'distinct URLs followed per URL shape (digits generalised), 0 = unlimited',
+      int('--max-shape-variants', 0),
+      10_000,
+    )
+    .option(
+      '--keep-param <name>',
+      'keep this session-id-like parameter in URLs (repeatable)',
+      (v: string, prev: string[]) => [...prev, v],
+      [] as string[],
+    )
+    .option('--no-cookies', 'keep no cookie jar (cookies are on by default, never stored)')
+    .option('--max-header-bytes <size>', 'largest response header section (256KB)', size, 256 * 1024)
+    .option(
       '--max-queued-in-memory <n>',
       'URLs queued in memory per process; more spill to disk (default 100000)',
       int('--max-queued-in-memory', 10),
@@ -140,6 +154,10 @@ export function registerCrawl(program: Command): void {
         maxUrlLength: o.maxUrlLength as number,
         maxPathRepeat: o.maxPathRepeat as number,
         maxQueryVariants: o.maxQueryVariants as number,
+        maxShapeVariants: o.maxShapeVariants as number,
+        keepParams: o.keepParam as string[],
+        cookies: o.cookies as boolean,
+        maxHeaderBytes: o.maxHeaderBytes as number,
         maxQueuedInMemory: o.maxQueuedInMemory as number | undefined,
         userAgent: o.userAgent as string | undefined,
         robots: o.robots as boolean,

@@ -76,7 +76,7 @@ export class CookieSession {
 
   /** Cookies held (tests, and the memory bound). */
   get size(): number {
-    return this.jar === null ? 0 : this.jar.serializeSync()?.cookies.length ?? 0;
+    return this.jar === null ? 0 : (this.jar.serializeSync()?.cookies.length ?? 0);
   }
 
   /** Past {@link COOKIE_JAR_MAX} cookies the jar starts empty (see there). */

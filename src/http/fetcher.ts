@@ -124,7 +124,9 @@ export class Fetcher {
     this.dispatcher = makeDispatcher(opts);
     this.cookies = opts.cookies === false ? null : new CookieSession();
     const env = process.env;
-    this.proxied = Boolean(opts.proxy || env.HTTP_PROXY || env.http_proxy || env.HTTPS_PROXY || env.https_proxy);
+    this.proxied = Boolean(
+      opts.proxy || env.HTTP_PROXY || env.http_proxy || env.HTTPS_PROXY || env.https_proxy,
+    );
     this.headers = {
       'user-agent': opts.userAgent,
       accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8',

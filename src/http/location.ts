@@ -28,6 +28,7 @@ export function headerUrl(value: string): string {
   const bytes = Buffer.from(value, 'latin1');
   if (isUtf8(bytes)) return bytes.toString('utf8');
   let out = '';
-  for (const b of bytes) out += b < 0x80 ? String.fromCharCode(b) : `%${b.toString(16).toUpperCase().padStart(2, '0')}`;
+  for (const b of bytes)
+    out += b < 0x80 ? String.fromCharCode(b) : `%${b.toString(16).toUpperCase().padStart(2, '0')}`;
   return out;
 }

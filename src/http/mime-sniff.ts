@@ -80,27 +80,35 @@ const IMAGES: Pattern[] = [
   exact(ascii('BM'), 'image/bmp'),
   exact(ascii('GIF87a'), 'image/gif'),
   exact(ascii('GIF89a'), 'image/gif'),
-  exact([...ascii('RIFF'), 0, 0, 0, 0, ...ascii('WEBPVP')], 'image/webp', [
-    0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
-  ]),
+  exact(
+    [...ascii('RIFF'), 0, 0, 0, 0, ...ascii('WEBPVP')],
+    'image/webp',
+    [0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff],
+  ),
   exact([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a], 'image/png'),
   exact([0xff, 0xd8, 0xff], 'image/jpeg'),
 ];
 
 /** §6.2 audio and video type patterns (the fixed signatures; MP4 by its `ftyp` box below). */
 const MEDIA: Pattern[] = [
-  exact([...ascii('FORM'), 0, 0, 0, 0, ...ascii('AIFF')], 'audio/aiff', [
-    0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff,
-  ]),
+  exact(
+    [...ascii('FORM'), 0, 0, 0, 0, ...ascii('AIFF')],
+    'audio/aiff',
+    [0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff],
+  ),
   exact(ascii('ID3'), 'audio/mpeg'),
   exact([...ascii('OggS'), 0], 'application/ogg'),
   exact([...ascii('MThd'), 0, 0, 0, 6], 'audio/midi'),
-  exact([...ascii('RIFF'), 0, 0, 0, 0, ...ascii('AVI ')], 'video/avi', [
-    0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff,
-  ]),
-  exact([...ascii('RIFF'), 0, 0, 0, 0, ...ascii('WAVE')], 'audio/wave', [
-    0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff,
-  ]),
+  exact(
+    [...ascii('RIFF'), 0, 0, 0, 0, ...ascii('AVI ')],
+    'video/avi',
+    [0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff],
+  ),
+  exact(
+    [...ascii('RIFF'), 0, 0, 0, 0, ...ascii('WAVE')],
+    'audio/wave',
+    [0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff],
+  ),
 ];
 
 /** §6.3 archive type patterns. */

@@ -29,6 +29,9 @@ import type { Source } from '../sources/source.js';
 import { canonicalize, hostKey } from '../url/canonicalize.js';
 import { hash32 } from '../url/fingerprint.js';
 import { Scope, type ScopeVerdict } from '../url/scope.js';
+import { SessionIdStripper } from '../url/session-ids.js';
+import { HopTrail } from '../engine/hop-trail.js';
+import { NearDuplicateWatch } from '../engine/near-duplicates.js';
 import { openPageProcessor, type PageProcessor, PageThreadLost } from './page-processor.js';
 import type { PageDone } from './page-work.js';
 
@@ -118,7 +121,10 @@ type Outcome =
   /** `bodyId`: a decoded body the page processor keeps for this item (stored or dropped in finish). */
   | { kind: 'item'; item: Item; bodyId?: number; links?: string[] }
   /** `free`: the try does not count against `--retries` (the failure was ours, not the server's). */
-  | { kind: 'retry'; delayMs: number; free?: boolean };
+  | { kind: 'retry'; delayMs: number; free?: boolean }
+  /** A refresh redirect to follow: the entry goes back to its host's queue (politeness) and its
+   * next try continues the trail kept in `refreshTrails`. */
+  | { kind: 'hop' };
 
 /**
  * Content-index work left for an item between `final()` and `writeItem()`: an original commits
@@ -187,6 +193,12 @@ export class Crawler {
   private readonly lostTries = new Map<string, number>();
   /** Entries whose host slot was given back when their response arrived (see final()). */
   private readonly released = new WeakSet<FrontierEntry>();
+  /** Session-id removal from every link, seed and redirect target (`--keep-param`). */
+  private readonly sessionIds: SessionIdStripper;
+  /** Calendar-trap feedback: near-duplicate pages of one URL shape freeze it in the scope. */
+  private readonly nearDuplicates: NearDuplicateWatch;
+  /** Hop trails of URLs whose page was a refresh redirect, continued at their next try. */
+  private readonly refreshTrails = new Map<string, HopTrail>();
 
   constructor(
     private readonly opts: CrawlOptions,
@@ -204,6 +216,8 @@ export class Crawler {
       maxBytes: opts.maxBytes,
       connections: opts.hostConcurrency,
       proxy: opts.proxy,
+      cookies: opts.cookies,
+      maxHeaderBytes: opts.maxHeaderBytes,
     });
     this.scope = new Scope({
       mode: opts.scope,
@@ -213,7 +227,12 @@ export class Crawler {
       maxUrlLength: opts.maxUrlLength,
       maxPathRepeat: opts.maxPathRepeat,
       maxQueryVariants: opts.maxQueryVariants,
+      maxShapeVariants: opts.maxShapeVariants,
     });
+    this.sessionIds = new SessionIdStripper(opts.keepParams);
+    this.nearDuplicates = new NearDuplicateWatch(this.scope, (shape, url) =>
+      this.deps.log.info({ shape, url }, 'url shape closed: near-duplicate pages'),
+    );
     this.robots = opts.robots
       ? new RobotsCache({
           userAgent: opts.userAgent,
@@ -249,7 +268,8 @@ export class Crawler {
    * then add the seeds (already-seen seeds are not queued again).
    * @param seeds canonical seed URLs.
    */
-  async start(seeds: string[]): Promise<void> {
+  async start(given: string[]): Promise<void> {
+    const seeds = given.map((s) => this.sessionIds.strip(s));
     for (const s of seeds) this.scope.addSeed(s);
     await mkdir(this.stateDir, { recursive: true });
     this.spill = await SpillQueue.open(path.join(this.stateDir, 'spill.log'));
@@ -538,6 +558,10 @@ export class Crawler {
       this.settle(entry, false);
       return;
     }
+    if (outcome.kind === 'hop') {
+      this.frontier.retry(entry, 0, this.released.delete(entry), false);
+      return;
+    }
     if (outcome.kind === 'retry') {
       this.stats.retries++;
       this.frontier.retry(entry, outcome.delayMs, this.released.delete(entry), !outcome.free);
@@ -570,8 +594,11 @@ export class Crawler {
 
   /** One try of one URL, through robots and redirects. null = abandoned at stop. */
   private async attempt(entry: FrontierEntry): Promise<Outcome | null> {
-    const hops: string[] = [entry.url];
-    let url = entry.url;
+    // A try after a refresh redirect goes on from where that one stopped.
+    const trail =
+      this.refreshTrails.get(entry.url) ?? new HopTrail(entry.url, this.fetcher.sessionState(entry.url));
+    this.refreshTrails.delete(entry.url);
+    let url = trail.last;
     const denied = await this.robotsCheck(entry, url);
     if (denied) return denied;
     for (;;) {
@@ -593,50 +620,9 @@ export class Crawler {
             note: 'redirect to a non-http(s) URL',
           });
         }
-        if (hops.includes(target)) {
-          return this.failure(
-            entry,
-            target,
-            'redirect-loop',
-            `redirect loop: ${[...hops, target].join(' -> ')}`,
-            res.status,
-            false,
-            null,
-          );
-        }
-        if (hops.length > MAX_REDIRECTS) {
-          return this.failure(
-            entry,
-            target,
-            'redirect-loop',
-            `more than ${MAX_REDIRECTS} redirects`,
-            res.status,
-            false,
-            null,
-          );
-        }
-        const verdict = this.scope.check(target);
-        if (verdict !== 'ok') {
-          return this.failure(
-            entry,
-            target,
-            'out-of-scope',
-            `redirect to ${target} (${verdict})`,
-            res.status,
-            false,
-            null,
-          );
-        }
-        if (!this.seen.add(target) && !this.ownHops.get(entry.url)?.has(target)) {
-          // Already collected or queued under its own URL: record the redirect, do not fetch twice.
-          return this.final(entry, res, target, { redirectTo: target, redirectSeen: true });
-        }
-        const own = this.ownHops.get(entry.url) ?? new Set<string>();
-        this.ownHops.set(entry.url, own.add(target));
-        hops.push(target);
-        url = target;
-        const deniedHop = await this.robotsCheck(entry, url);
-        if (deniedHop) return deniedHop;
+        const next = await this.redirectHop(entry, trail, res, this.sessionIds.strip(target));
+        if (typeof next !== 'string') return next;
+        url = next;
         continue;
       }
       if (RETRYABLE_STATUS.has(res.status)) {
@@ -653,8 +639,60 @@ export class Crawler {
           res,
         );
       }
-      return this.final(entry, res, url, undefined);
+      return this.final(entry, res, url, undefined, trail);
     }
+  }
+
+  /**
+   * One redirect hop (a 3xx Location, or a page's refresh redirect) to canonical `target`:
+   * checked for a loop (the same URL with the same cookies again), the hop limit, scope, the
+   * seen-set and robots.txt.
+   * @returns the URL to fetch next, or the outcome that ends this try.
+   */
+  private async redirectHop(
+    entry: FrontierEntry,
+    trail: HopTrail,
+    res: HopResponse,
+    target: string,
+  ): Promise<Outcome | string> {
+    const state = this.fetcher.sessionState(target);
+    if (trail.repeats(target, state)) {
+      const chain = `${[...trail.urls, target].join(' -> ')}`;
+      return this.failure(entry, target, 'redirect-loop', `redirect loop: ${chain}`, res.status, false, null);
+    }
+    if (trail.redirects >= MAX_REDIRECTS) {
+      const message = `more than ${MAX_REDIRECTS} redirects`;
+      return this.failure(entry, target, 'redirect-loop', message, res.status, false, null);
+    }
+    const verdict = this.scope.check(target);
+    if (verdict !== 'ok') {
+      const message = `redirect to ${target} (${verdict})`;
+      return this.failure(entry, target, 'out-of-scope', message, res.status, false, null);
+    }
+    if (!this.seen.add(target) && !this.ownHops.get(entry.url)?.has(target)) {
+      // Already collected or queued under its own URL: record the redirect, do not fetch twice.
+      return {
+        kind: 'item',
+        item: this.redirectItem(entry, res, target, { redirectTo: target, redirectSeen: true }),
+      };
+    }
+    const own = this.ownHops.get(entry.url) ?? new Set<string>();
+    this.ownHops.set(entry.url, own.add(target));
+    trail.add(target, state);
+    const deniedHop = await this.robotsCheck(entry, target);
+    return deniedHop ?? target;
+  }
+
+  /** The item of a redirect that ends a try without a page: the hop's status, no body. */
+  private redirectItem(
+    entry: FrontierEntry,
+    res: HopResponse,
+    finalUrl: string,
+    data: Record<string, unknown>,
+  ): Item {
+    const item = this.baseItem(entry, finalUrl, res.status, res.contentType);
+    item.data = data;
+    return item;
   }
 
   /** robots.txt gate for one hop. @returns an outcome when the URL may not be fetched. */
@@ -761,6 +799,7 @@ export class Crawler {
     res: HopResponse,
     finalUrl: string,
     data: Record<string, unknown> | undefined,
+    trail?: HopTrail,
   ): Promise<Outcome> {
     const item = this.baseItem(entry, finalUrl, res.status, res.contentType);
     if (data) item.data = { ...data };
@@ -811,6 +850,10 @@ export class Crawler {
       this.pages.drop(id);
       return { kind: 'item', item };
     }
+    const r = done.result;
+    if (r?.sketch !== undefined) this.nearDuplicates.observe(entry.url, r.sketch);
+    if (r?.refresh !== undefined && trail !== undefined)
+      return this.refreshHop(entry, trail, res, id, r.refresh);
     const key = done.bytes > 0 ? contentKeyFromHex(done.sha256) : null;
     const original = key === null ? null : this.contentIndex.find(key);
     if (original !== null) {
@@ -831,7 +874,6 @@ export class Crawler {
     }
     // Still encoded (unknown or nested Content-Encoding): stored as received, flagged, not parsed.
     if (flag === 'unknown-encoding') return { kind: 'item', item, bodyId: id };
-    const r = done.result;
     if (done.sourceError !== undefined) {
       item.error = { kind: 'decode', message: `source ${this.deps.source.name} failed: ${done.sourceError}` };
     } else if (r) {
@@ -842,7 +884,29 @@ export class Crawler {
     return { kind: 'item', item, bodyId: done.bytes > 0 ? id : undefined, links: r?.links };
   }
 
-  /** Send links through depth and scope into the frontier. */
+  /**
+   * A page that redirects by declarative refresh: its body is dropped and the refresh target is
+   * taken as the next hop of the trail, checked like a 3xx. The hop itself is made at the entry's
+   * next turn in its host's queue (the host's slot was already given back, so the request waits
+   * for its politeness gap like any other).
+   */
+  private async refreshHop(
+    entry: FrontierEntry,
+    trail: HopTrail,
+    res: HopResponse,
+    bodyId: number,
+    refresh: string,
+  ): Promise<Outcome> {
+    this.pages.drop(bodyId);
+    const next = await this.redirectHop(entry, trail, res, this.sessionIds.strip(refresh));
+    if (typeof next !== 'string') return next;
+    this.refreshTrails.set(entry.url, trail);
+    // The item if the crawl ends (page budget) before the hop is made.
+    const note = 'refresh redirect not followed: the crawl ended first';
+    this.lastFailure.set(entry.url, this.redirectItem(entry, res, next, { redirectTo: next, note }));
+    return { kind: 'hop' };
+  }
+
   /** Queue a foreign link for its owner; batches go out at the end of the turn or every 500 links. */
   private handOff(owner: number, url: string, depth: number): void {
     if (!this.seen.add(url)) return;
@@ -870,12 +934,14 @@ export class Crawler {
     this.outbox.clear();
   }
 
+  /** Send links through depth, session-id removal and scope into the frontier. */
   private follow(links: string[], depth: number): void {
     if (this.opts.maxDepth !== undefined && depth > this.opts.maxDepth) {
       this.stats.skipped.depth += links.length;
       return;
     }
-    for (const link of links) {
+    for (const found of links) {
+      const link = this.sessionIds.strip(found);
       const verdict = this.scope.check(link);
       if (verdict !== 'ok') {
         const n = ++this.stats.skipped[verdict];

@@ -72,7 +72,8 @@ export function encodeQuery(query: string, encoding: string): string {
   let run = '';
   const flush = (): void => {
     if (run === '') return;
-    for (const b of iconv().encode(run, codec)) out += inSpecialQuerySet(b) ? percentByte(b) : String.fromCharCode(b);
+    for (const b of iconv().encode(run, codec))
+      out += inSpecialQuerySet(b) ? percentByte(b) : String.fromCharCode(b);
     run = '';
   };
   for (const ch of query) {

@@ -12,7 +12,16 @@
  * `aspsessionid` + 8 letters (by prefix). `sid` is one only with a token of 16 or more letters
  * and digits (Heritrix asks for 32; shorter `sid` values are too often ids of other things).
  */
-export const SESSION_ID_PARAMS = ['jsessionid', 'phpsessid', 'sessionid', 'session_id', 'cfid', 'cftoken', 'sid', 'aspsessionid*'] as const;
+export const SESSION_ID_PARAMS = [
+  'jsessionid',
+  'phpsessid',
+  'sessionid',
+  'session_id',
+  'cfid',
+  'cftoken',
+  'sid',
+  'aspsessionid*',
+] as const;
 
 const EXACT = new Set(['jsessionid', 'phpsessid', 'sessionid', 'session_id', 'cfid', 'cftoken']);
 
@@ -106,7 +115,8 @@ export class SessionIdStripper {
   private stripQuery(query: string): string {
     const lower = query.toLowerCase();
     // Fast exit: none of the names can be there.
-    if (lower.indexOf('sess') === -1 && lower.indexOf('sid') === -1 && lower.indexOf('cf') === -1) return query;
+    if (lower.indexOf('sess') === -1 && lower.indexOf('sid') === -1 && lower.indexOf('cf') === -1)
+      return query;
     const pairs = query.split('&');
     const kept = pairs.filter((p) => {
       const eq = p.indexOf('=');

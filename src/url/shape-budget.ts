@@ -70,7 +70,8 @@ export class ShapeBudget {
     const h = fnv1a(url) || 1;
     const entry = this.shapes.get(key);
     if (entry === undefined) {
-      if (this.shapes.size >= SHAPE_TRACKED_LIMIT) this.shapes.delete(this.shapes.keys().next().value as number);
+      if (this.shapes.size >= SHAPE_TRACKED_LIMIT)
+        this.shapes.delete(this.shapes.keys().next().value as number);
       this.shapes.set(key, { urls: h, frozen: false });
       return true;
     }

@@ -67,7 +67,9 @@ describe('extractHtml: declarative refresh', () => {
       'http://h.example/dir/good.html',
     );
     expect(extractHtml(meta('5') + meta('0; url=late.html'), PAGE).refresh).toBeNull();
-    expect(extractHtml(meta('') + meta('0; url=next.html'), PAGE).refresh).toBe('http://h.example/dir/next.html');
+    expect(extractHtml(meta('') + meta('0; url=next.html'), PAGE).refresh).toBe(
+      'http://h.example/dir/next.html',
+    );
   });
 
   it('ignores a refresh to the page itself, to a non-http URL, and inside <noscript>', () => {
@@ -85,7 +87,9 @@ describe('extractHtml: declarative refresh', () => {
   });
 
   it('resolves against <base href> seen before it', () => {
-    expect(extractHtml(`<base href="/other/">${meta('0;url=x.html')}`, PAGE).refresh).toBe('http://h.example/other/x.html');
+    expect(extractHtml(`<base href="/other/">${meta('0;url=x.html')}`, PAGE).refresh).toBe(
+      'http://h.example/other/x.html',
+    );
   });
 });
 
@@ -105,15 +109,21 @@ describe('extractHtml: frames', () => {
 
 describe('extractHtml: legacy encodings', () => {
   it('encodes queries in the document encoding and paths in UTF-8', () => {
-    const x = extractHtml('<a href="к.html?q=Привет">x</a><base href="?b=Ё">', PAGE, { encoding: 'windows-1251' });
+    const x = extractHtml('<a href="к.html?q=Привет">x</a><base href="?b=Ё">', PAGE, {
+      encoding: 'windows-1251',
+    });
     expect(x.links).toEqual(['http://h.example/dir/%D0%BA.html?q=%CF%F0%E8%E2%E5%F2']);
   });
 });
 
 describe('extractHtml: text sketch', () => {
   it('is the same for pages differing only in numbers, and skips script and style', () => {
-    const a = extractHtml('<h1>May 2024</h1><p>No events 1 2 3</p><script>var x=1</script>', PAGE, { sketch: true });
-    const b = extractHtml('<h1>May 1999</h1><p>No events 4 5</p><style>p{color:red}</style>', PAGE, { sketch: true });
+    const a = extractHtml('<h1>May 2024</h1><p>No events 1 2 3</p><script>var x=1</script>', PAGE, {
+      sketch: true,
+    });
+    const b = extractHtml('<h1>May 1999</h1><p>No events 4 5</p><style>p{color:red}</style>', PAGE, {
+      sketch: true,
+    });
     expect(a.sketch).toEqual(b.sketch);
     expect(a.sketch).toHaveLength(4); // may, #, no, events
     expect(extractHtml('<p>x</p>', PAGE).sketch).toBeUndefined();

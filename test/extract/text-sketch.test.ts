@@ -17,7 +17,11 @@ describe('TextSketch', () => {
   });
 
   it('keeps at most SKETCH_SIZE hashes, ascending', () => {
-    const words = Array.from({ length: 1000 }, (_, i) => `w${String.fromCharCode(97 + (i % 26))}${String.fromCharCode(97 + Math.floor(i / 26) % 26)}x${String.fromCharCode(97 + Math.floor(i / 676))}`);
+    const words = Array.from(
+      { length: 1000 },
+      (_, i) =>
+        `w${String.fromCharCode(97 + (i % 26))}${String.fromCharCode(97 + (Math.floor(i / 26) % 26))}x${String.fromCharCode(97 + Math.floor(i / 676))}`,
+    );
     const s = sketch(words.join(' '));
     expect(s).toHaveLength(SKETCH_SIZE);
     expect([...s].sort((a, b) => a - b)).toEqual(s);
@@ -32,10 +36,20 @@ describe('sketchDifference', () => {
   });
 
   it('estimates on the bottom-k sample for large pages', () => {
-    const common = Array.from({ length: 400 }, (_, i) => `common${'abcdefghij'[i % 10]}${'abcdefghij'[Math.floor(i / 10) % 10]}${'abcd'[Math.floor(i / 100)]}`).join(' ');
+    const common = Array.from(
+      { length: 400 },
+      (_, i) =>
+        `common${'abcdefghij'[i % 10]}${'abcdefghij'[Math.floor(i / 10) % 10]}${'abcd'[Math.floor(i / 100)]}`,
+    ).join(' ');
     const same = sketchDifference(sketch(common, 'june'), sketch(common, 'july'));
     expect(same).toBeLessThanOrEqual(2);
-    const distinct = (tag: string) => Array.from({ length: 60 }, (_, i) => `${tag}${'abcdefghij'[i % 10]}${'abcdef'[Math.floor(i / 10)]}`).join(' ');
-    expect(sketchDifference(sketch(common, distinct('posta')), sketch(common, distinct('postb')))).toBeGreaterThan(10);
+    const distinct = (tag: string) =>
+      Array.from(
+        { length: 60 },
+        (_, i) => `${tag}${'abcdefghij'[i % 10]}${'abcdef'[Math.floor(i / 10)]}`,
+      ).join(' ');
+    expect(
+      sketchDifference(sketch(common, distinct('posta')), sketch(common, distinct('postb'))),
+    ).toBeGreaterThan(10);
   });
 });

@@ -78,7 +78,10 @@ describe('large header sections', () => {
   it('refuses headers past the limit as too-large, not network', async () => {
     const f = fetcher();
     const e = await f.fetchHop(`${origin}/huge`).catch((x: unknown) => x);
-    expect(e).toMatchObject({ kind: 'too-large', message: `response headers larger than ${256 * 1024} bytes` });
+    expect(e).toMatchObject({
+      kind: 'too-large',
+      message: `response headers larger than ${256 * 1024} bytes`,
+    });
     await f.close();
     const small = fetcher({ maxHeaderBytes: 8 * 1024 });
     await expect(small.fetchHop(`${origin}/big`)).rejects.toMatchObject({ kind: 'too-large' });

@@ -28,7 +28,7 @@ describe('encodeQuery (percent-encode after encoding, special-query set)', () =>
     expect(encodeQuery('q=😀', 'GBK')).toBe('q=%26%23128512%3B');
   });
 
-  it("ASCII follows the special-query set: space \" # < > ' encoded, the rest literal", () => {
+  it('ASCII follows the special-query set: space " # < > \' encoded, the rest literal', () => {
     expect(encodeQuery(`a b"<>'{}|^\`%41`, 'windows-1251')).toBe('a%20b%22%3C%3E%27{}|^`%41');
   });
 

@@ -16,7 +16,9 @@ describe('SessionIdStripper', () => {
     expect(s.strip(`http://h/p?a=1&jsessionid=${TOKEN}&b=2`)).toBe('http://h/p?a=1&b=2');
     expect(s.strip('http://h/p?PHPSESSID=9682993c8daa2c5497996114facdc805')).toBe('http://h/p');
     expect(s.strip('http://h/p?x=1&sessionid=abc&session_id=d')).toBe('http://h/p?x=1');
-    expect(s.strip('http://h/p?ASPSESSIONIDAQBSDSRT=EOHBLBDDPFCLHKPGGKLILNAM&page=2')).toBe('http://h/p?page=2');
+    expect(s.strip('http://h/p?ASPSESSIONIDAQBSDSRT=EOHBLBDDPFCLHKPGGKLILNAM&page=2')).toBe(
+      'http://h/p?page=2',
+    );
     expect(s.strip('http://h/p?CFID=123&CFTOKEN=ab-cd&q=1')).toBe('http://h/p?q=1');
   });
 
@@ -39,7 +41,9 @@ describe('SessionIdStripper', () => {
 
   it('keeps the parameters named in keep', () => {
     const keep = new SessionIdStripper(['SID', 'phpsessid']);
-    expect(keep.strip(`http://h/p?sid=${TOKEN}&PHPSESSID=1&jsessionid=2`)).toBe(`http://h/p?sid=${TOKEN}&PHPSESSID=1`);
+    expect(keep.strip(`http://h/p?sid=${TOKEN}&PHPSESSID=1&jsessionid=2`)).toBe(
+      `http://h/p?sid=${TOKEN}&PHPSESSID=1`,
+    );
     expect(new SessionIdStripper(['aspsessionid']).strip('http://h/p?ASPSESSIONIDAQBSDSRT=X')).toBe(
       'http://h/p?ASPSESSIONIDAQBSDSRT=X',
     );
