@@ -29,6 +29,11 @@ export class HopTrail {
     return this.visited.has(`${state} ${url}`);
   }
 
+  /** Whether `url` was requested in this trail (with any session state). */
+  has(url: string): boolean {
+    return this.chain.includes(url);
+  }
+
   /** URLs in the order they were requested (for messages: `a -> b -> a`). */
   get urls(): readonly string[] {
     return this.chain;

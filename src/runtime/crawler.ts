@@ -669,7 +669,8 @@ export class Crawler {
       const message = `redirect to ${target} (${verdict})`;
       return this.failure(entry, target, 'out-of-scope', message, res.status, false, null);
     }
-    if (!this.seen.add(target) && !this.ownHops.get(entry.url)?.has(target)) {
+    // A URL of this very trail (a cookie wall's redirect to itself) is this try's own.
+    if (!trail.has(target) && !this.seen.add(target) && !this.ownHops.get(entry.url)?.has(target)) {
       // Already collected or queued under its own URL: record the redirect, do not fetch twice.
       return {
         kind: 'item',
