@@ -1,0 +1,54 @@
+/** The calendar-trap feedback: a streak of near-duplicate pages of one shape freezes it. */
+import { describe, expect, it } from 'vitest';
+import { TextSketch } from '../../src/extract/text-sketch.js';
+import { NEAR_DUPLICATE_DEFAULTS, NearDuplicateWatch } from '../../src/engine/near-duplicates.js';
+import { urlShape } from '../../src/url/shape-budget.js';
+
+function sketch(text: string): number[] {
+  const s = new TextSketch();
+  s.add(text, 0, text.length);
+  return s.finish();
+}
+
+const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august'];
+
+function recorder() {
+  const frozen: string[] = [];
+  const shapes = new Set<string | null>();
+  const scope = {
+    freezeShape: (url: string) => {
+      if (shapes.has(urlShape(url))) return false;
+      shapes.add(urlShape(url));
+      frozen.push(url);
+      return true;
+    },
+  };
+  return { frozen, scope };
+}
+
+describe('NearDuplicateWatch', () => {
+  it(`freezes a shape after ${NEAR_DUPLICATE_DEFAULTS.streak} near-duplicates in a row`, () => {
+    const { frozen, scope } = recorder();
+    const shapes: string[] = [];
+    const w = new NearDuplicateWatch(scope, (shape) => shapes.push(shape));
+    const results = MONTHS.slice(0, 6).map((m, i) =>
+      w.observe(`http://h/cal/2024/0${i + 1}/`, sketch(`calendar ${m} 2024 mo tu we 1 2 3 no events`)),
+    );
+    expect(results).toEqual([false, false, false, false, false, true]);
+    expect(frozen).toEqual(['http://h/cal/2024/06/']);
+    expect(shapes).toEqual(['http://h/cal/#/#/']);
+  });
+
+  it('a distinct page breaks the streak; other shapes and shapeless URLs are apart', () => {
+    const { frozen, scope } = recorder();
+    const w = new NearDuplicateWatch(scope);
+    const same = sketch('calendar no events');
+    for (let i = 0; i < 4; i++) w.observe(`http://h/cal/${i}/`, same);
+    w.observe('http://h/cal/9/', sketch('a real post about gardening tomatoes and beans in june'));
+    for (let i = 0; i < 4; i++) w.observe(`http://h/cal/${10 + i}/`, same);
+    expect(frozen).toEqual([]);
+    for (let i = 0; i < 10; i++) w.observe(`http://h/other/${i}/x`, sketch('x'));
+    for (let i = 0; i < 10; i++) expect(w.observe('http://h/about/', same)).toBe(false);
+    expect(frozen).toEqual(['http://h/other/5/x']);
+  });
+});
