@@ -109,7 +109,7 @@ export function registerCrawl(program: Command): void {
       '--max-shape-variants <n>',
       'distinct URLs followed per URL shape (digits generalised), 0 = unlimited',
       int('--max-shape-variants', 0),
-      10_000,
+      0,
     )
     .option(
       '--keep-param <name>',

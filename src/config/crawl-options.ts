@@ -154,11 +154,11 @@ export const CrawlOptionsSchema = z.object({
   maxQueryVariants: z.number().int().min(0).default(1000),
   /**
    * Distinct URLs followed per URL shape (host + path and query with digit runs generalised:
-   * `/cal/2024/05/` ~ `/cal/1999/12/`); more are skipped as traps (`trap-shape`). A shape whose
-   * pages come back as near-duplicates five times in a row is closed earlier. 0 = no cap.
-   * Default 10,000.
+   * `/cal/2024/05/` ~ `/cal/1999/12/`); more are skipped as traps (`trap-shape`). 0 = no cap,
+   * the default: numbered pages share one shape. Independently, a date-like shape whose pages
+   * come back as near-duplicates five times in a row is closed (the calendar defence).
    */
-  maxShapeVariants: z.number().int().min(0).default(10_000),
+  maxShapeVariants: z.number().int().min(0).default(0),
   /**
    * Query and path parameters kept in URLs although they look like session ids (`jsessionid`,
    * `PHPSESSID`, `sid`, `sessionid`, `ASPSESSIONID…`, `cfid`, `cftoken`), case-insensitive.

@@ -1,11 +1,12 @@
 /**
- * The calendar-trap feedback: pages of one URL shape (digits generalised, `url/shape-budget.ts`)
- * that keep coming back as near-duplicates of the previous one — month after month of an empty
- * calendar — freeze that shape in the scope, so no new URL of it is followed. An archive whose
- * pages of one shape carry distinct content never builds the streak.
+ * The calendar-trap feedback: pages of one date-like URL shape (digits generalised, a year and
+ * month in it: `calendarShape` in `url/shape-budget.ts`) that keep coming back as near-duplicates
+ * of the previous one — month after month of an empty calendar — freeze that shape in the scope,
+ * so no new URL of it is followed. An archive whose pages of one shape carry distinct content
+ * never builds the streak; numbered pages that are not dates are not watched.
  */
 import { sketchDifference } from '../extract/text-sketch.js';
-import { urlShape } from '../url/shape-budget.js';
+import { calendarShape } from '../url/shape-budget.js';
 
 /**
  * - `maxDifference` 4: two pages whose text sketches differ in at most 4 words (of the bottom-128
@@ -48,7 +49,7 @@ export class NearDuplicateWatch {
    * @returns true when this page completed a streak and froze its shape.
    */
   observe(url: string, sketch: readonly number[]): boolean {
-    const shape = urlShape(url);
+    const shape = calendarShape(url);
     if (shape === null) return false;
     const s = this.shapes.get(shape);
     if (s === undefined) {

@@ -7,7 +7,7 @@ import { extractHtml } from '../extract/html.js';
 import { decodeBody } from '../http/charset.js';
 import { headerUrl } from '../http/location.js';
 import { isUnknownType, sniffUnknownType } from '../http/mime-sniff.js';
-import { urlShape } from '../url/shape-budget.js';
+import { calendarShape } from '../url/shape-budget.js';
 import type { Page, Source, SourceResult } from './source.js';
 
 const HTML_TYPES = /^\s*(text\/html|application\/xhtml\+xml)\b/i;
@@ -62,8 +62,8 @@ export class CrawlSource implements Source {
     const x = extractHtml(text, page.finalUrl, {
       encoding,
       refreshHeader: headerValue(page.headers.refresh),
-      // Only URLs that have a shape (digits in path or query) are compared by the trap defence.
-      sketch: urlShape(page.url) !== null,
+      // Only date-like URLs (a calendar's) are compared by the trap defence.
+      sketch: calendarShape(page.url) !== null,
     });
     if (encoding !== 'UTF-8') data.encoding = encoding;
     const result: SourceResult = { title: x.title, links: x.links };

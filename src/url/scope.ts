@@ -74,8 +74,8 @@ export interface ScopeOptions {
   maxQueryVariants: number;
   /**
    * Most distinct URLs accepted per URL shape (host, path and query with digit runs generalised,
-   * see `shape-budget.ts`). 0 = unlimited; {@link Scope.freezeShape} applies either way.
-   * Default 10,000.
+   * see `shape-budget.ts`). 0 = unlimited (the default); {@link Scope.freezeShape} applies
+   * either way.
    */
   maxShapeVariants?: number;
 }

@@ -1,14 +1,18 @@
 /**
  * A budget of distinct URLs per URL *shape* (host and path/query with every run of digits
  * generalised: `/cal/2024/05/` and `/cal/1999/12/` are one shape), the calendar-trap defence:
- * a loose cap per shape, and a shape frozen at what it has when the crawler sees its pages are
- * near-duplicates of one another (engine feedback), so a chain of empty months ends early while an
- * archive of distinct pages is never cut by it.
+ * an optional cap per shape, and a date-like shape frozen at what it has when the crawler sees its
+ * pages are near-duplicates of one another (engine feedback), so a chain of empty months ends early
+ * while an archive of distinct pages is never cut by it.
  */
 import { HashSet32 } from './hash-set32.js';
 
-/** Default cap of distinct URLs per shape (0 = unlimited); see {@link ShapeBudget}. */
-export const SHAPE_DEFAULTS = { maxShapeVariants: 10_000 } as const;
+/**
+ * Default cap of distinct URLs per shape: 0, unlimited. Sites of numbered pages (`/p/123`,
+ * `/t/456789`, pagination) have one shape for millions of real pages, so a cap is opt-in; the
+ * calendar defence is the near-duplicate freeze of date-like shapes ({@link calendarShape}).
+ */
+export const SHAPE_DEFAULTS = { maxShapeVariants: 0 } as const;
 
 /**
  * Most shapes tracked at once; beyond it the oldest are forgotten (their counts restart), which
@@ -44,6 +48,30 @@ export function urlShape(url: string): string | null {
     copied = i + 1;
   }
   return digits ? url.slice(0, path) + out + url.slice(copied) : null;
+}
+
+/**
+ * A year (1600–2999) then a separator and a month (1–12): `/2024/05/`, `2024-5`, `1999_12`.
+ * Tested on the path and query only.
+ */
+const YEAR_MONTH = /(?:^|[^0-9])(?:1[6-9]|2[0-9])[0-9]{2}[-/_.](?:0?[1-9]|1[0-2])(?:[^0-9]|$)/;
+
+/** A query parameter named for a date with a number in its value: `?month=5`, `&date=20240501`. */
+const DATE_PARAM = /[?&;](?:year|month|date|day|week|cal(?:endar)?)[^=&]*=[^&]*[0-9]/i;
+
+/**
+ * The shape of a date-like URL (a calendar's: a year and month in the path or query, or a
+ * date-named query parameter with a number), else null. Only such shapes are watched for
+ * near-duplicate pages: numbered pages that are not dates (`/p/123`, `?page=4`) keep their own
+ * limits (`--max-query-variants`), and templated sites of numbered pages are never cut by
+ * their likeness.
+ */
+export function calendarShape(url: string): string | null {
+  const shape = urlShape(url);
+  if (shape === null) return null;
+  const sep = url.indexOf('//');
+  const path = url.slice(url.indexOf('/', sep === -1 ? 0 : sep + 2));
+  return YEAR_MONTH.test(path) || DATE_PARAM.test(path) ? shape : null;
 }
 
 /** Per shape: its URLs (one hash, or a set) and whether it is frozen. */

@@ -1,6 +1,6 @@
 /** URL shapes and the per-shape budget (calendar-trap defence). */
 import { describe, expect, it } from 'vitest';
-import { ShapeBudget, urlShape } from '../../src/url/shape-budget.js';
+import { calendarShape, ShapeBudget, urlShape } from '../../src/url/shape-budget.js';
 
 describe('urlShape', () => {
   it('generalises digit runs in path and query, never in the host', () => {
@@ -8,6 +8,27 @@ describe('urlShape', () => {
     expect(urlShape('http://h/archive/1999-12.html')).toBe('http://h/archive/#-#.html');
     expect(urlShape('http://h2/about.html')).toBeNull();
     expect(urlShape('http://h')).toBeNull();
+  });
+});
+
+describe('calendarShape', () => {
+  it('is the shape of URLs with a year and month, or a date-named parameter', () => {
+    expect(calendarShape('http://h/cal/2024/05/')).toBe('http://h/cal/#/#/');
+    expect(calendarShape('http://h/events/1999-12.html')).toBe('http://h/events/#-#.html');
+    expect(calendarShape('http://h/e?month=5&year=2024')).toBe('http://h/e?month=#&year=#');
+    expect(calendarShape('http://h/e?date=20240501')).toBe('http://h/e?date=#');
+  });
+
+  it('is null for numbered pages that are not dates', () => {
+    for (const u of [
+      'http://h/p/123.html',
+      'http://h/t/456789/',
+      'http://h/list?page=4',
+      'http://h/2024/13/',
+      'http://h/v1.2/x',
+    ]) {
+      expect([u, calendarShape(u)]).toEqual([u, null]);
+    }
   });
 });
 
