@@ -17,6 +17,7 @@ import { Fetcher } from '../http/fetcher.js';
 import { RobotsCache } from '../http/robots.js';
 import type { Source } from '../sources/source.js';
 import { Scope } from '../url/scope.js';
+import { SessionIdStripper } from '../url/session-ids.js';
 import { Attempts } from './attempt.js';
 import type { CrawlStats } from './crawl-stats.js';
 import { HandoffOutbox, type Partition } from './handoff-outbox.js';
@@ -28,6 +29,7 @@ import type { Item, ItemOrigin } from './item.js';
 import { ItemStore } from './item-store.js';
 import { LinkFollower } from './link-follower.js';
 import { LostPageRetries } from './lost-page-retries.js';
+import { NearDuplicateWatch } from './near-duplicates.js';
 import type { PageProcessor, PageProcessorOptions } from './page-processor.js';
 import { PAGE_THREAD_FILES } from './page-threads.js';
 import { restoreHandedOff, restoreState } from './resume.js';
@@ -72,6 +74,10 @@ export interface NetworkParts {
   lost: LostPageRetries;
   policy: HostPolicy;
   hops: HopLoop;
+  /** Session-id removal from seeds, links and redirect targets (`--keep-param`). */
+  sessionIds: SessionIdStripper;
+  /** Calendar-trap feedback: near-duplicate pages of one date-like URL shape close it in the scope. */
+  nearDuplicates: NearDuplicateWatch;
   /** Aborted when in-flight requests are abandoned. */
   abort: AbortController;
   /** The `source` and `worker` of this worker's items. */
@@ -126,6 +132,8 @@ export function buildNetworkParts(
     maxBytes: opts.maxBytes,
     connections: opts.hostConcurrency,
     proxy: opts.proxy,
+    cookies: opts.cookies,
+    maxHeaderBytes: opts.maxHeaderBytes,
   });
   const scope = new Scope({
     mode: opts.scope,
@@ -135,7 +143,9 @@ export function buildNetworkParts(
     maxUrlLength: opts.maxUrlLength,
     maxPathRepeat: opts.maxPathRepeat,
     maxQueryVariants: opts.maxQueryVariants,
+    maxShapeVariants: opts.maxShapeVariants,
   });
+  const sessionIds = new SessionIdStripper(opts.keepParams);
   const robots = opts.robots
     ? new RobotsCache({
         userAgent: opts.userAgent,
@@ -166,7 +176,19 @@ export function buildNetworkParts(
     slots: new HostSlots(backend.frontier),
     lost: new LostPageRetries(),
     policy,
-    hops: new HopLoop({ fetcher, robots, scope, seen: backend.seen, policy, signal: abort.signal }),
+    hops: new HopLoop({
+      fetcher,
+      robots,
+      scope,
+      seen: backend.seen,
+      policy,
+      sessionIds,
+      signal: abort.signal,
+    }),
+    sessionIds,
+    nearDuplicates: new NearDuplicateWatch(scope, (shape, url) =>
+      deps.log.info({ shape, url }, 'url shape closed: near-duplicate pages'),
+    ),
     abort,
     origin: { source: deps.source.name, worker: deps.workerId },
     awaitingRetry: new Map(),
@@ -248,6 +270,7 @@ export async function openStateParts(
     store,
     slots: net.slots,
     lost: net.lost,
+    nearDuplicates: net.nearDuplicates,
     origin: net.origin,
     stats,
     log,
@@ -259,6 +282,7 @@ export async function openStateParts(
   });
   const follower = new LinkFollower({
     scope: net.scope,
+    sessionIds: net.sessionIds,
     skipped: stats.skipped,
     log,
     maxDepth: opts.maxDepth,
