@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { crawlFaults, expectFaultItems, type FaultSite, startFaultSite } from '../fixtures/fault-crawl.js';
 import { refreshFaults, siteRobotsRoutes } from '../fixtures/fault-routes.js';
+import { html, page, startServer } from '../fixtures/site-server.js';
 
 let site: FaultSite;
 beforeAll(async () => {
@@ -28,5 +29,45 @@ describe('meta refresh (kind 13)', () => {
     expect(item('/mr/to-private.html').error.message).toBe('disallowed by robots.txt');
     // the refreshing page's body is not kept: the item is the target's
     expect(item('/mr/zero.html').file).toMatch(/landing\.html$/);
+  });
+
+  it('a hop not made before the page budget ends: the refresh is recorded as it is', async () => {
+    const o = site.server.origin;
+    const before = site.server.hits('/mr/landing.html');
+    const crawl = await crawlFaults(`${o}/mr/zero.html`, ['--max-pages', '1']);
+    expect(crawl.result.code).toBe(0);
+    expect(crawl.items).toHaveLength(1);
+    expect(crawl.items[0]).toMatchObject({
+      url: `${o}/mr/zero.html`,
+      finalUrl: `${o}/mr/landing.html`,
+      status: 200,
+      data: {
+        redirectTo: `${o}/mr/landing.html`,
+        note: 'refresh redirect not followed: the crawl ended first',
+      },
+    });
+    expect(site.server.hits('/mr/landing.html')).toBe(before);
+  });
+
+  it("the hop waits for its host's politeness gap, like any request", async () => {
+    const server = await startServer({
+      '/p/': html(page('Index', ['refresh.html'])),
+      '/p/refresh.html': html('<meta http-equiv="refresh" content="0; url=landing.html"><title>R</title>'),
+      '/p/landing.html': html(page('Landing')),
+    });
+    try {
+      const o = server.origin;
+      const crawl = await crawlFaults(`${o}/p/`, ['--delay', '300', '--no-robots']);
+      expect(crawl.items.map((i) => [i.url, i.finalUrl]).sort()).toEqual([
+        [`${o}/p/`, `${o}/p/`],
+        [`${o}/p/refresh.html`, `${o}/p/landing.html`],
+      ]);
+      const [refreshing] = server.requestsFor('/p/refresh.html');
+      const [hop] = server.requestsFor('/p/landing.html');
+      // a lower bound only (a loaded machine makes the gap longer, never shorter)
+      expect(hop.at - refreshing.at).toBeGreaterThanOrEqual(295);
+    } finally {
+      await server.close();
+    }
   });
 });

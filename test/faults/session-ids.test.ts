@@ -22,6 +22,41 @@ describe('session ids (kind 19)', () => {
     expect(site.server.requests.filter((r) => /sessionid|sid=|\(S\(/i.test(r.path))).toEqual([]);
   });
 
+  it('removes them from seeds, redirect and refresh targets as well as from links', async () => {
+    const sid = '0123456789ABCDEF0123456789ABCDEF';
+    const server = await startServer({
+      '/seed/index.html': html(page('Seed', ['go', 'refresh.html'])),
+      '/seed/refresh.html': html(
+        `<meta http-equiv="refresh" content="0; url=landing.html;jsessionid=${sid}"><title>Refresh</title>`,
+      ),
+      '/seed/landing.html': html(page('Landing')),
+      '/seed/go': (_req, res) => {
+        res.writeHead(302, { location: `target.html?PHPSESSID=${sid}` });
+        res.end();
+      },
+      '/seed/target.html': html(page('Target')),
+    });
+    try {
+      const o = server.origin;
+      const crawl = await crawlFaults(`${o}/seed/index.html;jsessionid=${sid}`);
+      expect(crawl.items.map((i) => [i.url, i.finalUrl, i.status]).sort()).toEqual([
+        [`${o}/seed/go`, `${o}/seed/target.html`, 200],
+        [`${o}/seed/index.html`, `${o}/seed/index.html`, 200],
+        [`${o}/seed/refresh.html`, `${o}/seed/landing.html`, 200],
+      ]);
+      const paths = server.requests.map((r) => r.path).filter((p) => p !== '/robots.txt');
+      expect(paths.sort()).toEqual([
+        '/seed/go',
+        '/seed/index.html',
+        '/seed/landing.html',
+        '/seed/refresh.html',
+        '/seed/target.html',
+      ]);
+    } finally {
+      await server.close();
+    }
+  });
+
   it('--keep-param keeps a parameter that only looks like a session id', async () => {
     const sid = '0123456789abcdef0123456789abcdef';
     const server = await startServer({
