@@ -3,7 +3,7 @@
  * Checks the layering of `src/` (DESIGN §2): no import cycle between modules (type-only imports
  * included), and no folder importing a folder above it. Run by `npm run lint`.
  *
- * Layers, top to bottom: cli → runtime → supervision → engine → sources, frontier, dedup, sinks →
+ * Layers, top to bottom: cli → runtime, ops → supervision → engine → sources, frontier, dedup, sinks →
  * config, url, http, extract → types. A module may import its own folder and any folder below.
  */
 import fs from 'node:fs';
@@ -14,6 +14,9 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 's
 const RANK = {
   cli: 6,
   runtime: 5,
+  // Beside the composition root: it starts the metrics server and notifies; the ops commands
+  // read status.json (supervision) and use the data-dir lock (runtime).
+  ops: 5,
   supervision: 4,
   engine: 3,
   sources: 2,

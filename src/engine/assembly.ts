@@ -60,6 +60,10 @@ export interface CrawlerDeps {
   backend: EngineBackend;
   /** Called on every item written (progress). */
   onItem?: (item: Item) => void;
+  /** Called after every HTTP request (each redirect hop), with its duration in ms (metrics). */
+  onFetch?: (ms: number) => void;
+  /** Called when a host is paused by Retry-After or rate-limit headers, with the pause in ms (metrics). */
+  onRateLimitWait?: (ms: number) => void;
   /** Set when this worker is one of several of its type (DESIGN §1 ownership). */
   partition?: Partition;
 }
@@ -159,7 +163,7 @@ export function buildNetworkParts(
         },
       })
     : null;
-  const policy = new HostPolicy(backend.frontier, opts);
+  const policy = new HostPolicy(backend.frontier, opts, deps.onRateLimitWait);
   return {
     fetcher,
     scope,
@@ -184,6 +188,7 @@ export function buildNetworkParts(
       policy,
       sessionIds,
       signal: abort.signal,
+      onFetch: deps.onFetch,
     }),
     sessionIds,
     nearDuplicates: new NearDuplicateWatch(scope, (shape, url) =>

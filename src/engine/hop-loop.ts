@@ -62,6 +62,8 @@ export interface HopLoopParts {
   sessionIds: SessionIdStripper;
   /** Aborted when in-flight requests are abandoned (second signal, join timeout). */
   signal: AbortSignal;
+  /** Told each request's duration, ms (metrics). */
+  onFetch?: (ms: number) => void;
 }
 
 /** Runs tries of URLs (see the module comment). One per worker. */
@@ -85,10 +87,13 @@ export class HopLoop {
     if (denied) return denied;
     for (;;) {
       let res: HopResponse;
+      const fetchStart = performance.now();
       try {
         res = await fetcher.fetchHop(url, signal, false);
+        this.parts.onFetch?.(performance.now() - fetchStart);
       } catch (e) {
         if (signal.aborted) return null;
+        this.parts.onFetch?.(performance.now() - fetchStart);
         const fe = e as FetchError;
         const retryable = fe.kind === 'network' || fe.kind === 'timeout';
         return failure(url, fe.kind, fe.message, fe.status, retryable, null);

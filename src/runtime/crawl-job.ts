@@ -13,11 +13,14 @@ import {
   parseCrawlOptions,
 } from '../config/crawl-options.js';
 import { UsageError } from '../config/usage-error.js';
+import { launchRecord } from '../supervision/launch-record.js';
 import { checkPlan, memoryLimitBytes, readMeasuredRss } from '../supervision/memory-guard.js';
+import type { StatusFile } from '../supervision/status-format.js';
 import { Supervisor, supervisorTimings } from '../supervision/supervisor.js';
 import { defaultPartition, splitPoliteness, type WorkerSpec } from '../supervision/worker-spec.js';
 import { canonicalize } from '../url/canonicalize.js';
 import { openWorkerLog } from './logger.js';
+import { startOpsServer } from './ops-server.js';
 import { lockOutput, prepareOutput } from './output-dir.js';
 import { checkAndRecordPlan, readPlanRecord } from './plan-record.js';
 import { ProgressLine } from './progress-line.js';
@@ -93,7 +96,7 @@ export async function runCrawl(input: CrawlOptionsInput): Promise<number> {
     if (opts.processes > 1) return await runSupervised(opts, seeds, limit);
     // Loaded only here: the supervisor process of a multi-process crawl never loads the crawler.
     const { runInProcess } = await import('./crawl-in-process.js');
-    return await runInProcess(opts, seeds);
+    return await runInProcess(opts, seeds, launchRecord('crawl', opts.out), limit);
   } finally {
     await unlock();
   }
@@ -133,7 +136,9 @@ async function runSupervised(opts: CrawlOptions, seeds: string[], limit: number)
     limitFraction: opts.memoryLimitFraction,
     ...supervisorTimings(SupervisorSettingsSchema.parse({})),
     joinTimeoutMs: opts.joinTimeout,
+    launch: launchRecord('crawl', opts.out),
   });
+  const metrics = await startOpsServer(opts.metrics, opts.out, () => sup.status() as unknown as StatusFile);
   const progress =
     !opts.quiet && process.stderr.isTTY
       ? new ProgressLine(() => {
@@ -147,6 +152,7 @@ async function runSupervised(opts: CrawlOptions, seeds: string[], limit: number)
     code = await sup.runWithSignals();
   } finally {
     progress?.stop();
+    await metrics?.close();
     await closeLog();
   }
   if (!opts.quiet) {

@@ -8,12 +8,16 @@ import path from 'node:path';
 import type { Config } from '../config/config-file.js';
 import { type CrawlOptions, pageThreadByDefault } from '../config/crawl-options.js';
 import { UsageError } from '../config/usage-error.js';
+import { notify } from '../ops/notify.js';
 import { checkSourceName } from '../sources/registry.js';
+import { launchRecord } from '../supervision/launch-record.js';
 import { checkPlan, memoryLimitBytes, readMeasuredRss } from '../supervision/memory-guard.js';
+import type { StatusFile } from '../supervision/status-format.js';
 import { Supervisor, supervisorTimings } from '../supervision/supervisor.js';
 import { defaultPartition, splitPoliteness, type WorkerSpec } from '../supervision/worker-spec.js';
 import { canonicalSeeds } from './crawl-job.js';
 import { openWorkerLog } from './logger.js';
+import { startOpsServer } from './ops-server.js';
 import { lockOutput, makeDirectory } from './output-dir.js';
 import { checkAndRecordPlan, type PlanRecord, type TypeLayout } from './plan-record.js';
 import { WORKER_ENTRY } from './worker-entry.js';
@@ -27,6 +31,8 @@ export interface RunFlags {
   /** Overrides `memory.limit` (simulate a smaller box). */
   memoryLimit?: number;
   quiet?: boolean;
+  /** The config file's path (recorded for the watchdog, which reads its notify settings). */
+  configFile?: string;
 }
 
 /**
@@ -136,15 +142,34 @@ export async function runConfig(config: Config, flags: RunFlags): Promise<number
     memoryLimitBytes: limit,
     limitFraction: config.memory.limitFraction,
     ...supervisorTimings(config.supervisor),
+    launch: launchRecord('run', config.data, flags.configFile),
+    onParked: (message) =>
+      void notify(message, config.notify, { kind: 'crash-loop', dataDir: path.resolve(config.data) }, false),
   });
+  let metrics: Awaited<ReturnType<typeof startOpsServer>>;
+  try {
+    metrics = await startOpsServer(
+      config.metrics?.listen,
+      config.data,
+      () => sup.status() as unknown as StatusFile,
+      config.metrics?.token,
+      config.metrics?.sample,
+    );
+  } catch (e) {
+    await closeLog();
+    await unlock();
+    throw e;
+  }
   if (!flags.quiet) {
     process.stderr.write(
-      `collector: running ${specs.length} worker processes; status in ${path.join(config.data, 'status.json')}\n`,
+      `collector: running ${specs.length} worker processes; status in ${path.join(config.data, 'status.json')}` +
+        `${metrics ? `, metrics at ${metrics.url}/metrics` : ''}\n`,
     );
   }
   try {
     return await sup.runWithSignals();
   } finally {
+    await metrics?.close();
     await closeLog();
     await unlock();
   }

@@ -4,6 +4,7 @@
  */
 import type { CrawlOptions } from '../config/crawl-options.js';
 import type { HandoffLink } from '../engine/handoff-outbox.js';
+import type { WorkerCounters } from './worker-counters.js';
 
 export type { HandoffLink } from '../engine/handoff-outbox.js';
 
@@ -52,6 +53,8 @@ export interface WorkerStats {
   /** Epoch ms of the last item written. */
   lastProgressAt: number;
   skipped: Record<string, number>;
+  /** Errors by kind, bytes, fetch latency, rate-limit waits of this process (status and metrics). */
+  counters: WorkerCounters;
 }
 
 /** Worker → supervisor. */

@@ -7,6 +7,7 @@
 import type { Logger } from 'pino';
 import type { Crawler, Partition } from '../engine/crawler.js';
 import type { FromWorker, ToWorker, WorkerInit } from './ipc.js';
+import { type CountedItem, CounterSet } from './worker-counters.js';
 
 /** Extra time a worker whose supervisor died gives itself beyond its join timeout, ms. */
 const ORPHAN_GRACE_MS = 2000;
@@ -18,8 +19,12 @@ const STATS_PERIOD_MS = 1000;
 export interface WorkerWiring {
   /** The worker's place among its siblings, reporting through the supervisor. */
   partition: Partition;
-  /** Call on every item written (progress, for the stall watch). */
-  onItem(): void;
+  /** Call on every item written (progress, for the stall watch; counters for status and metrics). */
+  onItem(item: CountedItem): void;
+  /** Call after every HTTP request with its duration, ms (metrics). */
+  onFetch(ms: number): void;
+  /** Call when a host is paused by Retry-After or rate-limit headers, ms (metrics). */
+  onRateLimitWait(ms: number): void;
 }
 
 /** The engine of a worker, with its log. */
@@ -56,6 +61,7 @@ export function serveSupervisor(open: (init: WorkerInit, wiring: WorkerWiring) =
   let received = 0;
   let idle = false;
   let lastProgressAt = Date.now();
+  const counters = new CounterSet();
   const early: ToWorker[] = [];
 
   const stats = (): FromWorker => {
@@ -74,6 +80,7 @@ export function serveSupervisor(open: (init: WorkerInit, wiring: WorkerWiring) =
       rss: process.memoryUsage.rss(),
       lastProgressAt,
       skipped: s.skipped,
+      counters: counters.snapshot(),
     };
   };
 
@@ -129,9 +136,12 @@ export function serveSupervisor(open: (init: WorkerInit, wiring: WorkerWiring) =
           send(stats());
         },
       },
-      onItem: () => {
+      onItem: (item) => {
         lastProgressAt = Date.now();
+        counters.item(item);
       },
+      onFetch: (ms) => counters.fetch(ms),
+      onRateLimitWait: (ms) => counters.rateLimitWait(ms),
     });
     // The supervisor died (IPC closed): stop by ourselves, never linger as an orphan.
     process.on('disconnect', () => {
