@@ -122,6 +122,9 @@ export function registerCrawl(program: Command): void {
       const input = { ...flags, seeds: urls, storeBodies: store, keepParams: keepParam } as CrawlOptionsInput;
       // Loaded on use, so `collector --help` and other commands start fast.
       const { runCrawl } = await import('../runtime/crawl-job.js');
-      process.exitCode = await runCrawl(input);
+      const { locateDiskFull } = await import('../sinks/disk-full.js');
+      process.exitCode = await runCrawl(input).catch((e) => {
+        throw locateDiskFull(e, input.out ?? '.');
+      });
     });
 }

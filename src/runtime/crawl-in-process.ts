@@ -5,6 +5,7 @@
  */
 import type { CrawlOptions } from '../config/crawl-options.js';
 import { Crawler } from '../engine/crawler.js';
+import { DISK_FULL_EXIT_CODE, diskFullLine, diskFullPath, isDiskFull } from '../sinks/disk-full.js';
 import { CrawlSource } from '../sources/crawl.js';
 import type { LaunchRecord } from '../supervision/launch-record.js';
 import { onStopSignals } from '../supervision/signals.js';
@@ -20,7 +21,8 @@ import { summaryLine } from './summary-line.js';
  * Crawl `seeds` to the end or to a signal, in this process (`<out>` already prepared and locked).
  * @param launch how this process was started (status.json, for the watchdog).
  * @param memoryLimitBytes the memory limit the plan was checked against (status.json).
- * @returns exit code: 0 completed or stopped, 1 runtime failure.
+ * @returns exit code: 0 completed or stopped, 1 runtime failure, {@link DISK_FULL_EXIT_CODE} when a
+ *   full disk stopped it.
  */
 export async function runInProcess(
   opts: CrawlOptions,
@@ -69,7 +71,7 @@ export async function runInProcess(
       crawler.abort();
     },
   );
-  let code = 0;
+  let failed: unknown = null;
   let completed = false;
   try {
     // Before the state is loaded (long for a big resume): a watchdog must see this process alive.
@@ -80,21 +82,29 @@ export async function runInProcess(
     log.info({ completed, ...crawler.stats }, completed ? 'frontier empty' : 'stopped');
   } catch (e) {
     log.error({ err: e }, 'crawl failed');
-    process.stderr.write(`collector: crawl failed: ${(e as Error).message}\n`);
-    code = 1;
+    failed = e;
   } finally {
     progress?.stop();
     await crawler.close().catch((e) => {
-      process.stderr.write(`collector: closing state failed: ${(e as Error).message}\n`);
-      code = 1;
+      failed ??= e;
     });
+    // A full disk stops the crawl with its own line and exit code; any other failure is exit 1.
+    failed = crawler.writeError ?? failed;
     offSignals();
-    await inProcess.end(completed && code === 0);
+    await inProcess.end(completed && failed === null);
     await metrics?.close();
     await closeLog();
+  }
+  if (failed !== null) {
+    if (isDiskFull(failed)) {
+      process.stderr.write(`collector: ${diskFullLine(diskFullPath(failed, opts.out))}\n`);
+      return DISK_FULL_EXIT_CODE;
+    }
+    process.stderr.write(`collector: crawl failed: ${(failed as Error).message}\n`);
+    return 1;
   }
   if (!opts.quiet) {
     process.stderr.write(summaryLine(opts, { ...crawler.stats, queued: crawler.frontier.queued }));
   }
-  return code;
+  return 0;
 }

@@ -13,6 +13,7 @@ import {
   parseCrawlOptions,
 } from '../config/crawl-options.js';
 import { UsageError } from '../config/usage-error.js';
+import { diskFullLine } from '../sinks/disk-full.js';
 import { launchRecord } from '../supervision/launch-record.js';
 import { checkPlan, memoryLimitBytes, readMeasuredRss } from '../supervision/memory-guard.js';
 import type { StatusFile } from '../supervision/status-format.js';
@@ -21,8 +22,10 @@ import { defaultPartition, splitPoliteness, type WorkerSpec } from '../supervisi
 import { canonicalize } from '../url/canonicalize.js';
 import { openWorkerLog } from './logger.js';
 import { startOpsServer } from './ops-server.js';
-import { lockOutput, prepareOutput } from './output-dir.js';
-import { checkAndRecordPlan, readPlanRecord } from './plan-record.js';
+import { prepareOutput } from './output-dir.js';
+import { lockOutput } from './output-lock.js';
+import { checkAndRecordPlan } from './plan-record.js';
+import { recordedPlan } from './plan-recovery.js';
 import { ProgressLine } from './progress-line.js';
 import { summaryLine } from './summary-line.js';
 import { WORKER_ENTRY } from './worker-entry.js';
@@ -61,15 +64,20 @@ export function parseCrawlFlags(input: CrawlOptionsInput): CrawlOptions {
 
 /**
  * Run a crawl to the end (or to a stop signal).
- * @returns the process exit code: 0 completed or stopped, 1 runtime failure.
+ * @returns the process exit code: 0 completed or stopped, 1 runtime failure, 75 stopped by a full
+ *   disk (DISK_FULL_EXIT_CODE).
  * @throws UsageError for bad options or seeds or an unusable `--out` (exit 2, nothing touched).
  */
 export async function runCrawl(input: CrawlOptionsInput): Promise<number> {
   const opts = parseCrawlFlags(input);
+  // A lost or damaged state/plan.json is recovered from the state (or the resume refused).
+  const recorded = opts.resume
+    ? await recordedPlan(opts.out, { crawl: input.partition }, `--out ${opts.out}`)
+    : {};
   if (opts.resume) {
     // Resume with the layout the crawl was written with, unless the flags say otherwise
     // (then checkAndRecordPlan refuses a change below).
-    const was = (await readPlanRecord(opts.out)).crawl;
+    const was = recorded.crawl;
     if (was && input.processes === undefined) opts.processes = was.processes;
     if (was && input.partition === undefined && was.processes > 1) opts.partition = was.partition;
   }
@@ -92,6 +100,7 @@ export async function runCrawl(input: CrawlOptionsInput): Promise<number> {
         `--out ${opts.out}: this crawl was written with --processes ${was.processes}` +
         `${was.processes > 1 ? ` --partition ${was.partition}` : ''}; resume with the same ` +
         '(they decide which process owns each URL), or start a new --out',
+      recorded,
     );
     if (opts.processes > 1) return await runSupervised(opts, seeds, limit);
     // Loaded only here: the supervisor process of a multi-process crawl never loads the crawler.
@@ -154,6 +163,10 @@ async function runSupervised(opts: CrawlOptions, seeds: string[], limit: number)
     progress?.stop();
     await metrics?.close();
     await closeLog();
+  }
+  if (sup.diskFull !== null) {
+    process.stderr.write(`collector: ${diskFullLine(sup.diskFull)}\n`);
+    return code;
   }
   if (!opts.quiet) {
     const t = sup.status().totals;

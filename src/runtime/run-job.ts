@@ -8,6 +8,7 @@ import path from 'node:path';
 import type { Config } from '../config/config-file.js';
 import { type CrawlOptions, pageThreadByDefault } from '../config/crawl-options.js';
 import { UsageError } from '../config/usage-error.js';
+import { diskFullLine } from '../sinks/disk-full.js';
 import { notify } from '../ops/notify.js';
 import { checkSourceName } from '../sources/registry.js';
 import { launchRecord } from '../supervision/launch-record.js';
@@ -18,8 +19,10 @@ import { defaultPartition, splitPoliteness, type WorkerSpec } from '../supervisi
 import { canonicalSeeds } from './crawl-job.js';
 import { openWorkerLog } from './logger.js';
 import { startOpsServer } from './ops-server.js';
-import { lockOutput, makeDirectory } from './output-dir.js';
+import { makeDirectory } from './output-dir.js';
+import { lockOutput } from './output-lock.js';
 import { checkAndRecordPlan, type PlanRecord, type TypeLayout } from './plan-record.js';
+import { recordedPlan } from './plan-recovery.js';
 import { WORKER_ENTRY } from './worker-entry.js';
 
 function describeLayout(l: TypeLayout): string {
@@ -96,7 +99,8 @@ export function runWorkerSpecs(config: Config): WorkerSpec[] {
 
 /**
  * Run the config until a signal (continuous types) or until every one-shot type is done.
- * @returns exit code (0 stopped or completed, 1 a worker type was parked).
+ * @returns exit code (0 stopped or completed, 1 a worker type was parked, 75 a full disk stopped
+ *   it: DISK_FULL_EXIT_CODE).
  * @throws UsageError for an invalid plan, backend or data dir.
  */
 export async function runConfig(config: Config, flags: RunFlags): Promise<number> {
@@ -123,12 +127,14 @@ export async function runConfig(config: Config, flags: RunFlags): Promise<number
   const layouts: PlanRecord = {};
   for (const sp of specs) layouts[sp.group] = { processes: sp.count, partition: sp.partition };
   try {
+    const hints = Object.fromEntries(Object.entries(layouts).map(([t, l]) => [t, l.partition]));
     await checkAndRecordPlan(
       config.data,
       layouts,
       (type, was, now) =>
         `worker type "${type}": ${describeLayout(now)} now, but ${config.data} was written with ${describeLayout(was)}; ` +
         'they decide which process owns each URL: keep them, or use a new data directory',
+      await recordedPlan(config.data, hints, `data ${config.data}`),
     );
   } catch (e) {
     await unlock();
@@ -167,7 +173,9 @@ export async function runConfig(config: Config, flags: RunFlags): Promise<number
     );
   }
   try {
-    return await sup.runWithSignals();
+    const code = await sup.runWithSignals();
+    if (sup.diskFull !== null) process.stderr.write(`collector: ${diskFullLine(sup.diskFull)}\n`);
+    return code;
   } finally {
     await metrics?.close();
     await closeLog();
