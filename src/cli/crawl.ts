@@ -97,6 +97,14 @@ export function registerCrawl(program: Command): void {
       int(0),
     )
     .option(
+      '--max-shape-variants <n>',
+      def('distinct URLs followed per URL shape (digits generalised), 0 = unlimited', d.maxShapeVariants),
+      int(0),
+    )
+    .option('--keep-param <name>', 'keep this session-id-like parameter in URLs (repeatable)', collect)
+    .option('--no-cookies', 'keep no cookie jar (cookies are on by default, never stored)')
+    .option('--max-header-bytes <size>', def('largest response header section', formatSize(d.maxHeaderBytes)))
+    .option(
       '--max-queued-in-memory <n>',
       def('URLs queued in memory per process; more spill to disk', d.maxQueuedInMemory),
       int(10),
@@ -110,8 +118,8 @@ export function registerCrawl(program: Command): void {
     .option('--quiet', 'no progress line')
     .action(async (urls: string[], o: Record<string, unknown>) => {
       // Flags as written; absent ones are undefined and get the schema's default.
-      const { store, ...flags } = o;
-      const input = { ...flags, seeds: urls, storeBodies: store } as CrawlOptionsInput;
+      const { store, keepParam, ...flags } = o;
+      const input = { ...flags, seeds: urls, storeBodies: store, keepParams: keepParam } as CrawlOptionsInput;
       // Loaded on use, so `collector --help` and other commands start fast.
       const { runCrawl } = await import('../runtime/crawl-job.js');
       const { locateDiskFull } = await import('../sinks/disk-full.js');

@@ -18,6 +18,7 @@ import { Fetcher } from '../http/fetcher.js';
 import { RobotsCache } from '../http/robots.js';
 import type { Source } from '../sources/source.js';
 import { Scope } from '../url/scope.js';
+import { SessionIdStripper } from '../url/session-ids.js';
 import { Attempts } from './attempt.js';
 import type { CrawlStats } from './crawl-stats.js';
 import { HandoffOutbox, type Partition } from './handoff-outbox.js';
@@ -30,6 +31,7 @@ import { ItemStore } from './item-store.js';
 import { LinkFollower } from './link-follower.js';
 import { workerReplayFilter } from './log-replay.js';
 import { LostPageRetries } from './lost-page-retries.js';
+import { NearDuplicateWatch } from './near-duplicates.js';
 import type { PageProcessor, PageProcessorOptions } from './page-processor.js';
 import { PAGE_THREAD_FILES } from './page-threads.js';
 import { restoreHandedOff, restoreState } from './resume.js';
@@ -79,6 +81,10 @@ export interface NetworkParts {
   lost: LostPageRetries;
   policy: HostPolicy;
   hops: HopLoop;
+  /** Session-id removal from seeds, links and redirect targets (`--keep-param`). */
+  sessionIds: SessionIdStripper;
+  /** Calendar-trap feedback: near-duplicate pages of one date-like URL shape close it in the scope. */
+  nearDuplicates: NearDuplicateWatch;
   /** Aborted when in-flight requests are abandoned. */
   abort: AbortController;
   /** The `source` and `worker` of this worker's items. */
@@ -144,6 +150,8 @@ export function buildNetworkParts(
     maxBytes: opts.maxBytes,
     connections: opts.hostConcurrency,
     proxy: opts.proxy,
+    cookies: opts.cookies,
+    maxHeaderBytes: opts.maxHeaderBytes,
   });
   const scope = new Scope({
     mode: opts.scope,
@@ -153,7 +161,9 @@ export function buildNetworkParts(
     maxUrlLength: opts.maxUrlLength,
     maxPathRepeat: opts.maxPathRepeat,
     maxQueryVariants: opts.maxQueryVariants,
+    maxShapeVariants: opts.maxShapeVariants,
   });
+  const sessionIds = new SessionIdStripper(opts.keepParams);
   const robots = opts.robots
     ? new RobotsCache({
         userAgent: opts.userAgent,
@@ -190,9 +200,14 @@ export function buildNetworkParts(
       scope,
       seen: backend.seen,
       policy,
+      sessionIds,
       signal: abort.signal,
       onFetch: deps.onFetch,
     }),
+    sessionIds,
+    nearDuplicates: new NearDuplicateWatch(scope, (shape, url) =>
+      deps.log.info({ shape, url }, 'url shape closed: near-duplicate pages'),
+    ),
     abort,
     origin: { source: deps.source.name, worker: deps.workerId },
     awaitingRetry: new Map(),
@@ -282,6 +297,7 @@ export async function openStateParts(
     store,
     slots: net.slots,
     lost: net.lost,
+    nearDuplicates: net.nearDuplicates,
     origin: net.origin,
     stats,
     log,
@@ -293,6 +309,7 @@ export async function openStateParts(
   });
   const follower = new LinkFollower({
     scope: net.scope,
+    sessionIds: net.sessionIds,
     skipped: stats.skipped,
     log,
     maxDepth: opts.maxDepth,

@@ -36,6 +36,7 @@ export function newCrawlStats(): CrawlStats {
       'trap-length': 0,
       'trap-repeat': 0,
       'trap-query': 0,
+      'trap-shape': 0,
       depth: 0,
     },
     itemsThisRun: 0,

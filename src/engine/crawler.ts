@@ -75,10 +75,11 @@ export class Crawler {
   /**
    * Open the state; on resume restore the frontier (enqueued minus done), the seen-set and the
    * counters; then add the seeds this worker owns (already-seen seeds are not queued again).
-   * @param seeds canonical seed URLs.
+   * @param given canonical seed URLs (session ids are removed here, as from every link).
    * @throws on I/O errors.
    */
-  async start(seeds: string[]): Promise<void> {
+  async start(given: string[]): Promise<void> {
+    const seeds = given.map((s) => this.net.sessionIds.strip(s));
     for (const s of seeds) this.net.scope.addSeed(s);
     const part = this.deps.partition;
     const owned =
@@ -222,6 +223,11 @@ export class Crawler {
     if (outcome === null) {
       // Abandoned at stop: no item; the URL stays pending for --resume.
       slots.release(entry, false);
+      return;
+    }
+    if (outcome.kind === 'hop') {
+      // A refresh redirect: the next hop waits for its host's turn like any request.
+      slots.retry(entry, 0, false);
       return;
     }
     if (outcome.kind === 'retry') {

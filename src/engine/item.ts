@@ -139,7 +139,7 @@ export function countsAsError(item: { error?: unknown; data?: Record<string, unk
 function decodedOrRaw(res: HopResponse, maxBytes: number): Buffer {
   if (!res.encoded) return res.body;
   try {
-    return decodeContent(res.body, res.contentEncoding, maxBytes).body;
+    return decodeContent(res.body, res.contentEncoding, maxBytes, res.contentType).body;
   } catch {
     return res.body;
   }

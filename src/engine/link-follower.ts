@@ -1,11 +1,13 @@
 /**
- * Where a page's links go: past `--max-depth` or out of scope (the scope, `--include`/`--exclude`
+ * Where a page's links go: session ids are removed from them (`--keep-param`); past `--max-depth`
+ * or out of scope (the scope, `--include`/`--exclude`
  * and the trap rules) they are counted and skipped, the first {@link TRAP_LOG_LIMIT} traps of each
  * kind logged; a link owned by another process goes to the handoff outbox; the rest are queued
  * here.
  */
 import type { Logger } from 'pino';
 import type { Scope } from '../url/scope.js';
+import type { SessionIdStripper } from '../url/session-ids.js';
 import type { CrawlStats } from './crawl-stats.js';
 import { type HandoffOutbox, ownerOf, type Partition } from './handoff-outbox.js';
 
@@ -15,6 +17,8 @@ export const TRAP_LOG_LIMIT = 100;
 /** What the follower works with. */
 export interface LinkFollowerParts {
   scope: Scope;
+  /** Session-id removal, before the scope sees a link. */
+  sessionIds: SessionIdStripper;
   /** Counters of links skipped, by reason (changed in place). */
   skipped: CrawlStats['skipped'];
   log: Logger;
@@ -32,12 +36,13 @@ export class LinkFollower {
 
   /** Follow `links` (absolute canonical URLs) found at depth `depth - 1`. */
   follow(links: string[], depth: number): void {
-    const { scope, skipped, log, maxDepth, handoff } = this.parts;
+    const { scope, sessionIds, skipped, log, maxDepth, handoff } = this.parts;
     if (maxDepth !== undefined && depth > maxDepth) {
       skipped.depth += links.length;
       return;
     }
-    for (const link of links) {
+    for (const found of links) {
+      const link = sessionIds.strip(found);
       const verdict = scope.check(link);
       if (verdict !== 'ok') {
         const n = ++skipped[verdict];

@@ -54,7 +54,7 @@ export function workPage(job: PageJob, source: Source): { worked: WorkedPage; bo
   let body: Buffer;
   let flag: WorkedPage['flag'];
   try {
-    const d = decodeContent(raw, job.contentEncoding, job.maxBytes);
+    const d = decodeContent(raw, job.contentEncoding, job.maxBytes, job.contentType);
     body = d.body;
     flag = d.flag;
   } catch (e) {

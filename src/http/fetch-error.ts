@@ -42,5 +42,7 @@ export function classifyError(err: unknown, aborted: boolean): FetchErrorKind {
     return 'timeout';
   }
   if (code.startsWith('Z_') || code === 'ERR_BUFFER_TOO_LARGE') return 'decode';
+  // undici's maxHeaderSize: the response is refused for its size, like a body over --max-bytes.
+  if (code === 'UND_ERR_HEADERS_OVERFLOW') return 'too-large';
   return 'network';
 }

@@ -30,6 +30,17 @@ export interface SourceResult {
   links?: string[];
   /** Source-specific fields, written under the item's `data`. */
   data?: Record<string, unknown>;
+  /**
+   * A client-side redirect of the page (declarative refresh with a short delay): an absolute
+   * canonical URL the runtime follows as a redirect hop of this page, checked like a 3xx
+   * Location; the page itself then yields no item of its own.
+   */
+  refresh?: string;
+  /**
+   * A sketch of the page's text (`TextSketch`, ascending word hashes) the runtime's trap defence
+   * compares between pages of one URL shape; optional.
+   */
+  sketch?: number[];
 }
 
 /** A worker type's reader of responses. `handle` must not throw for odd input. */

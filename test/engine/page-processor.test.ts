@@ -84,17 +84,22 @@ describe.each(kinds)('%s page processor', (_name, open) => {
     const p = await open(out);
     const bomb = zlib.gzipSync(Buffer.alloc(4096, 0x20));
     const corrupt = Buffer.from(zlib.gzipSync(HTML).subarray(0, 20));
-    const [big, bad, odd, notFor] = await Promise.all([
+    const oddBytes = zlib.gzipSync(HTML);
+    const [big, bad, odd, notFor, plain] = await Promise.all([
       p.work(job(1, { body: bomb, maxBytes: 1000 })),
       p.work(job(2, { body: corrupt })),
-      p.work(job(3, { contentEncoding: 'x-custom', body: HTML })),
+      p.work(job(3, { contentEncoding: 'x-custom', body: oddBytes })),
       p.work(job(4, { extract: false })),
+      // an unknown label on bytes that plainly are the declared HTML: used as is and parsed
+      p.work(job(5, { contentEncoding: 'x-custom', body: HTML })),
     ]);
     expect(big.error?.kind).toBe('too-large');
     expect(bad.error?.kind).toBe('decode');
     expect(odd.flag).toBe('unknown-encoding');
     expect(odd.result).toBeUndefined();
-    expect(odd.bytes).toBe(HTML.length);
+    expect(odd.bytes).toBe(oddBytes.length);
+    expect(plain.flag).toBe('not-encoded');
+    expect(plain.result?.title).toBe('Caf\u00e9 page');
     expect(notFor.result).toBeUndefined();
     expect(notFor.bytes).toBe(HTML.length);
     await p.close();

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { HashSet32, parseScopeMode, SCOPE_DEFAULTS, Scope, type ScopeOptions } from '../../src/url/scope.js';
+import { HashSet32 } from '../../src/url/hash-set32.js';
+import { parseScopeMode, SCOPE_DEFAULTS, Scope, type ScopeOptions } from '../../src/url/scope.js';
 
 function scope(opts: Partial<ScopeOptions> & Pick<ScopeOptions, 'mode' | 'seeds'>): Scope {
   return new Scope({ include: [], exclude: [], ...SCOPE_DEFAULTS, ...opts });
