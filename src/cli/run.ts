@@ -32,6 +32,7 @@ export function registerRun(program: Command): void {
         process.exitCode = await runConfig(config, {
           memoryLimit: o.memoryLimit,
           quiet: o.quiet,
+          baseDir: path.dirname(path.resolve(o.config)),
         });
       } catch (e) {
         // Problems found in the file's content name the file, like schema errors do.

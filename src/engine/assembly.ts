@@ -12,13 +12,17 @@ import type { ContentDedup, ContentIndexFiles } from '../dedup/content-dedup.js'
 import type { SeenSet } from '../dedup/seen-set.js';
 import type { FrontierQueue } from '../frontier/frontier-queue.js';
 import { Journal } from '../frontier/journal.js';
+import type { RequestMeta } from '../frontier/request-meta.js';
 import { SpillQueue } from '../frontier/spill-queue.js';
 import { Fetcher } from '../http/fetcher.js';
 import { RobotsCache } from '../http/robots.js';
-import type { Source } from '../sources/source.js';
+import type { EngineRequest } from '../sources/request.js';
+import { authorizeHeaders, type RunningSource } from '../sources/source-runner.js';
 import { Scope } from '../url/scope.js';
+import type { Admission } from './admission.js';
 import { Attempts } from './attempt.js';
 import type { CrawlStats } from './crawl-stats.js';
+import { type EngineSource, openSource } from './engine-source.js';
 import { HandoffOutbox, type Partition } from './handoff-outbox.js';
 import { HopLoop } from './hop-loop.js';
 import { HostPolicy, robotsRetryWait } from './host-policy.js';
@@ -28,8 +32,9 @@ import type { Item, ItemOrigin } from './item.js';
 import { ItemStore } from './item-store.js';
 import { LinkFollower } from './link-follower.js';
 import { LostPageRetries } from './lost-page-retries.js';
-import type { PageProcessor, PageProcessorOptions } from './page-processor.js';
+import type { PageProcessor, PageProcessorOptions, PageThreadSource } from './page-processor.js';
 import { PAGE_THREAD_FILES } from './page-threads.js';
+import type { SourceLogLine } from './page-work.js';
 import { restoreHandedOff, restoreState } from './resume.js';
 import { Rounds } from './rounds.js';
 import { SpillRefill } from './spill-refill.js';
@@ -53,7 +58,7 @@ export interface EngineBackend {
 export interface CrawlerDeps {
   /** Worker id, e.g. `crawl-0`: names the items file, state dir and log. */
   workerId: string;
-  source: Source;
+  source: EngineSource;
   log: Logger;
   backend: EngineBackend;
   /** Called on every item written (progress). */
@@ -64,6 +69,8 @@ export interface CrawlerDeps {
 
 /** The parts that touch no state on disk, built with the crawler. */
 export interface NetworkParts {
+  /** The source with its context. */
+  source: RunningSource;
   fetcher: Fetcher;
   scope: Scope;
   pages: PageProcessor;
@@ -82,6 +89,8 @@ export interface NetworkParts {
 
 /** A worker with siblings: who owns which URL, and the outbox of links owned by the others. */
 export type Handoff = { partition: Partition; outbox: HandoffOutbox };
+
+export type { EngineSource } from './engine-source.js';
 
 /** The parts that read and write the worker's state, opened at start. */
 export interface StateParts {
@@ -102,9 +111,13 @@ export interface CrawlerHooks {
   wake(): void;
   isStopping(): boolean;
   /** Queue a URL this worker owns, when it is new. */
-  enqueue(url: string, depth: number): void;
-  /** Queue a seed again for a new round, seen or not. */
-  requeue(seed: string): void;
+  enqueue(url: string, depth: number, meta: RequestMeta | undefined): void;
+  /** The requests of a new round (never rejects: a failing `seeds()` is logged, and gives none). */
+  roundRequests(): Promise<EngineRequest[]>;
+  /** Queue a round's requests (those this worker owns), seen or not. */
+  queueRound(requests: EngineRequest[]): void;
+  /** The item of `url` is written. */
+  written(url: string): void;
 }
 
 /** `<out>/items/<worker-id>.jsonl` */
@@ -116,9 +129,11 @@ export function itemsPathOf(opts: CrawlOptions, workerId: string): string {
 export function buildNetworkParts(
   opts: CrawlOptions,
   deps: CrawlerDeps,
+  stats: CrawlStats,
   journal: () => Journal,
 ): NetworkParts {
   const { backend } = deps;
+  const { source, writeLog } = openSource(deps, stats);
   const abort = new AbortController();
   const fetcher = new Fetcher({
     userAgent: opts.userAgent,
@@ -150,15 +165,23 @@ export function buildNetworkParts(
       })
     : null;
   const policy = new HostPolicy(backend.frontier, opts);
+  const def = source.def;
+  const ref = deps.source.loaded.ref;
+  const threadSource: PageThreadSource | null =
+    ref !== null && def.threadSafe === true
+      ? { ref, options: deps.source.rawOptions, seeds: deps.source.seeds, worker: source.ctx.worker }
+      : null;
+  const pageOptions = {
+    outDir: opts.out,
+    storeBodies: opts.storeBodies,
+    thread: opts.pageThread,
+    maxBytes: opts.maxBytes,
+  };
   return {
+    source,
     fetcher,
     scope,
-    pages: openPageProcessor(deps.source, {
-      outDir: opts.out,
-      storeBodies: opts.storeBodies,
-      thread: opts.pageThread,
-      maxBytes: opts.maxBytes,
-    }),
+    pages: openPageProcessor(source, threadSource, pageOptions, writeLog),
     contentIndex: backend.openContentIndex({
       itemsPath: itemsPathOf(opts, deps.workerId),
       flush: () => journal().flush(),
@@ -166,9 +189,18 @@ export function buildNetworkParts(
     slots: new HostSlots(backend.frontier),
     lost: new LostPageRetries(),
     policy,
-    hops: new HopLoop({ fetcher, robots, scope, seen: backend.seen, policy, signal: abort.signal }),
+    hops: new HopLoop({
+      fetcher,
+      robots,
+      scope,
+      seen: backend.seen,
+      policy,
+      signal: abort.signal,
+      authorize:
+        def.authorize === undefined ? undefined : (url, label) => authorizeHeaders(source, url, label),
+    }),
     abort,
-    origin: { source: deps.source.name, worker: deps.workerId },
+    origin: { source: def.name, worker: deps.workerId },
     awaitingRetry: new Map(),
   };
 }
@@ -177,7 +209,8 @@ export function buildNetworkParts(
  * Open a worker's state: the spill file; on resume the frontier (enqueued minus done), seen-set,
  * counters and content index rebuilt; the journal; the links already handed to siblings; then the
  * parts that write items.
- * @param seeds the seeds this worker owns (for rounds).
+ * @param admission which requests are new (the handoff outbox hands each once).
+ * @param priorityOf the priority of a queued URL (kept with its metadata).
  * @param opened receives the journal and spill as soon as they are open, so that a start that
  *   fails later still closes them.
  * @throws on I/O errors.
@@ -187,16 +220,24 @@ export async function openStateParts(
   deps: CrawlerDeps,
   net: NetworkParts,
   stats: CrawlStats,
-  seeds: string[],
+  admission: Admission,
   hooks: CrawlerHooks,
   opened: Partial<Pick<StateParts, 'journal' | 'spill'>>,
+  priorityOf: (url: string) => number,
 ): Promise<StateParts> {
   const { backend, log, workerId } = deps;
   const stateDir = path.join(opts.out, 'state', workerId);
   const itemsPath = itemsPathOf(opts, workerId);
   await mkdir(stateDir, { recursive: true });
   const spillFile = await SpillQueue.open(path.join(stateDir, 'spill.log'));
-  const spill = new SpillRefill(backend.frontier, spillFile, opts.maxQueuedInMemory, log, hooks.wake);
+  const spill = new SpillRefill(
+    backend.frontier,
+    spillFile,
+    opts.maxQueuedInMemory,
+    log,
+    hooks.wake,
+    priorityOf,
+  );
   opened.spill = spill;
   let resumedItems = 0;
   if (opts.resume) {
@@ -222,7 +263,7 @@ export async function openStateParts(
   if (partition) {
     // URLs already handed to their owners count as seen here.
     if (opts.resume) await restoreHandedOff(stateDir, partition, backend.seen);
-    handoff = { partition, outbox: new HandoffOutbox(partition, backend.seen, journal, stateDir) };
+    handoff = { partition, outbox: new HandoffOutbox(partition, admission, journal, stateDir) };
   }
   const store: ItemStore = new ItemStore({
     contentIndex: net.contentIndex,
@@ -235,12 +276,19 @@ export async function openStateParts(
       // Kept until now: a URL fetched again after its body was lost follows its own redirects again.
       net.hops.forget(item.url);
       net.lost.forget(item.url);
+      hooks.written(item.url);
       deps.onItem?.(item);
     },
     refetchLostBody: (entry, item, e) => attempts.refetchLostBody(entry, item, e),
     wake: hooks.wake,
   });
-  const rounds = new Rounds(seeds, opts.interval, hooks.requeue, log);
+  const rounds = new Rounds({
+    intervalMs: opts.interval,
+    load: hooks.roundRequests,
+    queue: hooks.queueRound,
+    log,
+    wake: hooks.wake,
+  });
   const attempts = new Attempts({
     hops: net.hops,
     policy: net.policy,
@@ -269,23 +317,30 @@ export async function openStateParts(
 }
 
 /**
- * The page processor for a crawler: a page thread when `opts.thread`, the source allows it
- * (`source.offThread`) and the compiled worker file exists (the built CLI; tests running the
- * TypeScript sources get the inline one), else inline.
+ * The page processor for a crawler: a page thread when `opts.thread`, the source is thread-safe
+ * and loadable by reference (`threadSource`), and the compiled worker file exists (the built CLI;
+ * tests running the TypeScript sources get the inline one), else inline.
+ * @param writeLog where the lines a source logs in the page thread go.
  */
-export function openPageProcessor(source: Source, opts: PageProcessorOptions): PageProcessor {
+export function openPageProcessor(
+  source: RunningSource,
+  threadSource: PageThreadSource | null,
+  opts: PageProcessorOptions,
+  writeLog: (lines: SourceLogLine[]) => void,
+): PageProcessor {
   const files = PAGE_THREAD_FILES;
   if (
     opts.thread &&
-    source.offThread === true &&
+    threadSource !== null &&
     import.meta.url.endsWith('.js') &&
     existsSync(files.pageWorker)
   ) {
     return new ThreadedPageProcessor(
       files,
-      source.name,
+      threadSource,
       opts.storeBodies ? opts.outDir : null,
       opts.maxBytes,
+      writeLog,
     );
   }
   return new InlinePageProcessor(source, opts);

@@ -2,13 +2,18 @@
  * One try of one URL over the network: robots.txt, then hop by hop through its redirects, each
  * hop checked again against robots.txt, the scope and the seen-set, so a redirect can lead nowhere
  * a link could not. Ends with the last hop's response, or why the try failed; builds no item.
+ *
+ * Each hop carries the request's own headers; the source's `authorize()` headers (credentials)
+ * are asked for at send time and sent only to the request's own origin: a redirect to another
+ * origin goes without them (as the Fetch standard drops `Authorization` across origins). A
+ * request marked `robots: false` (an API call) skips robots.txt on all its hops.
  */
 import type { SeenSet } from '../dedup/seen-set.js';
 import type { FrontierEntry } from '../frontier/frontier-queue.js';
 import type { FetchError, FetchErrorKind } from '../http/fetch-error.js';
 import type { Fetcher, HopResponse } from '../http/fetcher.js';
 import type { RobotsCache } from '../http/robots.js';
-import { canonicalize } from '../url/canonicalize.js';
+import { canonicalize, hostKey } from '../url/canonicalize.js';
 import type { Scope } from '../url/scope.js';
 import type { HostPolicy } from './host-policy.js';
 
@@ -54,6 +59,11 @@ export interface HopLoopParts {
   policy: HostPolicy;
   /** Aborted when in-flight requests are abandoned (second signal, join timeout). */
   signal: AbortSignal;
+  /**
+   * The source's `authorize()`: headers for one hop to the request's own origin (never stored or
+   * logged); absent when the source has none.
+   */
+  authorize?: (url: string, label: string | undefined) => Promise<Record<string, string> | null>;
 }
 
 /** Runs tries of URLs (see the module comment). One per worker. */
@@ -72,8 +82,17 @@ export class HopLoop {
     if (denied) return denied;
     for (;;) {
       let res: HopResponse;
+      let headers = entry.meta?.headers;
+      if (this.parts.authorize !== undefined) {
+        try {
+          headers = await this.authorized(entry, url);
+        } catch (e) {
+          const message = `authorize() failed: ${(e as Error)?.message ?? String(e)}`.split('\n')[0];
+          return failure(url, 'source', message, null, false, null);
+        }
+      }
       try {
-        res = await fetcher.fetchHop(url, signal, false);
+        res = await fetcher.fetchHop(url, signal, false, undefined, headers);
       } catch (e) {
         if (signal.aborted) return null;
         const fe = e as FetchError;
@@ -149,10 +168,22 @@ export class HopLoop {
     this.ownHops.delete(url);
   }
 
+  /**
+   * The extra headers of one hop of a source with `authorize()`: the request's own, and on the
+   * request's own origin those `authorize()` gives.
+   */
+  private async authorized(entry: FrontierEntry, url: string): Promise<Record<string, string> | undefined> {
+    const own = entry.meta?.headers;
+    const authorize = this.parts.authorize;
+    if (authorize === undefined || originOf(url) !== originOf(entry.url)) return own;
+    const secret = await authorize(url, entry.meta?.label);
+    return secret === null ? own : { ...own, ...secret };
+  }
+
   /** robots.txt for one hop (and its Crawl-delay for the host). @returns a failure when denied. */
   private async robotsGate(entry: FrontierEntry, url: string): Promise<HopFailure | null> {
     const robots = this.parts.robots;
-    if (robots === null) return null;
+    if (robots === null || entry.meta?.robots === false) return null;
     const verdict = robots.peek(url) ?? (await robots.check(url));
     this.parts.policy.afterRobots(entry.host, verdict.crawlDelayMs);
     if (verdict.allowed) return null;
@@ -162,6 +193,11 @@ export class HopLoop {
     }
     return failure(url, 'robots-disallowed', 'disallowed by robots.txt', null, false, null);
   }
+}
+
+/** `scheme://host[:port]` of a canonical URL. */
+function originOf(url: string): string {
+  return `${url.slice(0, url.indexOf(':'))}://${hostKey(url)}`;
 }
 
 function failure(

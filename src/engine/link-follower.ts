@@ -5,6 +5,8 @@
  * here.
  */
 import type { Logger } from 'pino';
+import type { RequestMeta } from '../frontier/request-meta.js';
+import type { EngineRequest } from '../sources/request.js';
 import type { Scope } from '../url/scope.js';
 import type { CrawlStats } from './crawl-stats.js';
 import { type HandoffOutbox, ownerOf, type Partition } from './handoff-outbox.js';
@@ -23,21 +25,25 @@ export interface LinkFollowerParts {
   /** With sibling processes: who owns which URL, and the outbox to them. */
   handoff: { partition: Partition; outbox: HandoffOutbox } | null;
   /** Queue a link this worker owns (when it is new). */
-  enqueue(url: string, depth: number): void;
+  enqueue(url: string, depth: number, meta: RequestMeta | undefined): void;
 }
 
 /** Follows the links of one worker's pages. */
 export class LinkFollower {
   constructor(private readonly parts: LinkFollowerParts) {}
 
-  /** Follow `links` (absolute canonical URLs) found at depth `depth - 1`. */
-  follow(links: string[], depth: number): void {
+  /** Follow `links` (canonical URLs, with their metadata when they have some) found at depth `depth - 1`. */
+  follow(links: EngineRequest[], depth: number): void {
     const { scope, skipped, log, maxDepth, handoff } = this.parts;
     if (maxDepth !== undefined && depth > maxDepth) {
       skipped.depth += links.length;
       return;
     }
-    for (const link of links) {
+    for (const request of links) {
+      let link: string;
+      let meta: RequestMeta | undefined;
+      if (typeof request === 'string') link = request;
+      else ({ url: link, meta } = request);
       const verdict = scope.check(link);
       if (verdict !== 'ok') {
         const n = ++skipped[verdict];
@@ -50,11 +56,11 @@ export class LinkFollower {
         const { partition, outbox } = handoff;
         const owner = ownerOf(link, partition.count, partition.by);
         if (owner !== partition.index) {
-          outbox.add(owner, link, depth);
+          outbox.add(owner, link, depth, meta);
           continue;
         }
       }
-      this.parts.enqueue(link, depth);
+      this.parts.enqueue(link, depth, meta);
     }
   }
 }

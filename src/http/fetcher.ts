@@ -117,6 +117,8 @@ export class Fetcher {
    * @param decode remove the Content-Encoding here (default); false returns the body as received
    *   (`encoded: true`) for a page thread to decode with {@link decodeContent} under the same limit.
    * @param maxBytes body limit for this request, bytes (default: the fetcher's `maxBytes`).
+   * @param headers extra request headers (lowercase names), replacing the defaults of the same
+   *   name (`accept`, `user-agent`); none by default.
    * @throws FetchError kind timeout | too-large | network | decode, carrying the URL.
    */
   fetchHop(
@@ -124,7 +126,9 @@ export class Fetcher {
     signal?: AbortSignal,
     decode = true,
     maxBytes = this.opts.maxBytes,
+    headers?: Record<string, string>,
   ): Promise<HopResponse> {
+    const sent = headers === undefined ? this.headers : { ...this.headers, ...headers };
     const timeoutMs = this.opts.timeoutMs;
     return new Promise<HopResponse>((resolve, reject) => {
       let target: URL;
@@ -247,7 +251,7 @@ export class Fetcher {
             origin: target.origin,
             path: target.pathname + target.search,
             method: 'GET',
-            headers: this.headers,
+            headers: sent,
           },
           handler,
         );

@@ -1,10 +1,11 @@
 /**
  * The `crawl` source (docs sites, blogs): decodes HTML by its charset, takes the title and the
- * links; other content types are stored, not parsed.
+ * links; other content types are stored, not parsed. A source like any other (DESIGN §2b), with
+ * no options and no `seeds()`: a round is the configured seeds.
  */
 import { extractHtml } from '../extract/html.js';
 import { decodeBody } from '../http/charset.js';
-import type { Page, Source, SourceResult } from './source.js';
+import { defineSource, type HandleResult, type Page } from './source.js';
 
 const HTML_TYPES = /^\s*(text\/html|application\/xhtml\+xml)\b/i;
 
@@ -22,16 +23,21 @@ export function isHtml(contentType: string | null, body: Buffer): boolean {
   return /^<(!doctype\s+html|html)[\s>]/i.test(head);
 }
 
-/** Crawl source: HTML pages yield a title and links; everything else only an item. */
-export class CrawlSource implements Source {
-  readonly name: string = 'crawl';
-  readonly offThread: boolean = true;
-
-  handle(page: Page): SourceResult {
-    if (!isHtml(page.contentType, page.body)) return {};
-    const { text, encoding } = decodeBody(page.body, page.contentType, true);
-    const html = extractHtml(text, page.finalUrl);
-    const data: Record<string, unknown> | undefined = encoding !== 'UTF-8' ? { encoding } : undefined;
-    return { title: html.title, links: html.links, data };
-  }
+/**
+ * An HTML page's title and links (absolute, canonical: the engine takes them as they are), and
+ * `data.encoding` when the page is not UTF-8; nothing for other content.
+ */
+export function readHtmlPage(page: Pick<Page, 'contentType' | 'body' | 'finalUrl'>): HandleResult {
+  if (!isHtml(page.contentType, page.body)) return {};
+  const { text, encoding } = decodeBody(page.body, page.contentType, true);
+  const html = extractHtml(text, page.finalUrl);
+  const data: Record<string, unknown> | undefined = encoding !== 'UTF-8' ? { encoding } : undefined;
+  return { title: html.title, follow: html.links, data };
 }
+
+/** The built-in `crawl` source: HTML pages yield a title and links; everything else only an item. */
+export const crawlSource = defineSource({
+  name: 'crawl',
+  threadSafe: true,
+  handle: readHtmlPage,
+});

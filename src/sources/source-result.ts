@@ -5,7 +5,7 @@
  * plain crawl's hot path does no second pass over them). A wrong shape is the source's error,
  * reported on the page's item.
  */
-import { normalizeRequests, type EngineRequest, RequestError } from './request.js';
+import { type EngineRequest, normalizeRequests, RequestError } from './request.js';
 import type { HandleResult } from './source.js';
 
 /** Extension of a stored file chosen by a source: letters and digits. */

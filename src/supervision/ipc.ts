@@ -4,6 +4,7 @@
  */
 import type { CrawlOptions } from '../config/crawl-options.js';
 import type { HandoffLink } from '../engine/handoff-outbox.js';
+import type { SourceRef } from '../sources/load-source.js';
 
 export type { HandoffLink } from '../engine/handoff-outbox.js';
 
@@ -12,7 +13,7 @@ export interface WorkerInit {
   t: 'init';
   /** e.g. `crawl-1`: names its items file, state dir and log. */
   id: string;
-  /** Worker type (source name). */
+  /** Source name (items' `source`). */
   type: string;
   index: number;
   count: number;
@@ -20,6 +21,10 @@ export interface WorkerInit {
   options: CrawlOptions;
   /** All seeds of the type; each worker queues those it owns. */
   seeds: string[];
+  /** The type's source, loaded again in the worker. */
+  source: SourceRef;
+  /** The source's options as written (checked before the start; parsed again in the worker). */
+  sourceOptions: Record<string, unknown>;
 }
 
 /** Supervisor → worker. */
@@ -52,6 +57,9 @@ export interface WorkerStats {
   /** Epoch ms of the last item written. */
   lastProgressAt: number;
   skipped: Record<string, number>;
+  /** Warning and error lines the source logged this session. */
+  sourceWarnings: number;
+  sourceErrors: number;
 }
 
 /** Worker → supervisor. */

@@ -101,6 +101,11 @@ export class Supervisor {
     return this.workers.reduce((a, w) => a + (w.stats?.items ?? 0), 0);
   }
 
+  /** Whether a stop was asked for (signal, AbortSignal, kill), rather than the plan ending by itself. */
+  get wasStopped(): boolean {
+    return this.stopping;
+  }
+
   /** Whether the workers were killed rather than stopped (second signal). */
   get wasKilled(): boolean {
     return this.killed;

@@ -48,10 +48,13 @@ function send(msg: FromWorker): void {
 }
 
 /**
- * Serve the supervisor from this process: wait for `init`, build the engine with `open`, run it.
+ * Serve the supervisor from this process: wait for `init`, build the engine with `open` (which may
+ * load the source first), run it.
  * The process exits 0 when the run is over, 1 (after a `fatal` message) when it failed.
  */
-export function serveSupervisor(open: (init: WorkerInit, wiring: WorkerWiring) => OpenedWorker): void {
+export function serveSupervisor(
+  open: (init: WorkerInit, wiring: WorkerWiring) => OpenedWorker | Promise<OpenedWorker>,
+): void {
   let crawler: Crawler | null = null;
   let received = 0;
   let idle = false;
@@ -74,6 +77,8 @@ export function serveSupervisor(open: (init: WorkerInit, wiring: WorkerWiring) =
       rss: process.memoryUsage.rss(),
       lastProgressAt,
       skipped: s.skipped,
+      sourceWarnings: s.sourceWarnings,
+      sourceErrors: s.sourceErrors,
     };
   };
 
@@ -118,7 +123,7 @@ export function serveSupervisor(open: (init: WorkerInit, wiring: WorkerWiring) =
       closeLog,
       resume,
       joinTimeoutMs,
-    } = open(init, {
+    } = await open(init, {
       partition: {
         index: init.index,
         count: init.count,
@@ -143,7 +148,7 @@ export function serveSupervisor(open: (init: WorkerInit, wiring: WorkerWiring) =
     process.on('SIGINT', () => {
       // The terminal's Ctrl-C reaches the whole process group; the supervisor decides.
     });
-    await c.start(init.seeds);
+    await c.start();
     // Messages that arrived while the state was loading are handled now, in order.
     crawler = c;
     for (const m of early.splice(0)) handle(m);

@@ -3,6 +3,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, startCli, tempDir, waitExit, waitFor } from '../fixtures/cli.js';
+import { testSource } from '../fixtures/test-sources.js';
 
 // Restarts: a worker crashing in a loop is parked and reported; a worker with work and no
 // progress (a request that never answers) is restarted.
@@ -39,12 +40,12 @@ describe('supervisor restarts', () => {
     const { file, data } = writeConfig([
       'supervisor: { restartBackoff: 50ms, maxCrashes: 3 }',
       'workers:',
-      '  - source: crash-loop',
+      `  - source: ${testSource('crash-loop')}`,
       '    processes: 1',
       '    robots: false',
       `    seeds: ["http://127.0.0.1:${silentPort}/"]`,
     ]);
-    const r = await runCli(['run', '--config', file, '--quiet'], { COLLECTOR_TEST_SOURCES: '1' });
+    const r = await runCli(['run', '--config', file, '--quiet']);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/worker crash-loop-0 crashed 3 times; parked/);
     const s = status(data);
