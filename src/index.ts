@@ -12,17 +12,15 @@ import type { ConfigInput } from './config/config-file.js';
 import type { CrawlSummary } from './runtime/crawl-summary.js';
 import type { CrawlInput, RunOptions } from './runtime/library.js';
 
-export { defineConfig } from './config/define-config.js';
-export { UsageError } from './config/usage-error.js';
-export { CollectorError } from './runtime/crawl-summary.js';
-export { crawlSource } from './sources/crawl.js';
-export { defineSource } from './sources/source.js';
-
 export type { ConfigInput } from './config/config-file.js';
 export type { CrawlOptionsInput } from './config/crawl-options.js';
+export { defineConfig } from './config/define-config.js';
+export { UsageError } from './config/usage-error.js';
 export type { Item, ItemError } from './engine/item.js';
 export type { CrawlSummary } from './runtime/crawl-summary.js';
+export { CollectorError } from './runtime/crawl-summary.js';
 export type { CrawlInput, RunOptions } from './runtime/library.js';
+export { crawlSource } from './sources/crawl.js';
 export type {
   AuthorizeHeaders,
   FileChoice,
@@ -36,6 +34,7 @@ export type {
   SourceLog,
   WorkerInfo,
 } from './sources/source.js';
+export { defineSource } from './sources/source.js';
 
 /**
  * Crawl to the end (or until `input.signal` aborts), in this process or under a supervisor with

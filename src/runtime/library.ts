@@ -11,8 +11,8 @@ import { parseSize } from '../config/units.js';
 import { UsageError } from '../config/usage-error.js';
 import type { SourceDefinition } from '../sources/source.js';
 import type { CrawlEnd } from './crawl-end-report.js';
-import { CollectorError, type CrawlSummary } from './crawl-summary.js';
 import { runCrawlJob } from './crawl-job.js';
+import { CollectorError, type CrawlSummary } from './crawl-summary.js';
 import { runConfigJob } from './run-job.js';
 
 /** Options of {@link crawl}: the command line's, camelCase, and the source. */
