@@ -3,9 +3,9 @@
  * Checks the layering of `src/` (DESIGN §2): no import cycle between modules (type-only imports
  * included), and no folder importing a folder above it. Run by `npm run lint`.
  *
- * Layers, top to bottom: the package entry (`src/index.ts`), cli → runtime → supervision → engine →
- * sources, frontier, dedup, sinks → config, url, http, extract → types. A module may import its own
- * folder and any folder below.
+ * Layers, top to bottom: the package entry (`src/index.ts`), cli → runtime, ops → supervision →
+ * engine → sources, frontier, dedup, sinks → config, url, http, extract → types. A module may
+ * import its own folder and any folder below.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -16,6 +16,9 @@ const RANK = {
   '(entry)': 7,
   cli: 6,
   runtime: 5,
+  // Beside the composition root: it starts the metrics server and notifies; the ops commands
+  // read status.json (supervision) and use the data-dir lock (runtime).
+  ops: 5,
   supervision: 4,
   engine: 3,
   sources: 2,

@@ -111,6 +111,7 @@ export function registerCrawl(program: Command): void {
     .option('--no-robots', 'ignore robots.txt')
     .option('--proxy <url>', 'proxy for all requests (default: HTTP_PROXY/HTTPS_PROXY)')
     .option('--no-store', 'do not store bodies under <out>/files')
+    .option('--metrics <host:port>', 'serve Prometheus /metrics and the status page / (e.g. 127.0.0.1:9464)')
     .option('--resume', 'continue the crawl stored in --out')
     .option('--quiet', 'no progress line')
     .action(async (urls: string[], o: Record<string, unknown>) => {

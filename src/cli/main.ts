@@ -5,7 +5,12 @@
 import { Command, CommanderError } from 'commander';
 import { UsageError } from '../config/usage-error.js';
 import { registerCrawl } from './crawl.js';
+import { registerInstall } from './install.js';
+import { registerPlan } from './plan.js';
 import { registerRun } from './run.js';
+import { registerSize } from './size.js';
+import { registerStatus } from './status.js';
+import { registerWatchdog } from './watchdog.js';
 
 const program = new Command();
 program
@@ -19,6 +24,11 @@ program
   });
 registerCrawl(program);
 registerRun(program);
+registerStatus(program);
+registerWatchdog(program);
+registerSize(program);
+registerPlan(program);
+registerInstall(program);
 for (const c of program.commands) c.exitOverride();
 
 try {

@@ -33,6 +33,7 @@ export function registerRun(program: Command): void {
           memoryLimit: o.memoryLimit,
           quiet: o.quiet,
           baseDir: path.dirname(path.resolve(o.config)),
+          configFile: o.config,
         });
       } catch (e) {
         // Problems found in the file's content name the file, like schema errors do.

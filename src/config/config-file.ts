@@ -11,9 +11,40 @@ import YAML from 'yaml';
 import { z } from 'zod';
 import { CrawlOptionsSchema, duration, positiveInt, size } from './crawl-options.js';
 import { issueLine, type SchemaIssue, withMore } from './issue-message.js';
+import {
+  DEFAULT_METRICS_LISTEN,
+  isLoopbackListen,
+  listenAddress,
+  METRICS_TOKEN_ENV,
+} from './listen-address.js';
 import { UsageError } from './usage-error.js';
 
 const durationValue = duration('s');
+
+/** `notify:` — a command that gets each message on stdin and/or a URL that gets it as JSON (POST). */
+export const NotifySchema = z
+  .object({
+    /** Shell command run with the message on stdin, e.g. `mail -s collector ops@example.org`. */
+    command: z.string().min(1).optional(),
+    /** URL that gets `{"text", "kind", "dataDir", "host", "at"}` as a JSON POST. */
+    webhook: z
+      .string()
+      .refine((v) => /^https?:$/.test(URL.parse(v)?.protocol ?? ''), { error: 'expected an http(s) URL' })
+      .optional(),
+  })
+  .strict();
+
+/** `metrics:` — Prometheus text at `/metrics` and the status page at `/`. */
+export const MetricsSchema = z
+  .object({
+    /** Address to listen on. Default 127.0.0.1:9464 (loopback: other machines cannot connect). */
+    listen: listenAddress.default(DEFAULT_METRICS_LISTEN),
+    /** Bearer token every request must carry; required for a non-loopback address. */
+    token: z.string().min(16, { error: 'expected at least 16 characters' }).optional(),
+    /** Sampling period of the status page's charts (6 hours are kept). Default 10s. */
+    sample: durationValue.pipe(z.number().min(100, { error: 'expected at least 100ms' })).optional(),
+  })
+  .strict();
 
 /**
  * One worker type: a source × processes, with the crawl options as per-type keys, and the
@@ -24,6 +55,7 @@ export const WorkerTypeSchema = CrawlOptionsSchema.omit({
   resume: true,
   quiet: true,
   processes: true,
+  metrics: true,
 })
   .extend({
     /** Name of this worker type: names its processes (`<name>-<i>`), items, state and logs. Default: the source. */
@@ -90,9 +122,27 @@ export const ConfigFileSchema = z
       .prefault({}),
     /** Supervisor timings, see {@link SupervisorSettingsSchema}. */
     supervisor: SupervisorSettingsSchema.prefault({}),
+    /** Where watchdog, size and crash-loop messages go besides stdout (ops/notify.ts). Default: stdout only. */
+    notify: NotifySchema.optional(),
+    /** Prometheus metrics and the status page, served by the supervisor (ops/metrics-server.ts). Default: off. */
+    metrics: MetricsSchema.optional(),
     workers: z.array(WorkerTypeSchema).min(1, { error: 'expected at least one worker type' }),
   })
-  .strict();
+  .strict()
+  .superRefine((c, ctx) => {
+    if (
+      c.metrics &&
+      !isLoopbackListen(c.metrics.listen) &&
+      !c.metrics.token &&
+      !process.env[METRICS_TOKEN_ENV]
+    ) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['metrics', 'listen'],
+        message: `a non-loopback address needs metrics.token (or ${METRICS_TOKEN_ENV} in the environment)`,
+      });
+    }
+  });
 
 /** Config as written. */
 export type ConfigInput = z.input<typeof ConfigFileSchema>;

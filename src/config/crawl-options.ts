@@ -8,6 +8,7 @@
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { CRAWL_DEFAULTS as D } from './crawl-defaults.js';
+import { listenAddress } from './listen-address.js';
 import { parseDuration, parseSize } from './units.js';
 
 /** Zod type of a duration (`500ms`, `15s`, `5m`; a bare number is in `unit`), parsed to ms. */
@@ -180,6 +181,11 @@ export const CrawlOptionsSchema = z.object({
   quiet: z.boolean().default(false),
   /** Body bytes held in memory waiting for the disk, across all pages; fetching pauses above it. Default 64 MiB. */
   maxPendingBytes: size.default(D.maxPendingBytes),
+  /**
+   * Serve Prometheus metrics at `/metrics` and the status page at `/` on this `HOST:PORT`
+   * (`collector crawl --metrics`). Default: off. A non-loopback address needs COLLECTOR_METRICS_TOKEN.
+   */
+  metrics: listenAddress.optional(),
   /** Proxy URL for all requests (else HTTP_PROXY/HTTPS_PROXY/NO_PROXY from the environment). */
   proxy: z
     .string()

@@ -63,6 +63,12 @@ export interface CrawlerDeps {
   backend: EngineBackend;
   /** Called on every item written (progress). */
   onItem?: (item: Item) => void;
+  /** Called after every HTTP request (each redirect hop), with its duration in ms (metrics). */
+  onFetch?: (ms: number) => void;
+  /** Called when a host is paused by Retry-After or rate-limit headers, with the pause in ms (metrics). */
+  onRateLimitWait?: (ms: number) => void;
+  /** Called on every line the source logs (counters). */
+  onSourceLog?: (level: 'info' | 'warn' | 'error') => void;
   /** Set when this worker is one of several of its type (DESIGN §1 ownership). */
   partition?: Partition;
 }
@@ -164,7 +170,7 @@ export function buildNetworkParts(
         },
       })
     : null;
-  const policy = new HostPolicy(backend.frontier, opts);
+  const policy = new HostPolicy(backend.frontier, opts, deps.onRateLimitWait);
   const def = source.def;
   const ref = deps.source.loaded.ref;
   const threadSource: PageThreadSource | null =
@@ -198,6 +204,7 @@ export function buildNetworkParts(
       signal: abort.signal,
       authorize:
         def.authorize === undefined ? undefined : (url, label) => authorizeHeaders(source, url, label),
+      onFetch: deps.onFetch,
     }),
     abort,
     origin: { source: def.name, worker: deps.workerId },

@@ -30,6 +30,7 @@ export function openSource(
     log: Logger;
     workerId: string;
     partition?: { index: number; count: number };
+    onSourceLog?: (level: SourceLogLevel) => void;
   },
   stats: CrawlStats,
 ): {
@@ -41,6 +42,7 @@ export function openSource(
   const write = (level: SourceLogLevel, message: string, fields?: Record<string, unknown>): void => {
     if (level === 'warn') stats.sourceWarnings++;
     else if (level === 'error') stats.sourceErrors++;
+    deps.onSourceLog?.(level);
     deps.log[level]({ ...fields, source: name }, message);
   };
   const part = deps.partition;

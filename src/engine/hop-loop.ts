@@ -64,6 +64,8 @@ export interface HopLoopParts {
    * logged); absent when the source has none.
    */
   authorize?: (url: string, label: string | undefined) => Promise<Record<string, string> | null>;
+  /** Told each request's duration, ms (metrics). */
+  onFetch?: (ms: number) => void;
 }
 
 /** Runs tries of URLs (see the module comment). One per worker. */
@@ -91,10 +93,13 @@ export class HopLoop {
           return failure(url, 'source', message, null, false, null);
         }
       }
+      const fetchStart = performance.now();
       try {
         res = await fetcher.fetchHop(url, signal, false, undefined, headers);
+        this.parts.onFetch?.(performance.now() - fetchStart);
       } catch (e) {
         if (signal.aborted) return null;
+        this.parts.onFetch?.(performance.now() - fetchStart);
         const fe = e as FetchError;
         const retryable = fe.kind === 'network' || fe.kind === 'timeout';
         return failure(url, fe.kind, fe.message, fe.status, retryable, null);

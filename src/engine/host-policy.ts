@@ -107,21 +107,27 @@ export class HostPolicy {
   /** Hosts whose Crawl-delay was applied (once per host). */
   private readonly crawlDelaySet = new Set<string>();
 
+  /** @param onWait told each pause imposed by Retry-After or rate-limit headers, ms (metrics). */
   constructor(
     private readonly frontier: FrontierQueue,
     private readonly opts: HostPolicyOptions,
+    private readonly onWait?: (ms: number) => void,
   ) {}
 
   /** Any hop's response (redirects too): rate-limit headers pause the host. */
   afterHop(host: string, headers: Headers): void {
     const pause = rateLimitPause(headers, this.opts.maxRetryAfter);
-    if (pause !== null) this.frontier.pauseHost(host, pause);
+    if (pause !== null) {
+      this.frontier.pauseHost(host, pause);
+      this.onWait?.(pause);
+    }
   }
 
   /** A final status: when retryable, 429/503 slow the host down. @returns what it asks for. */
   afterStatus(host: string, status: number, headers: Headers): RetryableStatus | null {
     const r = retryableStatus(status, headers);
     if (r?.slowDown) this.frontier.slowDown(host);
+    if (r?.retryAfterMs != null) this.onWait?.(Math.min(r.retryAfterMs, this.opts.maxRetryAfter));
     return r;
   }
 

@@ -1,36 +1,63 @@
 /**
  * A crawl in this process (`--processes 1`): one Crawler on the embedded backend, a progress line
- * on a TTY, and stopping: by SIGINT/SIGTERM for the command line (first signal: graceful stop;
- * second: abandon in-flight requests), by an AbortSignal for the library.
+ * on a TTY, status.json (and the metrics server, when asked for) as its own supervisor, and
+ * stopping: by SIGINT/SIGTERM for the command line (first signal: graceful stop; second: abandon
+ * in-flight requests), by an AbortSignal for the library.
  */
 import type { CrawlOptions } from '../config/crawl-options.js';
 import { Crawler } from '../engine/crawler.js';
+import type { LaunchRecord } from '../supervision/launch-record.js';
 import { onStopSignals } from '../supervision/signals.js';
+import { CounterSet } from '../supervision/worker-counters.js';
 import { embeddedBackend } from './backend.js';
 import type { CrawlEnd, StopControl } from './crawl-end-report.js';
+import { InProcessStatus } from './in-process-status.js';
 import { openWorkerLog } from './logger.js';
+import { startOpsServer } from './ops-server.js';
 import { ProgressLine } from './progress-line.js';
 import type { SourceSetup } from './source-setup.js';
 
+/** How a crawl in this process is set up beyond its options. */
+export interface InProcessSetup {
+  /** The configured seeds (canonical): `ctx.seeds`, and the first round without `seeds()`. */
+  seeds: string[];
+  source: SourceSetup;
+  /** How this process was started (status.json, for the watchdog). */
+  launch: LaunchRecord;
+  /** The memory limit the plan was checked against (status.json). */
+  memoryLimitBytes: number;
+}
+
 /**
  * Crawl in this process to the end or to a stop (`<out>` already prepared and locked).
- * @param seeds the configured seeds (canonical): `ctx.seeds`, and the first round without `seeds()`.
  * @returns the exit code (0 completed or stopped, 1 runtime failure) and the counts.
  */
 export async function runInProcess(
   opts: CrawlOptions,
-  seeds: string[],
-  setup: SourceSetup,
+  setup: InProcessSetup,
   control: StopControl,
 ): Promise<CrawlEnd> {
   const workerId = 'crawl-0';
   const { log, close: closeLog } = openWorkerLog(opts.out, workerId);
+  const counters = new CounterSet();
+  let status: InProcessStatus | null = null;
+  // Before the crawler (and its threads) exist: a metrics address that cannot be used stops here.
+  const metrics = await startOpsServer(opts.metrics, opts.out, () => (status as InProcessStatus).status());
   const crawler = new Crawler(opts, {
     workerId,
-    source: { ...setup, seeds },
+    source: { ...setup.source, seeds: setup.seeds },
     log,
     backend: embeddedBackend(opts),
+    onItem: (item) => {
+      counters.item(item);
+      if (status) status.lastProgressAt = Date.now();
+    },
+    onFetch: (ms) => counters.fetch(ms),
+    onRateLimitWait: (ms) => counters.rateLimitWait(ms),
+    onSourceLog: (level) => counters.sourceLog(level),
   });
+  status = new InProcessStatus(workerId, crawler, counters, opts, setup.launch, setup.memoryLimitBytes);
+  const inProcess = status;
   const progress =
     !opts.quiet && process.stderr.isTTY
       ? new ProgressLine(() => ({
@@ -43,6 +70,7 @@ export async function runInProcess(
       : null;
   const stop = (why: string) => {
     log.info({ why }, 'stopping');
+    inProcess.stopping();
     crawler.stop();
   };
   const offSignals = control.handleSignals
@@ -59,8 +87,10 @@ export async function runInProcess(
   let code = 0;
   let completed = false;
   try {
+    // Before the state is loaded (long for a big resume): a watchdog must see this process alive.
+    inProcess.start();
     await crawler.start();
-    if (control.signal?.aborted) crawler.stop();
+    if (control.signal?.aborted) stop('aborted');
     progress?.start();
     completed = await crawler.run();
     log.info({ completed, ...crawler.stats }, completed ? 'frontier empty' : 'stopped');
@@ -76,6 +106,8 @@ export async function runInProcess(
     });
     offSignals();
     control.signal?.removeEventListener('abort', onAbort);
+    await inProcess.end(completed && code === 0);
+    await metrics?.close();
     await closeLog();
   }
   const s = crawler.stats;

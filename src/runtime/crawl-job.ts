@@ -16,12 +16,16 @@ import {
 import { UsageError } from '../config/usage-error.js';
 import { describeRef, sourceRef } from '../sources/load-source.js';
 import type { SourceDefinition } from '../sources/source.js';
+import { launchRecord } from '../supervision/launch-record.js';
 import { checkPlan, memoryLimitBytes, readMeasuredRss } from '../supervision/memory-guard.js';
+import type { StatusFile } from '../supervision/status-format.js';
 import { Supervisor, supervisorTimings } from '../supervision/supervisor.js';
+import type { WorkerCounters } from '../supervision/worker-counters.js';
 import { defaultPartition, splitPoliteness, type WorkerSpec } from '../supervision/worker-spec.js';
 import { canonicalize } from '../url/canonicalize.js';
 import type { CrawlEnd, StopControl } from './crawl-end-report.js';
 import { openWorkerLog } from './logger.js';
+import { startOpsServer } from './ops-server.js';
 import { lockOutput, prepareOutput, readCrawlRecord } from './output-dir.js';
 import { checkAndRecordPlan, readPlanRecord } from './plan-record.js';
 import { ProgressLine } from './progress-line.js';
@@ -137,7 +141,8 @@ export async function runCrawlJob(
     else {
       // Loaded only here: the supervisor process of a multi-process crawl never loads the crawler.
       const { runInProcess } = await import('./crawl-in-process.js');
-      end = await runInProcess(opts, seeds, setup, control);
+      const launch = launchRecord('crawl', opts.out);
+      end = await runInProcess(opts, { seeds, source: setup, launch, memoryLimitBytes: limit }, control);
     }
   } finally {
     await unlock();
@@ -216,12 +221,14 @@ async function runSupervised(
     limitFraction: opts.memoryLimitFraction,
     ...supervisorTimings(SupervisorSettingsSchema.parse({})),
     joinTimeoutMs: opts.joinTimeout,
+    launch: launchRecord('crawl', opts.out),
   });
+  const metrics = await startOpsServer(opts.metrics, opts.out, () => sup.status() as unknown as StatusFile);
   const progress =
     !opts.quiet && process.stderr.isTTY
       ? new ProgressLine(() => {
           const t = sup.status().totals;
-          return { items: t.items, errors: t.errors, bytes: t.bytes, queued: t.queue, stopping: false };
+          return { items: t.items, errors: t.errors, bytes: 0, queued: t.queue, stopping: false };
         })
       : null;
   progress?.start();
@@ -230,13 +237,25 @@ async function runSupervised(
     code = await superviseUntilDone(sup, control);
   } finally {
     progress?.stop();
+    await metrics?.close();
     await closeLog();
   }
-  const t = sup.status().totals;
+  return { code, ...supervisedEnd(sup) };
+}
+
+/** Whether a supervised crawl or run completed, and its totals (over every worker and restart). */
+export function supervisedEnd(sup: Supervisor): Omit<CrawlEnd, 'code'> {
+  const t = sup.status().totals as ReturnType<Supervisor['status']>['totals'] & { counters?: WorkerCounters };
+  const c = t.counters;
   return {
-    code,
     completed: t.queue === 0 && !sup.wasStopped,
-    totals: { ...t, queued: t.queue },
+    totals: {
+      ...t,
+      queued: t.queue,
+      bytes: c?.bytes ?? 0,
+      sourceWarnings: c?.sourceWarnings ?? 0,
+      sourceErrors: c?.sourceErrors ?? 0,
+    },
   };
 }
 

@@ -8,14 +8,18 @@ import path from 'node:path';
 import { type Config, WORKER_COMMON_KEYS } from '../config/config-file.js';
 import { type CrawlOptions, pageThreadByDefault } from '../config/crawl-options.js';
 import { UsageError } from '../config/usage-error.js';
+import { notify } from '../ops/notify.js';
 import { type LoadedSource, loadSource, type SourceRef, sourceRef } from '../sources/load-source.js';
 import { parseSourceOptions } from '../sources/source-options.js';
+import { launchRecord } from '../supervision/launch-record.js';
 import { checkPlan, memoryLimitBytes, readMeasuredRss } from '../supervision/memory-guard.js';
+import type { StatusFile } from '../supervision/status-format.js';
 import { Supervisor, supervisorTimings } from '../supervision/supervisor.js';
 import { defaultPartition, splitPoliteness, type WorkerSpec } from '../supervision/worker-spec.js';
 import type { CrawlEnd, StopControl } from './crawl-end-report.js';
-import { canonicalSeeds, superviseUntilDone } from './crawl-job.js';
+import { canonicalSeeds, supervisedEnd, superviseUntilDone } from './crawl-job.js';
 import { openWorkerLog } from './logger.js';
+import { startOpsServer } from './ops-server.js';
 import { lockOutput, makeDirectory } from './output-dir.js';
 import { checkAndRecordPlan, type PlanRecord, type TypeLayout } from './plan-record.js';
 import type { SourceSetup } from './source-setup.js';
@@ -32,6 +36,8 @@ export interface RunFlags {
   quiet?: boolean;
   /** What the config's module paths (`source: ./x.mjs`) are relative to: the config file's directory. */
   baseDir: string;
+  /** The config file's path (recorded for the watchdog, which reads its notify settings). */
+  configFile?: string;
 }
 
 /**
@@ -181,19 +187,37 @@ export async function runConfigJob(config: Config, flags: RunFlags, control: Sto
     memoryLimitBytes: limit,
     limitFraction: config.memory.limitFraction,
     ...supervisorTimings(config.supervisor),
+    launch: launchRecord('run', config.data, flags.configFile),
+    onParked: (message) =>
+      void notify(message, config.notify, { kind: 'crash-loop', dataDir: path.resolve(config.data) }, false),
   });
+  let metrics: Awaited<ReturnType<typeof startOpsServer>>;
+  try {
+    metrics = await startOpsServer(
+      config.metrics?.listen,
+      config.data,
+      () => sup.status() as unknown as StatusFile,
+      config.metrics?.token,
+      config.metrics?.sample,
+    );
+  } catch (e) {
+    await closeLog();
+    await unlock();
+    throw e;
+  }
   if (!flags.quiet) {
     process.stderr.write(
-      `collector: running ${specs.length} worker processes; status in ${path.join(config.data, 'status.json')}\n`,
+      `collector: running ${specs.length} worker processes; status in ${path.join(config.data, 'status.json')}` +
+        `${metrics ? `, metrics at ${metrics.url}/metrics` : ''}\n`,
     );
   }
   let code: number;
   try {
     code = await superviseUntilDone(sup, control);
   } finally {
+    await metrics?.close();
     await closeLog();
     await unlock();
   }
-  const t = sup.status().totals;
-  return { code, completed: t.queue === 0 && !sup.wasStopped, totals: { ...t, queued: t.queue } };
+  return { code, ...supervisedEnd(sup) };
 }

@@ -5,6 +5,7 @@
 import type { CrawlOptions } from '../config/crawl-options.js';
 import type { HandoffLink } from '../engine/handoff-outbox.js';
 import type { SourceRef } from '../sources/load-source.js';
+import type { WorkerCounters } from './worker-counters.js';
 
 export type { HandoffLink } from '../engine/handoff-outbox.js';
 
@@ -57,9 +58,8 @@ export interface WorkerStats {
   /** Epoch ms of the last item written. */
   lastProgressAt: number;
   skipped: Record<string, number>;
-  /** Warning and error lines the source logged this session. */
-  sourceWarnings: number;
-  sourceErrors: number;
+  /** Errors by kind, bytes, fetch latency, rate-limit waits of this process (status and metrics). */
+  counters: WorkerCounters;
 }
 
 /** Worker → supervisor. */

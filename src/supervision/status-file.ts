@@ -33,11 +33,6 @@ export interface WorkerStatus {
   lastProgressAt: string | null;
   restarts: number;
   lastError: string | null;
-  /** Body bytes received this session (after decompression). */
-  bytes: number;
-  /** Warning and error lines the source logged this session (see the worker's log). */
-  sourceWarnings: number;
-  sourceErrors: number;
 }
 
 /** The whole status.json document. */
@@ -61,9 +56,6 @@ export interface StatusDocument {
     parked: number;
     /** Links not followed, by reason, summed over the workers' last reports. */
     skipped: Record<string, number>;
-    bytes: number;
-    sourceWarnings: number;
-    sourceErrors: number;
   };
 }
 
@@ -89,23 +81,9 @@ export function statusDocument(
     lastProgressAt: w.stats ? new Date(w.stats.lastProgressAt).toISOString() : null,
     restarts: w.restarts,
     lastError: w.lastError,
-    bytes: w.stats?.bytes ?? 0,
-    sourceWarnings: w.stats?.sourceWarnings ?? 0,
-    sourceErrors: w.stats?.sourceErrors ?? 0,
   }));
-  const sum = (
-    k:
-      | 'items'
-      | 'itemsThisRun'
-      | 'errors'
-      | 'queue'
-      | 'rssMB'
-      | 'pssMB'
-      | 'pagesPerSec'
-      | 'bytes'
-      | 'sourceWarnings'
-      | 'sourceErrors',
-  ) => list.reduce((a, w) => a + w[k], 0);
+  const sum = (k: 'items' | 'itemsThisRun' | 'errors' | 'queue' | 'rssMB' | 'pssMB' | 'pagesPerSec') =>
+    list.reduce((a, w) => a + w[k], 0);
   const over = workers.every((w) => w.state === 'done' || w.state === 'parked');
   return {
     supervisorPid: process.pid,
@@ -126,9 +104,6 @@ export function statusDocument(
       workers: list.length,
       parked: list.filter((w) => w.state === 'parked').length,
       skipped: skippedTotals(workers),
-      bytes: sum('bytes'),
-      sourceWarnings: sum('sourceWarnings'),
-      sourceErrors: sum('sourceErrors'),
     },
   };
 }

@@ -4,15 +4,18 @@
  * routing, end-of-crawl accounting (`crawl-end.ts`), the memory guard's policy
  * (`memory-pressure.ts`), the stall watch, status.json and stop signals.
  */
+import path from 'node:path';
 import type { Logger } from 'pino';
 import type { SupervisorSettings } from '../config/config-file.js';
 import { completedCrawl, isOver } from './crawl-end.js';
 import { HandoffRouter } from './handoff-routing.js';
 import type { FromWorker } from './ipc.js';
+import { type LaunchRecord, launchRecord } from './launch-record.js';
 import { memoryOf, writeMeasuredRss } from './memory-guard.js';
 import { decideMemory } from './memory-pressure.js';
 import { onStopSignals } from './signals.js';
 import { stallCheckPeriod, stalledFor } from './stall-watch.js';
+import { StatusFields } from './status-fields.js';
 import { type StatusDocument, statusDocument, writeStatusFile } from './status-file.js';
 import { afterExit, type CrashPolicy, WorkerProcess } from './worker-process.js';
 import type { WorkerSpec } from './worker-spec.js';
@@ -37,6 +40,10 @@ export interface SupervisorOptions extends CrashPolicy {
   statusIntervalMs: number;
   /** Memory sampling period, ms. */
   memorySampleMs: number;
+  /** How this collector was started (status.json, for the watchdog). Default: a `run` from this process. */
+  launch?: LaunchRecord;
+  /** Told one line when a worker is parked for crashing in a loop (notifications). */
+  onParked?: (message: string) => void;
 }
 
 /** status.json is rewritten every this often, ms (the contract is ≤ 5 s). */
@@ -87,6 +94,8 @@ export class Supervisor {
   /** Largest worker PSS sampled, bytes (recorded for the next run's plan check). */
   private peakWorkerRss = 0;
   readonly startedAt = new Date();
+  /** Ops fields of status.json: identities, launch record, carried counters (status-fields.ts). */
+  private readonly fields: StatusFields;
 
   constructor(
     specs: WorkerSpec[],
@@ -94,6 +103,15 @@ export class Supervisor {
   ) {
     this.workers = specs.map((s) => new WorkerProcess(s));
     this.router = new HandoffRouter(this.workers);
+    const { statusIntervalMs, restartBackoffMs, joinTimeoutMs, stallTimeoutMs } = opts;
+    const expected: Record<string, number> = {};
+    for (const s of specs) expected[s.group] = s.count;
+    this.fields = new StatusFields(
+      'supervisor',
+      opts.launch ?? launchRecord('run', path.resolve(opts.dataDir)),
+      { statusIntervalMs, restartBackoffMs, joinTimeoutMs, stallTimeoutMs },
+      expected,
+    );
   }
 
   /** Items written by all workers (the shared counter). */
@@ -166,11 +184,15 @@ export class Supervisor {
 
   /** The status document (also written to `<data>/status.json`). */
   status(): StatusDocument {
-    return statusDocument(this.workers, {
+    const doc = statusDocument(this.workers, {
       startedAt: this.startedAt,
       stopping: this.stopping,
       memoryLimitBytes: this.opts.memoryLimitBytes,
     });
+    return this.fields.extend(
+      doc,
+      this.workers.map((w) => ({ id: w.spec.id, group: w.spec.group, pid: w.pid })),
+    );
   }
 
   private spawn(w: WorkerProcess, resume: boolean): void {
@@ -207,6 +229,7 @@ export class Supervisor {
       case 'stats': {
         const { t: _t, ...stats } = m;
         w.recordStats(stats);
+        this.fields.report(w.spec.id, w.pid, stats.counters);
         this.endIfComplete();
         break;
       }
@@ -252,9 +275,11 @@ export class Supervisor {
       case 'park':
         w.state = 'parked';
         log.error({ child: w.spec.id, crashes }, 'worker crashes in a loop: parked');
-        process.stderr.write(
-          `collector: worker ${w.spec.id} crashed ${crashes} times; parked (see logs/${w.spec.id}.log)\n`,
-        );
+        {
+          const line = `collector: worker ${w.spec.id} crashed ${crashes} times; parked (see logs/${w.spec.id}.log)`;
+          process.stderr.write(`${line}\n`);
+          this.opts.onParked?.(`${line}; last error: ${w.lastError}`);
+        }
         this.endIfComplete();
         this.resolveIfAllOver();
         return;

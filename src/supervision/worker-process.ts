@@ -4,6 +4,7 @@
  * when it crashes in a loop. Also its last counters and rate, as reported.
  */
 import { type ChildProcess, fork } from 'node:child_process';
+import path from 'node:path';
 import type { ToWorker, WorkerStats } from './ipc.js';
 import type { WorkerSpec } from './worker-spec.js';
 
@@ -103,7 +104,8 @@ export class WorkerProcess {
    * @param resume whether it restores its state from disk.
    */
   start(entry: string, heapLimitMb: number, resume: boolean, on: WorkerEvents): void {
-    const child = fork(entry, [], {
+    // `--data` names the data dir in the worker's command line: the watchdog's proof it is ours.
+    const child = fork(entry, ['--data', path.resolve(this.spec.options.out)], {
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
       env: process.env,
       // V8 sizes its heap from the machine's RAM, not from our budget, and keeps garbage

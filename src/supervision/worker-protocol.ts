@@ -7,6 +7,7 @@
 import type { Logger } from 'pino';
 import type { Crawler, Partition } from '../engine/crawler.js';
 import type { FromWorker, ToWorker, WorkerInit } from './ipc.js';
+import { type CountedItem, CounterSet } from './worker-counters.js';
 
 /** Extra time a worker whose supervisor died gives itself beyond its join timeout, ms. */
 const ORPHAN_GRACE_MS = 2000;
@@ -18,8 +19,14 @@ const STATS_PERIOD_MS = 1000;
 export interface WorkerWiring {
   /** The worker's place among its siblings, reporting through the supervisor. */
   partition: Partition;
-  /** Call on every item written (progress, for the stall watch). */
-  onItem(): void;
+  /** Call on every item written (progress, for the stall watch; counters for status and metrics). */
+  onItem(item: CountedItem): void;
+  /** Call after every HTTP request with its duration, ms (metrics). */
+  onFetch(ms: number): void;
+  /** Call when a host is paused by Retry-After or rate-limit headers, ms (metrics). */
+  onRateLimitWait(ms: number): void;
+  /** Call on every line the source logs (warnings and errors are counted). */
+  onSourceLog(level: 'info' | 'warn' | 'error'): void;
 }
 
 /** The engine of a worker, with its log. */
@@ -59,6 +66,7 @@ export function serveSupervisor(
   let received = 0;
   let idle = false;
   let lastProgressAt = Date.now();
+  const counters = new CounterSet();
   const early: ToWorker[] = [];
 
   const stats = (): FromWorker => {
@@ -77,8 +85,7 @@ export function serveSupervisor(
       rss: process.memoryUsage.rss(),
       lastProgressAt,
       skipped: s.skipped,
-      sourceWarnings: s.sourceWarnings,
-      sourceErrors: s.sourceErrors,
+      counters: counters.snapshot(),
     };
   };
 
@@ -134,9 +141,13 @@ export function serveSupervisor(
           send(stats());
         },
       },
-      onItem: () => {
+      onItem: (item) => {
         lastProgressAt = Date.now();
+        counters.item(item);
       },
+      onFetch: (ms) => counters.fetch(ms),
+      onRateLimitWait: (ms) => counters.rateLimitWait(ms),
+      onSourceLog: (level) => counters.sourceLog(level),
     });
     // The supervisor died (IPC closed): stop by ourselves, never linger as an orphan.
     process.on('disconnect', () => {

@@ -1,0 +1,87 @@
+/**
+ * `collector install --cron | --systemd [--write]`: print (or install) the crontab block or the
+ * systemd unit that runs a config unattended, with the watchdog and size reports.
+ */
+import type { Command } from 'commander';
+import { sizeFlag } from './ops-flags.js';
+
+interface InstallFlags {
+  cron: boolean;
+  systemd: boolean;
+  write: boolean;
+  config: string;
+  name: string;
+  unitDir: string;
+  secretsFile?: string;
+  memoryLimit?: number;
+  every: string;
+  log?: string;
+}
+
+/** Register the `install` command. */
+export function registerInstall(program: Command): void {
+  program
+    .command('install')
+    .description('print (or --write) a crontab block or a systemd unit that runs a config unattended')
+    .option('--cron', 'crontab block: start at boot, watchdog and size every 5 minutes under flock', false)
+    .option('--systemd', 'systemd unit (and an environment file for tokens, mode 0600)', false)
+    .option('--write', 'install it: the crontab of this user, or the unit in --unit-dir', false)
+    .option('--config <file>', 'config file to run', 'collector.yaml')
+    .option('--name <name>', 'unit / block name', 'collector')
+    .option('--unit-dir <dir>', 'where --write puts the unit', '/etc/systemd/system')
+    .option('--secrets-file <file>', 'environment file for tokens (default /etc/collector/<name>.env)')
+    .option('--memory-limit <size>', 'MemoryMax (default: memory.limit, else what the plan needs)', sizeFlag)
+    .option('--every <size>', 'size milestone step for the size report', '100MB')
+    .option('--log <file>', 'cron: append output to this file instead of mailing it')
+    .action(async (o: InstallFlags) => {
+      const fs = await import('node:fs');
+      const path = await import('node:path');
+      const { UsageError } = await import('../config/usage-error.js');
+      const { loadConfig } = await import('../config/config-file.js');
+      const { estimatePlan, readMeasuredRss } = await import('../supervision/memory-guard.js');
+      const { boxLimits } = await import('../ops/box-limits.js');
+      const { cronBlock, systemdUnit } = await import('../ops/install.js');
+      if (o.cron === o.systemd) throw new UsageError('install: give one of --cron or --systemd');
+      sizeFlag(o.every);
+      if (!/^[A-Za-z0-9_.@-]+$/.test(o.name))
+        throw new UsageError(`--name ${o.name}: expected letters, digits, "_", ".", "@" or "-"`);
+      const { config } = await loadConfig(o.config);
+      const configPath = path.resolve(o.config);
+      const dataDir = path.resolve(path.dirname(configPath), config.data);
+      const plan = config.workers.map((w) => ({ processes: w.processes, concurrency: w.concurrency }));
+      // MemoryMax: the limit as configured, else room for the plan at the guard's fraction.
+      const needed = estimatePlan(plan, readMeasuredRss(dataDir)) / config.memory.limitFraction;
+      const memoryMaxBytes =
+        o.memoryLimit ?? config.memory.limit ?? Math.min(boxLimits().memoryBytes, Math.ceil(needed));
+      const target = {
+        node: process.execPath,
+        bin: fs.realpathSync(process.argv[1]),
+        config: configPath,
+        dataDir,
+        workDir: path.dirname(configPath),
+        name: o.name,
+        joinTimeoutMs: config.supervisor.joinTimeout ?? 10_000,
+        memoryMaxBytes,
+        envFile: path.resolve(o.secretsFile ?? `/etc/collector/${o.name}.env`),
+        sizeEvery: o.every,
+        cronLog: o.log ? path.resolve(o.log) : null,
+      };
+      if (o.cron) {
+        const block = cronBlock(target);
+        if (!o.write) process.stdout.write(block);
+        else {
+          const { writeCrontab } = await import('../ops/install-writer.js');
+          process.stdout.write(`${writeCrontab(o.name, block)}\n`);
+        }
+        return;
+      }
+      const unit = systemdUnit(target);
+      if (!o.write) {
+        process.stdout.write(unit);
+        return;
+      }
+      const { writeSystemd } = await import('../ops/install-writer.js');
+      const said = await writeSystemd(path.resolve(o.unitDir), o.name, unit, target.envFile);
+      process.stdout.write(`${said.join('\n')}\n`);
+    });
+}

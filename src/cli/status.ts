@@ -1,0 +1,31 @@
+/**
+ * `collector status [--data DIR] [--json]`: how the collector on a data dir is doing, from its
+ * status.json and the process table. Exit 0 healthy, 1 degraded, 3 not running.
+ */
+import type { Command } from 'commander';
+import { durationFlag } from './ops-flags.js';
+
+/** Register the `status` command. */
+export function registerStatus(program: Command): void {
+  program
+    .command('status')
+    .description('show workers, rates, errors and data size; exit 0 healthy, 1 degraded, 3 not running')
+    .option('--data <dir>', 'data directory (--out of a crawl, data: of a config)', './data')
+    .option('--json', 'print the versioned JSON document (README: "collector status --json")', false)
+    .option(
+      '--stall <duration>',
+      'no new item for this long with work pending is a stall (10m)',
+      durationFlag,
+    )
+    .action(async (o: { data: string; json: boolean; stall?: number }) => {
+      const path = await import('node:path');
+      const { readStatusFile } = await import('../supervision/status-format.js');
+      const { measureDataSize } = await import('../ops/data-size.js');
+      const { buildStatusReport, renderStatusReport } = await import('../ops/status-report.js');
+      const dataDir = path.resolve(o.data);
+      const [status, size] = await Promise.all([readStatusFile(dataDir), measureDataSize(dataDir)]);
+      const report = buildStatusReport(dataDir, status, size, { stallMs: o.stall });
+      process.stdout.write(o.json ? `${JSON.stringify(report, null, 2)}\n` : renderStatusReport(report));
+      process.exitCode = report.exitCode;
+    });
+}

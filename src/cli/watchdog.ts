@@ -1,0 +1,60 @@
+/**
+ * `collector watchdog [--data DIR] [--min-workers N] [--stall 10m]`: for cron. Silent and exit 0
+ * while healthy; otherwise restarts the collector as recorded and prints one line (exit 1), or
+ * says why it could not (exit 3).
+ */
+import type { Command } from 'commander';
+import { countFlag, durationFlag } from './ops-flags.js';
+
+/** Register the `watchdog` command. */
+export function registerWatchdog(program: Command): void {
+  program
+    .command('watchdog')
+    .description(
+      'for cron: silent while healthy; restarts a dead, hung or stalled collector and says so in one line',
+    )
+    .option('--data <dir>', 'data directory (--out of a crawl, data: of a config)', './data')
+    .option(
+      '--min-workers <n>',
+      'fewer live workers than this is unhealthy (default: all planned)',
+      countFlag,
+    )
+    .option(
+      '--stall <duration>',
+      'no new item for this long with work pending is a stall',
+      durationFlag,
+      600_000,
+    )
+    .option('--max-restarts <n>', 'restarts within an hour before giving up', countFlag, 3)
+    .option('--settle <duration>', 'time a restarted collector gets to become healthy', durationFlag, 60_000)
+    .option(
+      '--config <file>',
+      'config with notify: settings (default: the one the collector was started with)',
+    )
+    .action(
+      async (o: {
+        data: string;
+        minWorkers?: number;
+        stall: number;
+        maxRestarts: number;
+        settle: number;
+        config?: string;
+      }) => {
+        const path = await import('node:path');
+        const { runWatchdog } = await import('../ops/watchdog.js');
+        const { notify } = await import('../ops/notify.js');
+        const { notifySettingsFor } = await import('../ops/notify-settings.js');
+        const dataDir = path.resolve(o.data);
+        const settings = await notifySettingsFor(dataDir, o.config);
+        const r = await runWatchdog({
+          dataDir,
+          minWorkers: o.minWorkers,
+          stallMs: o.stall,
+          maxRestarts: o.maxRestarts,
+          settleMs: o.settle,
+        });
+        if (r.line !== null) await notify(r.line, settings, { kind: 'watchdog', dataDir });
+        process.exitCode = r.exitCode;
+      },
+    );
+}

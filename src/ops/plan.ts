@@ -1,0 +1,195 @@
+/**
+ * `collector plan`: the scaling table of a config for a box — CPUs, memory limit, per-process
+ * memory, the configured and the recommended processes × concurrency per worker type, their
+ * expected peak memory and its share of the limit — computed with the memory guard's own
+ * estimate, so "refused" here is exactly what `run`/`crawl` would refuse at start.
+ */
+import { defaultProcesses } from '../config/crawl-options.js';
+import { UsageError } from '../config/usage-error.js';
+import {
+  BODY_ESTIMATE_PER_SLOT,
+  checkPlan,
+  DEFAULT_WORKER_RSS,
+  estimatePlan,
+  type PlanEntry,
+  SHARED_CODE,
+} from '../supervision/memory-guard.js';
+import type { BoxLimits } from './box-limits.js';
+import { formatBytes } from './data-size.js';
+
+/** One worker type as configured. */
+export interface PlanType {
+  name: string;
+  source: string;
+  processes: number;
+  concurrency: number;
+}
+
+/** What the plan is computed from. */
+export interface PlanInput {
+  limits: BoxLimits;
+  /** Share of the limit the tree may use (memory.limitFraction). */
+  fraction: number;
+  types: PlanType[];
+  /** Peak worker PSS measured by the last run on the data dir (what the guard uses), bytes, or null. */
+  measured: number | null;
+  /** Largest worker PSS in the last status.json, bytes, or null. */
+  statusPss: number | null;
+  /** PSS of this process (an idle node process with the collector loaded), bytes. */
+  probe: number | null;
+}
+
+/** A plan's processes per type, and its verdict. */
+export interface PlanVariant {
+  entries: Array<{ name: string; processes: number; concurrency: number }>;
+  processes: number;
+  /** Expected peak memory, bytes (the guard's estimate). */
+  peakBytes: number;
+  /** peakBytes / limit. */
+  share: number;
+  /** The guard's refusal message, or null when it fits. */
+  refused: string | null;
+}
+
+/** The whole plan. */
+export interface Plan {
+  input: PlanInput;
+  budgetBytes: number;
+  configured: PlanVariant;
+  recommended: PlanVariant;
+  /** Most processes that fit at the configured concurrency (the guard's "largest safe process count"). */
+  mostThatFits: number;
+}
+
+function variant(
+  input: PlanInput,
+  entries: Array<{ name: string; processes: number; concurrency: number }>,
+): PlanVariant {
+  const plan: PlanEntry[] = entries.map((e) => ({ processes: e.processes, concurrency: e.concurrency }));
+  const peakBytes = estimatePlan(plan, input.measured);
+  let refused: string | null = null;
+  try {
+    checkPlan(plan, input.limits.memoryBytes, input.fraction, input.measured);
+  } catch (e) {
+    if (!(e instanceof UsageError)) throw e;
+    refused = e.message;
+  }
+  return {
+    entries,
+    processes: entries.reduce((a, e) => a + e.processes, 0),
+    peakBytes,
+    share: peakBytes / input.limits.memoryBytes,
+    refused,
+  };
+}
+
+/**
+ * Processes per type for `total` processes: at least one each, the rest shared in proportion to
+ * the configured counts (largest remainder).
+ */
+export function shareProcesses(types: PlanType[], total: number): number[] {
+  const n = Math.max(total, types.length);
+  const weight = types.reduce((a, t) => a + t.processes, 0);
+  const exact = types.map((t) => 1 + ((n - types.length) * t.processes) / weight);
+  const out = exact.map(Math.floor);
+  let left = n - out.reduce((a, x) => a + x, 0);
+  const order = exact.map((x, i) => [x - Math.floor(x), i]).sort((a, b) => b[0] - a[0]);
+  for (const [, i] of order) {
+    if (left-- <= 0) break;
+    out[i]++;
+  }
+  return out;
+}
+
+/**
+ * Compute the plan. Recommended: one process per two CPUs (a process keeps two cores busy, its
+ * fetch loop and its page thread: bench/RESULTS.md), at least one per worker type, at the
+ * configured concurrency, and lowered until the memory guard accepts it.
+ */
+export function computePlan(input: PlanInput): Plan {
+  const budgetBytes = input.limits.memoryBytes * input.fraction;
+  const configured = variant(
+    input,
+    input.types.map((t) => ({ ...t })),
+  );
+  let total = Math.max(input.types.length, defaultProcesses(Math.floor(input.limits.cpus)));
+  let recommended = variant(
+    input,
+    input.types.map((t, i) => ({
+      name: t.name,
+      processes: shareProcesses(input.types, total)[i],
+      concurrency: t.concurrency,
+    })),
+  );
+  while (recommended.refused && total > input.types.length) {
+    total--;
+    const counts = shareProcesses(input.types, total);
+    recommended = variant(
+      input,
+      input.types.map((t, i) => ({ name: t.name, processes: counts[i], concurrency: t.concurrency })),
+    );
+  }
+  const perProcess =
+    (configured.peakBytes - SHARED_CODE - DEFAULT_WORKER_RSS) / Math.max(1, configured.processes);
+  const mostThatFits = Math.max(0, Math.floor((budgetBytes - SHARED_CODE - DEFAULT_WORKER_RSS) / perProcess));
+  return { input, budgetBytes, configured, recommended, mostThatFits };
+}
+
+function columns(rows: string[][]): string {
+  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
+  return rows
+    .map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]))).join('   '))
+    .join('\n');
+}
+
+const pct = (x: number) => `${Math.round(x * 100)}%`;
+
+/** The plan as text. */
+export function renderPlan(p: Plan): string {
+  const { limits, measured, statusPss, probe, fraction } = p.input;
+  const lines: string[] = [];
+  lines.push(
+    `box: ${limits.cpus} CPUs (${limits.cpuSource}), memory limit ${formatBytes(limits.memoryBytes)} (${limits.memorySource}); ` +
+      `budget ${pct(fraction)} = ${formatBytes(p.budgetBytes)}`,
+  );
+  const seen = [
+    statusPss !== null ? `${formatBytes(statusPss)} now (largest worker PSS in status.json)` : null,
+    probe !== null
+      ? `an idle process with the collector loaded measures ${formatBytes(probe)} PSS here`
+      : null,
+  ]
+    .filter(Boolean)
+    .join('; ');
+  lines.push(
+    measured !== null
+      ? `per process: ${formatBytes(measured)} (peak worker PSS measured by the last run, state/worker-rss.json)${seen ? `; ${seen}` : ''}`
+      : `per process: ${formatBytes(DEFAULT_WORKER_RSS)} + ${formatBytes(BODY_ESTIMATE_PER_SLOT)} × concurrency ` +
+          `(the memory guard's estimate until a run has been measured)${seen ? `; ${seen}` : ''}`,
+  );
+  lines.push(
+    `shared code (node and libraries, counted once) + supervisor: ${formatBytes(SHARED_CODE + DEFAULT_WORKER_RSS)}`,
+  );
+  lines.push('');
+  const row = (label: string, v: PlanVariant) => [
+    label,
+    v.entries.map((e) => `${e.name} ${e.processes} × ${e.concurrency}`).join(', '),
+    String(v.processes),
+    formatBytes(v.peakBytes),
+    pct(v.share),
+    v.refused ? `refused: over ${pct(fraction)}` : 'ok',
+  ];
+  lines.push(
+    columns([
+      ['plan', 'processes × concurrency', 'processes', 'peak memory', 'of limit', 'memory guard'],
+      row('configured', p.configured),
+      row('recommended', p.recommended),
+    ]),
+  );
+  lines.push('');
+  lines.push(
+    `recommended: 1 process per 2 CPUs (each keeps its fetch loop and its page thread busy), at least 1 per worker type; ` +
+      `at most ${p.mostThatFits} processes fit at the configured concurrency`,
+  );
+  if (p.configured.refused) lines.push(`configured plan refused: ${p.configured.refused}`);
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,257 @@
+/**
+ * `collector status`: the report built from status.json, the live process table and the data
+ * size — as a compact table for people, or as the versioned JSON document scripts rely on
+ * (README "Operating it"). Exit codes: 0 healthy, 1 degraded, 3 not running.
+ */
+
+import { isRunning } from '../supervision/process-identity.js';
+import type { StatusFile, StatusProblem, StatusWorker } from '../supervision/status-format.js';
+import { addCounters, emptyCounters, type WorkerCounters } from '../supervision/worker-counters.js';
+import { type DataSize, formatBytes } from './data-size.js';
+import { ago, assessHealth, type Health, type HealthOptions } from './health.js';
+
+/** Version of the `collector status --json` document; raised only when a field changes meaning or goes away. */
+export const STATUS_JSON_VERSION = 1;
+
+/** Exit codes of `collector status`. */
+export const STATUS_EXIT = { healthy: 0, degraded: 1, 'not-running': 3 } as const;
+
+/** Counts shared by a worker, a worker type and the totals in the JSON document. */
+export interface StatusCounts {
+  items: number;
+  itemsThisRun: number;
+  /** Items per second over the last few seconds. */
+  pagesPerSec: number;
+  /** Items per second since the supervisor started. */
+  pagesPerSecAvg: number;
+  errors: number;
+  errorsByKind: Record<string, number>;
+  queue: number;
+  inFlight: number;
+  rssMB: number;
+  pssMB: number;
+  restarts: number;
+  rateLimitWaits: number;
+  rateLimitWaitSec: number;
+  /** Seconds since the last item, null when none was written since the start. */
+  lastProgressAgeSec: number | null;
+  lastError: string | null;
+}
+
+/** `collector status --json`, version 1. */
+export interface StatusReport {
+  version: number;
+  dataDir: string;
+  verdict: Health['verdict'];
+  exitCode: number;
+  problem: Health['problem'];
+  summary: string;
+  /** running, stopping, finished, stopped, or unknown (no usable status.json). */
+  state: string;
+  mode: StatusFile['mode'] | null;
+  supervisor: {
+    pid: number;
+    alive: boolean;
+    startedAt: string;
+    uptimeSec: number;
+    heartbeatAgeSec: number;
+  } | null;
+  data: { bytes: number; itemsBytes: number; filesBytes: number };
+  workersUp: number;
+  workersExpected: number;
+  totals: StatusCounts | null;
+  types: Array<StatusCounts & { type: string; source: string; up: number; expected: number }>;
+  workers: Array<
+    StatusCounts & {
+      id: string;
+      type: string;
+      source: string;
+      pid: number | null;
+      up: boolean;
+      state: string;
+    }
+  >;
+}
+
+const round1 = (n: number) => Math.round(n * 10) / 10;
+
+function counts(ws: StatusWorker[], status: StatusFile, now: number): StatusCounts {
+  const c: WorkerCounters = ws.reduce(
+    (a, w) => addCounters(a, w.counters ?? emptyCounters()),
+    emptyCounters(),
+  );
+  const uptimeSec = Math.max(1, (Date.parse(status.updatedAt) - Date.parse(status.startedAt)) / 1000);
+  const lastAt = Math.max(0, ...ws.map((w) => (w.lastProgressAt ? Date.parse(w.lastProgressAt) : 0)));
+  const withError = ws.filter((w) => w.lastError);
+  const sum = (
+    k: 'items' | 'itemsThisRun' | 'errors' | 'queue' | 'inFlight' | 'rssMB' | 'pssMB' | 'restarts',
+  ) => ws.reduce((a, w) => a + (w[k] ?? 0), 0);
+  return {
+    items: sum('items'),
+    itemsThisRun: sum('itemsThisRun'),
+    pagesPerSec: round1(ws.reduce((a, w) => a + w.pagesPerSec, 0)),
+    pagesPerSecAvg: round1(c.items / uptimeSec),
+    errors: sum('errors'),
+    errorsByKind: c.errorsByKind,
+    queue: sum('queue'),
+    inFlight: sum('inFlight'),
+    rssMB: sum('rssMB'),
+    pssMB: sum('pssMB'),
+    restarts: sum('restarts'),
+    rateLimitWaits: c.rateLimitWaits,
+    rateLimitWaitSec: round1(c.rateLimitWaitMs / 1000),
+    lastProgressAgeSec: lastAt > 0 ? round1(Math.max(0, now - lastAt) / 1000) : null,
+    lastError: withError.length ? (withError[withError.length - 1].lastError as string) : null,
+  };
+}
+
+/**
+ * Build the report.
+ * @param status status.json, or why it could not be read.
+ * @param size the data size measured now.
+ */
+export function buildStatusReport(
+  dataDir: string,
+  status: StatusFile | StatusProblem,
+  size: DataSize,
+  options: HealthOptions = {},
+): StatusReport {
+  const now = options.now ?? Date.now();
+  const data = { bytes: size.total, itemsBytes: size.items, filesBytes: size.files };
+  if (typeof status === 'string') {
+    const summary = {
+      missing: 'never started on this data dir (no status.json)',
+      unreadable: 'status.json is damaged (not JSON)',
+      'old-format': 'status.json was written by an older collector: restart it once',
+    }[status];
+    return {
+      version: STATUS_JSON_VERSION,
+      dataDir,
+      verdict: 'not-running',
+      exitCode: STATUS_EXIT['not-running'],
+      problem: null,
+      summary,
+      state: 'unknown',
+      mode: null,
+      supervisor: null,
+      data,
+      workersUp: 0,
+      workersExpected: 0,
+      totals: null,
+      types: [],
+      workers: [],
+    };
+  }
+  const alive = options.alive ?? isRunning;
+  const health = assessHealth(status, { ...options, now, alive });
+  const up = (w: StatusWorker) =>
+    health.supervisorAlive &&
+    w.pid !== null &&
+    w.pidStartTicks !== null &&
+    !['parked', 'restarting', 'done', 'stopped'].includes(w.state) &&
+    alive({ pid: w.pid, startTicks: w.pidStartTicks });
+  const groups = [...new Set([...Object.keys(status.expected), ...status.workers.map((w) => w.group)])];
+  return {
+    version: STATUS_JSON_VERSION,
+    dataDir,
+    verdict: health.verdict,
+    exitCode: STATUS_EXIT[health.verdict],
+    problem: health.problem,
+    summary: health.summary,
+    state: health.supervisorAlive ? status.state : status.state === 'running' ? 'dead' : status.state,
+    mode: status.mode,
+    supervisor: {
+      pid: status.supervisor.pid,
+      alive: health.supervisorAlive,
+      startedAt: status.startedAt,
+      // Up to now while it runs; up to its last heartbeat once it is gone.
+      uptimeSec: Math.round(
+        ((health.supervisorAlive ? now : Date.parse(status.updatedAt)) - Date.parse(status.startedAt)) / 1000,
+      ),
+      heartbeatAgeSec: round1(health.heartbeatAgeMs / 1000),
+    },
+    data,
+    workersUp: health.supervisorAlive ? health.workersUp : 0,
+    workersExpected: health.workersExpected,
+    totals: counts(status.workers, status, now),
+    types: groups.map((g) => {
+      const ws = status.workers.filter((w) => w.group === g);
+      return {
+        type: g,
+        source: ws[0]?.type ?? g,
+        up: ws.filter(up).length,
+        expected: status.expected[g] ?? ws.length,
+        ...counts(ws, status, now),
+      };
+    }),
+    workers: status.workers.map((w) => ({
+      id: w.id,
+      type: w.group,
+      source: w.type,
+      pid: w.pid,
+      up: up(w),
+      state: w.state,
+      ...counts([w], status, now),
+    })),
+  };
+}
+
+function errorsText(c: StatusCounts): string {
+  const kinds = Object.entries(c.errorsByKind)
+    .sort((a, b) => b[1] - a[1])
+    .map(([k, n]) => `${k} ${n}`)
+    .join(', ');
+  return kinds ? `${c.errors} (${kinds})` : String(c.errors);
+}
+
+/** Columns of text, left-aligned, two spaces apart. */
+function table(rows: string[][]): string {
+  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
+  return rows
+    .map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]))).join('  '))
+    .join('\n');
+}
+
+/** The report as a few lines of text for a terminal. */
+export function renderStatusReport(r: StatusReport): string {
+  const head = `collector: ${r.verdict.replace('-', ' ')}: ${r.summary}`;
+  const dataLine = `data ${formatBytes(r.data.bytes)} (items ${formatBytes(r.data.itemsBytes)}, files ${formatBytes(r.data.filesBytes)}) in ${r.dataDir}`;
+  if (!r.supervisor || !r.totals) return `${head}\n${dataLine}\n`;
+  const s = r.supervisor;
+  const who = r.mode === 'in-process' ? 'crawl process' : 'supervisor';
+  const sup = s.alive
+    ? `${who} pid ${s.pid}, up ${ago(s.uptimeSec * 1000)}, heartbeat ${ago(s.heartbeatAgeSec * 1000)} ago`
+    : `${who} pid ${s.pid} gone (${r.state}), ran ${ago(s.uptimeSec * 1000)}, last heartbeat ${ago(s.heartbeatAgeSec * 1000)} ago`;
+  const rows = [
+    [
+      'type',
+      'up',
+      'items',
+      'pages/s',
+      'avg',
+      'errors',
+      'queue',
+      'in flight',
+      'PSS',
+      'restarts',
+      'progress',
+      'last error',
+    ],
+    ...r.types.map((t) => [
+      t.type,
+      `${t.up}/${t.expected}`,
+      String(t.items),
+      String(t.pagesPerSec),
+      String(t.pagesPerSecAvg),
+      errorsText(t),
+      String(t.queue),
+      String(t.inFlight),
+      `${t.pssMB || t.rssMB} MB`,
+      String(t.restarts),
+      t.lastProgressAgeSec === null ? '-' : `${ago(t.lastProgressAgeSec * 1000)} ago`,
+      t.lastError ? t.lastError.slice(0, 60) : '-',
+    ]),
+  ];
+  const waits = `rate-limit waits: ${r.totals.rateLimitWaits} (${ago(r.totals.rateLimitWaitSec * 1000)} in all)`;
+  return `${head}\n${sup} · ${dataLine}\n\n${table(rows)}\n${waits}\n`;
+}

@@ -1,0 +1,146 @@
+/**
+ * status.json for a one-process crawl (`--processes 1`, no supervisor): the crawl process is its
+ * own supervisor and its only worker, so `collector status`, `watchdog` and the metrics server
+ * read it exactly as they read a supervised crawl's.
+ */
+import path from 'node:path';
+import { SupervisorSettingsSchema } from '../config/config-file.js';
+import type { CrawlOptions } from '../config/crawl-options.js';
+import type { Crawler } from '../engine/crawler.js';
+import { writeFileAtomic } from '../sinks/atomic-file.js';
+import type { LaunchRecord } from '../supervision/launch-record.js';
+import { memoryOf } from '../supervision/memory-guard.js';
+import { selfIdentity } from '../supervision/process-identity.js';
+import { STATUS_FILE_FORMAT, type StatusFile, statusPath } from '../supervision/status-format.js';
+import { STATUS_INTERVAL_MS } from '../supervision/supervisor.js';
+import type { CounterSet } from '../supervision/worker-counters.js';
+
+/** The supervisor's default timings, recorded for the watchdog as a supervised crawl's would be. */
+const SUPERVISOR_DEFAULTS = SupervisorSettingsSchema.parse({});
+
+/** The status of a crawl running in this process, written every `statusIntervalMs`. */
+export class InProcessStatus {
+  private readonly startedAt = new Date();
+  private readonly self = selfIdentity();
+  private timer: NodeJS.Timeout | null = null;
+  private state: StatusFile['state'] = 'running';
+  private rate = { items: 0, at: Date.now(), perSec: 0 };
+  /** Epoch ms of the last item written. */
+  lastProgressAt: number | null = null;
+
+  constructor(
+    private readonly workerId: string,
+    private readonly crawler: Crawler,
+    private readonly counters: CounterSet,
+    private readonly opts: CrawlOptions,
+    private readonly launch: LaunchRecord,
+    private readonly memoryLimitBytes: number,
+    private readonly statusIntervalMs = STATUS_INTERVAL_MS,
+  ) {}
+
+  /** The status document now. */
+  status(): StatusFile {
+    const c = this.crawler;
+    const now = Date.now();
+    if (now - this.rate.at >= 1000) {
+      this.rate = {
+        items: c.stats.items,
+        at: now,
+        perSec: ((c.stats.items - this.rate.items) * 1000) / (now - this.rate.at),
+      };
+    }
+    const pss = Math.round(memoryOf(process.pid) / 1048576);
+    const rss = Math.round(process.memoryUsage.rss() / 1048576);
+    const counters = this.counters.snapshot();
+    const worker = {
+      id: this.workerId,
+      type: 'crawl',
+      group: 'crawl',
+      pid: process.pid,
+      pidStartTicks: this.self.startTicks,
+      state:
+        this.state === 'running'
+          ? c.frontier.queued + c.busy > 0
+            ? 'running'
+            : 'idle'
+          : this.state === 'stopping'
+            ? 'stopping'
+            : 'done',
+      items: c.stats.items,
+      itemsThisRun: c.stats.itemsThisRun,
+      pagesPerSec: Math.round(this.rate.perSec * 10) / 10,
+      errors: c.stats.errors,
+      queue: c.frontier.queued,
+      inFlight: c.busy,
+      rssMB: rss,
+      pssMB: pss,
+      lastProgressAt: this.lastProgressAt ? new Date(this.lastProgressAt).toISOString() : null,
+      restarts: 0,
+      lastError: null,
+      counters,
+    };
+    return {
+      format: STATUS_FILE_FORMAT,
+      mode: 'in-process',
+      supervisorPid: process.pid,
+      supervisor: this.self,
+      startedAt: this.startedAt.toISOString(),
+      updatedAt: new Date().toISOString(),
+      state: this.state,
+      launch: this.launch,
+      timings: {
+        statusIntervalMs: this.statusIntervalMs,
+        restartBackoffMs: SUPERVISOR_DEFAULTS.restartBackoff,
+        joinTimeoutMs: this.opts.joinTimeout,
+        stallTimeoutMs: SUPERVISOR_DEFAULTS.stallTimeout,
+      },
+      expected: { crawl: 1 },
+      memoryLimitMB: Math.round(this.memoryLimitBytes / 1048576),
+      workers: [worker],
+      totals: {
+        items: worker.items,
+        itemsThisRun: worker.itemsThisRun,
+        errors: worker.errors,
+        queue: worker.queue,
+        pagesPerSec: worker.pagesPerSec,
+        rssMB: rss,
+        pssMB: pss,
+        workers: 1,
+        parked: 0,
+        skipped: { ...c.stats.skipped },
+        counters,
+      },
+    };
+  }
+
+  /** Write status.json now and every status interval. */
+  start(): void {
+    void this.write();
+    this.timer = setInterval(() => void this.write(), this.statusIntervalMs);
+    this.timer.unref();
+  }
+
+  /** The crawl is stopping (a signal). */
+  stopping(): void {
+    if (this.state === 'running') this.state = 'stopping';
+  }
+
+  /** Stop writing; the last write says `finished` or `stopped`. */
+  async end(finished: boolean): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    this.state = finished ? 'finished' : 'stopped';
+    await this.write();
+  }
+
+  private async write(): Promise<void> {
+    try {
+      await writeFileAtomic(
+        statusPath(path.resolve(this.opts.out)),
+        `${JSON.stringify(this.status(), null, 2)}\n`,
+      );
+    } catch {
+      // advisory: a crawl never fails for its status file
+    }
+  }
+}

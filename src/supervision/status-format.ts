@@ -1,0 +1,109 @@
+/**
+ * `<data>/status.json`: the heartbeat the supervisor (or a one-process crawl) rewrites atomically
+ * every few seconds, and the reader the ops commands use. Its layout is internal (`format`);
+ * scripts should read `collector status --json`, whose shape is the documented contract.
+ */
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import type { LaunchRecord } from './launch-record.js';
+import type { ProcessIdentity } from './process-identity.js';
+import type { WorkerCounters } from './worker-counters.js';
+
+/** Layout version of status.json written by this code. */
+export const STATUS_FILE_FORMAT = 1;
+
+/** One worker process's line in status.json. */
+export interface StatusWorker {
+  id: string;
+  /** Source name. */
+  type: string;
+  /** Worker type name (the processes sharing ownership of URLs). */
+  group: string;
+  pid: number | null;
+  /** Start time of `pid` in clock ticks since boot (process identity), null when not running. */
+  pidStartTicks: number | null;
+  state: string;
+  /** Items in its items file, including those from before this run. */
+  items: number;
+  itemsThisRun: number;
+  pagesPerSec: number;
+  errors: number;
+  queue: number;
+  inFlight: number;
+  rssMB: number;
+  pssMB: number;
+  /** ISO 8601 time of the last item written, or null. */
+  lastProgressAt: string | null;
+  restarts: number;
+  lastError: string | null;
+  /** Since the supervisor started, over all of this worker's processes. */
+  counters: WorkerCounters;
+}
+
+/** status.json, format 1. */
+export interface StatusFile {
+  format: number;
+  /** `supervisor` (worker processes) or `in-process` (a one-process crawl: it is its own supervisor). */
+  mode: 'supervisor' | 'in-process';
+  supervisorPid: number;
+  /** Identity of the supervising process (pid + start time). */
+  supervisor: ProcessIdentity;
+  startedAt: string;
+  /** The heartbeat: when this file was written. */
+  updatedAt: string;
+  state: 'running' | 'stopping' | 'finished' | 'stopped';
+  launch: LaunchRecord;
+  /** Supervisor timings the watchdog needs, ms. */
+  timings: {
+    statusIntervalMs: number;
+    restartBackoffMs: number;
+    joinTimeoutMs: number;
+    stallTimeoutMs: number;
+  };
+  /** Worker processes expected, by worker type. */
+  expected: Record<string, number>;
+  memoryLimitMB: number;
+  workers: StatusWorker[];
+  totals: Record<string, unknown> & { items: number; errors: number; queue: number; pagesPerSec: number };
+}
+
+/** The path of status.json in `dataDir`. */
+export function statusPath(dataDir: string): string {
+  return path.join(dataDir, 'status.json');
+}
+
+/** Why status.json could not be used. */
+export type StatusProblem = 'missing' | 'unreadable' | 'old-format';
+
+/**
+ * Read `<dataDir>/status.json`.
+ * @returns the document, or the problem: `missing` (never started here), `unreadable` (not JSON;
+ *   it is replaced atomically, so this means damage), `old-format` (written by a collector
+ *   without the fields status and watchdog need: restart it once by hand).
+ */
+export async function readStatusFile(dataDir: string): Promise<StatusFile | StatusProblem> {
+  let text: string;
+  try {
+    text = await fs.readFile(statusPath(dataDir), 'utf8');
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'missing' : 'unreadable';
+  }
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch {
+    return 'unreadable';
+  }
+  const d = doc as Partial<StatusFile>;
+  if (
+    typeof d !== 'object' ||
+    d === null ||
+    typeof d.format !== 'number' ||
+    !d.launch ||
+    !d.supervisor ||
+    !Array.isArray(d.workers) ||
+    !d.timings
+  )
+    return 'old-format';
+  return d as StatusFile;
+}

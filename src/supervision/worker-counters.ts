@@ -1,0 +1,137 @@
+/**
+ * Counters one worker process keeps for status and metrics beyond the crawler's own stats:
+ * items and errors by kind, body bytes, fetch latency (histogram buckets) and rate-limit waits.
+ * They count from the process's start; {@link CarriedCounters} adds up a worker's successive
+ * processes so totals never go back when a worker is restarted.
+ */
+
+/** Upper bounds of the fetch latency buckets, ms (the last bucket, +Inf, is implicit). */
+export const LATENCY_BUCKETS_MS = [10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10_000, 30_000] as const;
+
+/** Counters of one worker process (or, carried, of a worker over its restarts). */
+export interface WorkerCounters {
+  /** Item lines written. */
+  items: number;
+  /** Items that count as errors, by `error.kind` (`store` for a body that could not be written). */
+  errorsByKind: Record<string, number>;
+  /** Body bytes of the items written (after Content-Encoding removal). */
+  bytes: number;
+  /** Fetch latency: requests per bucket of {@link LATENCY_BUCKETS_MS} plus +Inf (not cumulative). */
+  fetchBuckets: number[];
+  /** Sum of the fetch latencies, ms. */
+  fetchMsSum: number;
+  /** Requests timed (every HTTP request of a page, redirect hops included). */
+  fetches: number;
+  /** Times a host was paused by Retry-After or rate-limit headers. */
+  rateLimitWaits: number;
+  /** Total of those pauses, ms. */
+  rateLimitWaitMs: number;
+  /** Warning lines the source logged (`ctx.log.warn`; see the worker's log). */
+  sourceWarnings: number;
+  /** Error lines the source logged (`ctx.log.error`, a failed `seeds()`). */
+  sourceErrors: number;
+}
+
+/** Zeroed counters. */
+export function emptyCounters(): WorkerCounters {
+  return {
+    items: 0,
+    errorsByKind: {},
+    bytes: 0,
+    fetchBuckets: new Array(LATENCY_BUCKETS_MS.length + 1).fill(0),
+    fetchMsSum: 0,
+    fetches: 0,
+    rateLimitWaits: 0,
+    rateLimitWaitMs: 0,
+    sourceWarnings: 0,
+    sourceErrors: 0,
+  };
+}
+
+/** `a + b`, field by field (a new object). */
+export function addCounters(a: WorkerCounters, b: WorkerCounters): WorkerCounters {
+  const errorsByKind = { ...a.errorsByKind };
+  for (const [k, n] of Object.entries(b.errorsByKind)) errorsByKind[k] = (errorsByKind[k] ?? 0) + n;
+  return {
+    items: a.items + b.items,
+    errorsByKind,
+    bytes: a.bytes + b.bytes,
+    fetchBuckets: a.fetchBuckets.map((n, i) => n + (b.fetchBuckets[i] ?? 0)),
+    fetchMsSum: a.fetchMsSum + b.fetchMsSum,
+    fetches: a.fetches + b.fetches,
+    rateLimitWaits: a.rateLimitWaits + b.rateLimitWaits,
+    rateLimitWaitMs: a.rateLimitWaitMs + b.rateLimitWaitMs,
+    // Absent in a report from before these counters existed.
+    sourceWarnings: (a.sourceWarnings ?? 0) + (b.sourceWarnings ?? 0),
+    sourceErrors: (a.sourceErrors ?? 0) + (b.sourceErrors ?? 0),
+  };
+}
+
+/** What the counters read of an item line (DESIGN §4). */
+export interface CountedItem {
+  bytes: number;
+  error?: { kind: string };
+  data?: Record<string, unknown>;
+}
+
+/** The counters of this process, fed by the crawler's hooks (`onItem`, `onFetch`, `onRateLimitWait`). */
+export class CounterSet {
+  private readonly c = emptyCounters();
+
+  /** An item line was written. */
+  item(item: CountedItem): void {
+    this.c.items++;
+    this.c.bytes += item.bytes || 0;
+    const kind = item.error?.kind ?? (item.data?.storeError !== undefined ? 'store' : null);
+    if (kind !== null) this.c.errorsByKind[kind] = (this.c.errorsByKind[kind] ?? 0) + 1;
+  }
+
+  /** One HTTP request took `ms` (headers and body). */
+  fetch(ms: number): void {
+    let i = LATENCY_BUCKETS_MS.findIndex((b) => ms <= b);
+    if (i < 0) i = LATENCY_BUCKETS_MS.length;
+    this.c.fetchBuckets[i]++;
+    this.c.fetchMsSum += ms;
+    this.c.fetches++;
+  }
+
+  /** A host was paused for `ms` by Retry-After or rate-limit headers. */
+  rateLimitWait(ms: number): void {
+    this.c.rateLimitWaits++;
+    this.c.rateLimitWaitMs += ms;
+  }
+
+  /** The source logged a line (warnings and errors are counted). */
+  sourceLog(level: 'info' | 'warn' | 'error'): void {
+    if (level === 'warn') this.c.sourceWarnings++;
+    else if (level === 'error') this.c.sourceErrors++;
+  }
+
+  /** A copy of the counters (safe to send or keep). */
+  snapshot(): WorkerCounters {
+    return addCounters(emptyCounters(), this.c);
+  }
+}
+
+/**
+ * A worker's counters over all its processes: the last report of each earlier process is kept
+ * when a new process (another pid) starts reporting, and added to the current one. A process
+ * killed between two reports loses at most its last second of counts.
+ */
+export class CarriedCounters {
+  private readonly byWorker = new Map<string, { pid: number; base: WorkerCounters; last: WorkerCounters }>();
+
+  /** The latest counters of worker `id`'s process `pid`. */
+  report(id: string, pid: number, counters: WorkerCounters): void {
+    const w = this.byWorker.get(id);
+    if (!w) this.byWorker.set(id, { pid, base: emptyCounters(), last: counters });
+    else if (w.pid !== pid) this.byWorker.set(id, { pid, base: addCounters(w.base, w.last), last: counters });
+    else w.last = counters;
+  }
+
+  /** Worker `id`'s counters since the supervisor started (zeros before its first report). */
+  total(id: string): WorkerCounters {
+    const w = this.byWorker.get(id);
+    return w ? addCounters(w.base, w.last) : emptyCounters();
+  }
+}
