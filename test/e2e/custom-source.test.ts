@@ -7,7 +7,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { readItems, runCli, startCli, tempDir, waitExit, waitFor } from '../fixtures/cli.js';
 import { type JsonApi, startJsonApi } from '../fixtures/json-api.js';
 import { pidAlive, readStatus } from '../fixtures/ops.js';
