@@ -121,10 +121,14 @@ export function registerCrawl(program: Command): void {
       // Loaded on use, so `collector --help` and other commands start fast.
       const { runCrawl } = await import('../runtime/crawl-job.js');
       const { parseOptionPairs } = await import('../config/option-pairs.js');
+      const { locateDiskFull } = await import('../sinks/disk-full.js');
       const pairs = sourceOption as string[] | undefined;
-      process.exitCode = await runCrawl(input, {
+      const choice = {
         source: source as string | undefined,
         sourceOptions: pairs === undefined ? undefined : parseOptionPairs(pairs),
+      };
+      process.exitCode = await runCrawl(input, choice).catch((e) => {
+        throw locateDiskFull(e, input.out ?? '.');
       });
     });
 }

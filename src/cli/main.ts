@@ -4,6 +4,7 @@
  */
 import { Command, CommanderError } from 'commander';
 import { UsageError } from '../config/usage-error.js';
+import { DISK_FULL_EXIT_CODE, diskFullLine, diskFullPath, isDiskFull } from '../sinks/disk-full.js';
 import { registerCrawl } from './crawl.js';
 import { registerInstall } from './install.js';
 import { registerPlan } from './plan.js';
@@ -40,6 +41,11 @@ try {
   } else if (e instanceof UsageError) {
     process.stderr.write(`collector: ${e.message}\n`);
     process.exitCode = 2;
+  } else if (isDiskFull(e)) {
+    // E.g. a resume on a disk still full: the lock or the plan cannot be written (the command
+    // named the directory: locateDiskFull).
+    process.stderr.write(`collector: ${diskFullLine(diskFullPath(e, process.cwd()))}\n`);
+    process.exitCode = DISK_FULL_EXIT_CODE;
   } else {
     process.stderr.write(`collector: ${(e as Error)?.stack ?? String(e)}\n`);
     process.exitCode = 1;

@@ -27,6 +27,7 @@ export function registerRun(program: Command): void {
     .action(async (o: { config: string; memoryLimit?: number; quiet: boolean }) => {
       const { loadConfig } = await import('../config/config-file.js');
       const { runConfig } = await import('../runtime/run-job.js');
+      const { locateDiskFull } = await import('../sinks/disk-full.js');
       const { config } = await loadConfig(o.config);
       try {
         process.exitCode = await runConfig(config, {
@@ -40,7 +41,7 @@ export function registerRun(program: Command): void {
         if (e instanceof UsageError && /^(workers\[|backend |worker type )/.test(e.message)) {
           throw new UsageError(`${path.basename(o.config)}: ${e.message}`);
         }
-        throw e;
+        throw locateDiskFull(e, config.data);
       }
     });
 }

@@ -33,8 +33,8 @@ export const CRAWL_DEFAULTS = {
   maxQueryVariants: SCOPE_DEFAULTS.maxQueryVariants,
   maxQueuedInMemory: 100_000,
   saveEveryItems: 50,
-  /** ms */
-  saveInterval: 5000,
+  /** ms: at a low item rate each page is acknowledged on its own within this delay */
+  saveInterval: 200,
   /** ms */
   joinTimeout: 10_000,
   /** bytes */

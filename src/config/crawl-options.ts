@@ -170,7 +170,12 @@ export const CrawlOptionsSchema = z.object({
   maxQueuedInMemory: z.number().int().min(10).default(D.maxQueuedInMemory),
   /** Flush state (frontier log, items) after this many items. Default 50. */
   saveEveryItems: z.number().int().positive().default(D.saveEveryItems),
-  /** Flush state at least this often, ms. Default 5 s. */
+  /**
+   * Longest time a line of state (an item, a link) waits in memory before it is written, ms.
+   * Default 200 ms: at a low item rate each page is acknowledged on its own within that delay,
+   * so a crawl restarted every few seconds still makes progress; at a high rate items go in
+   * batches of `saveEveryItems`.
+   */
   saveInterval: duration('ms').default(D.saveInterval),
   /** Time allowed at stop for in-flight requests to finish before they are abandoned, ms. Default 10 s. */
   joinTimeout: duration('s').default(D.joinTimeout),

@@ -16,6 +16,7 @@ import type { RequestMeta } from '../frontier/request-meta.js';
 import { SpillQueue } from '../frontier/spill-queue.js';
 import { Fetcher } from '../http/fetcher.js';
 import { RobotsCache } from '../http/robots.js';
+import type { HeldLock } from '../sinks/lock-file.js';
 import type { EngineRequest } from '../sources/request.js';
 import { authorizeHeaders, type RunningSource } from '../sources/source-runner.js';
 import { Scope } from '../url/scope.js';
@@ -31,6 +32,7 @@ import { InlinePageProcessor } from './inline-page-processor.js';
 import type { Item, ItemOrigin } from './item.js';
 import { ItemStore } from './item-store.js';
 import { LinkFollower } from './link-follower.js';
+import { workerReplayFilter } from './log-replay.js';
 import { LostPageRetries } from './lost-page-retries.js';
 import type { PageProcessor, PageProcessorOptions, PageThreadSource } from './page-processor.js';
 import { PAGE_THREAD_FILES } from './page-threads.js';
@@ -38,6 +40,7 @@ import type { SourceLogLine } from './page-work.js';
 import { restoreHandedOff, restoreState } from './resume.js';
 import { Rounds } from './rounds.js';
 import { SpillRefill } from './spill-refill.js';
+import { lockWorkerState } from './state-lock.js';
 import { ThreadedPageProcessor } from './threaded-page-processor.js';
 
 /** Smallest body limit for robots.txt (RFC 9309 §2.5: a parsing limit of at least 500 KiB). */
@@ -124,7 +127,18 @@ export interface CrawlerHooks {
   queueRound(requests: EngineRequest[]): void;
   /** The item of `url` is written. */
   written(url: string): void;
+  /**
+   * A write of state or of a body failed (a full disk...): stop taking URLs. Pages not yet
+   * acknowledged are fetched again by `--resume`.
+   */
+  writeFailed(e: Error): void;
 }
+
+/** What is already open while the state is being opened, closed even when opening fails later. */
+export type OpenedState = Partial<Pick<StateParts, 'journal' | 'spill'>> & {
+  /** This worker's lock on its state dir (state-lock.ts), held until the crawler closes. */
+  stateLock?: HeldLock;
+};
 
 /** `<out>/items/<worker-id>.jsonl` */
 export function itemsPathOf(opts: CrawlOptions, workerId: string): string {
@@ -213,14 +227,15 @@ export function buildNetworkParts(
 }
 
 /**
- * Open a worker's state: the spill file; on resume the frontier (enqueued minus done), seen-set,
- * counters and content index rebuilt; the journal; the links already handed to siblings; then the
- * parts that write items.
+ * Open a worker's state: its lock (waiting for a previous holder to exit), the spill file; on
+ * resume the frontier (enqueued minus done), seen-set, counters and content index rebuilt from
+ * validated lines; the journal; the links already handed to siblings; then the parts that write
+ * items. Every write failure of the journal and spill goes to `hooks.writeFailed`.
  * @param admission which requests are new (the handoff outbox hands each once).
+ * @param opened receives the lock, journal and spill as soon as they are taken or open, so that
+ *   a start that fails later still releases and closes them.
  * @param priorityOf the priority of a queued URL (kept with its metadata).
- * @param opened receives the journal and spill as soon as they are open, so that a start that
- *   fails later still closes them.
- * @throws on I/O errors.
+ * @throws on I/O errors; Error naming the holder when another process keeps the state dir.
  */
 export async function openStateParts(
   opts: CrawlOptions,
@@ -229,14 +244,16 @@ export async function openStateParts(
   stats: CrawlStats,
   admission: Admission,
   hooks: CrawlerHooks,
-  opened: Partial<Pick<StateParts, 'journal' | 'spill'>>,
+  opened: OpenedState,
   priorityOf: (url: string) => number,
 ): Promise<StateParts> {
   const { backend, log, workerId } = deps;
   const stateDir = path.join(opts.out, 'state', workerId);
   const itemsPath = itemsPathOf(opts, workerId);
   await mkdir(stateDir, { recursive: true });
-  const spillFile = await SpillQueue.open(path.join(stateDir, 'spill.log'));
+  // No other process reads or writes this state meanwhile (not an orphaned worker of a killed run).
+  opened.stateLock = await lockWorkerState(stateDir);
+  const spillFile = await SpillQueue.open(path.join(stateDir, 'spill.log'), hooks.writeFailed);
   const spill = new SpillRefill(
     backend.frontier,
     spillFile,
@@ -246,15 +263,17 @@ export async function openStateParts(
     priorityOf,
   );
   opened.spill = spill;
+  const partition = deps.partition;
+  const scope = (url: string) => net.scope.check(url);
+  const replayed = { stateDir, outDir: opts.out, scope, seen: backend.seen, log };
   let resumedItems = 0;
   if (opts.resume) {
     resumedItems = await restoreState({
-      stateDir,
+      ...replayed,
       itemsPath,
-      seen: backend.seen,
       contentIndex: net.contentIndex,
       stats,
-      log,
+      partition,
       queue: (url, depth) => spill.push(url, depth),
     });
   }
@@ -263,14 +282,16 @@ export async function openStateParts(
     itemsPath,
     saveEveryItems: opts.saveEveryItems,
     saveIntervalMs: opts.saveInterval,
+    onError: hooks.writeFailed,
   });
   opened.journal = journal;
   let handoff: Handoff | null = null;
-  const partition = deps.partition;
   if (partition) {
     // URLs already handed to their owners count as seen here.
-    if (opts.resume) await restoreHandedOff(stateDir, partition, backend.seen);
-    handoff = { partition, outbox: new HandoffOutbox(partition, admission, journal, stateDir) };
+    if (opts.resume) await restoreHandedOff(replayed, partition);
+    // Lines sent again are checked too (damaged ones were reported by restoreHandedOff).
+    const filter = () => workerReplayFilter(scope, partition);
+    handoff = { partition, outbox: new HandoffOutbox(partition, admission, journal, stateDir, filter) };
   }
   const store: ItemStore = new ItemStore({
     contentIndex: net.contentIndex,
@@ -288,6 +309,7 @@ export async function openStateParts(
     },
     refetchLostBody: (entry, item, e) => attempts.refetchLostBody(entry, item, e),
     wake: hooks.wake,
+    writeFailed: hooks.writeFailed,
   });
   const rounds = new Rounds({
     intervalMs: opts.interval,

@@ -1,7 +1,8 @@
 /**
  * The crawl engine of one process: it takes URLs from the frontier when their host allows, tries
  * each ({@link Attempts}), follows the links of its pages ({@link LinkFollower}), and acknowledges
- * each URL with exactly one item line ({@link ItemStore}). This file only orchestrates; every
+ * each URL with exactly one item line ({@link ItemStore}); a failed write (a full disk) stops it.
+ * This file only orchestrates; every
  * policy is a module of its own, wired in `assembly.ts`. Reads top to bottom: start → run (the
  * dispatch loop) → process (a try, then a retry, or links followed and the item stored) → wind
  * down.
@@ -17,6 +18,7 @@ import {
   buildNetworkParts,
   type CrawlerDeps,
   type NetworkParts,
+  type OpenedState,
   openStateParts,
   type StateParts,
 } from './assembly.js';
@@ -48,8 +50,8 @@ export class Crawler {
   private readonly net: NetworkParts;
   /** Opened by start(). */
   private state!: StateParts;
-  /** The journal and spill as soon as they are open (closed even when start() failed). */
-  private readonly opened: Partial<Pick<StateParts, 'journal' | 'spill'>> = {};
+  /** The state lock, journal and spill as soon as they are taken (released even when start() failed). */
+  private readonly opened: OpenedState = {};
   // Shortcuts to the parts used on every URL.
   private store!: ItemStore;
   private attempts!: Attempts;
@@ -58,6 +60,8 @@ export class Crawler {
   private paused = false;
   private endRequested = false;
   private idleReported = false;
+  /** The first failed write of state or of a body (a full disk...): the crawl stopped on it. */
+  private writeFailure: Error | null = null;
   /** Entries being processed, from their try to their retry or item (bodies being stored aside). */
   private active = 0;
   /** URLs taken for a first try this session: with the resumed items, the --max-pages budget. */
@@ -94,6 +98,7 @@ export class Crawler {
       written: (url: string) => {
         if (this.requests.size > 0) this.requests.delete(url);
       },
+      writeFailed: (e: Error) => this.writeFailed(e),
     };
     const priorityOf = (url: string) => this.requests.get(url)?.priority ?? 0;
     this.state = await openStateParts(
@@ -157,6 +162,11 @@ export class Crawler {
     return this.stopping;
   }
 
+  /** The write failure that stopped this crawl (a full disk...), or null. The caller reports it. */
+  get writeError(): Error | null {
+    return this.writeFailure;
+  }
+
   /**
    * Crawl until the frontier is empty, `maxPages` is reached, or `stop()`; with sibling workers,
    * until the supervisor says all are idle ({@link endWhenIdle}).
@@ -183,12 +193,19 @@ export class Crawler {
     return completed;
   }
 
-  /** Close the journal, spill, page threads and connections. */
+  /**
+   * Close the journal, spill, page threads and connections, then release the state dir.
+   * @throws the journal's last write error (everything is closed all the same).
+   */
   async close(): Promise<void> {
-    await this.opened.journal?.close();
-    await this.opened.spill?.close();
-    await this.net.pages.close();
-    await this.net.fetcher.close();
+    try {
+      await this.opened.journal?.close();
+    } finally {
+      await this.opened.spill?.close();
+      await this.net.pages.close();
+      await this.net.fetcher.close();
+      await this.opened.stateLock?.release();
+    }
   }
 
   /** Take URLs while fetch slots, body memory, the page budget and the memory guard allow. */
@@ -247,6 +264,18 @@ export class Crawler {
     const error = { kind: 'network' as const, message: String(e) };
     const item = errorItem(this.net.origin, entry, entry.url, error, null, undefined, this.opts.maxBytes);
     return { kind: 'item', item };
+  }
+
+  /**
+   * A write of state or of a body failed: stop taking URLs. Pages not yet acknowledged are
+   * fetched again by `--resume`; the caller reports {@link writeError}.
+   */
+  private writeFailed(e: Error): void {
+    if (this.writeFailure === null) {
+      this.writeFailure = e;
+      this.deps.log.error({ err: e.message }, 'a write failed: stopping');
+    }
+    this.stop();
   }
 
   /** Add a canonical URL to the frontier (or its spill) and the frontier log, if it is new. */

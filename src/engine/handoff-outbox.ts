@@ -4,10 +4,12 @@
  * after the owner restarts), then sent to its owner through the supervisor in batches.
  */
 import { type Journal, readHandoffs } from '../frontier/journal.js';
+import { ReplayFilter } from '../frontier/replay-filter.js';
 import type { RequestMeta } from '../frontier/request-meta.js';
-import { hostKey } from '../url/canonicalize.js';
-import { hash32 } from '../url/fingerprint.js';
 import type { Admission } from './admission.js';
+
+// Ownership itself is computed in url/ (the runtime's plan recovery uses it too).
+export { ownerOf } from '../url/ownership.js';
 
 /** Links sent in one message at most; a fuller box is sent at once. */
 export const HANDOFF_BATCH = 500;
@@ -36,23 +38,22 @@ export interface Partition {
   onIdle(idle: boolean): void;
 }
 
-/** The owner of `url` among `count` workers. */
-export function ownerOf(url: string, count: number, by: 'host' | 'url'): number {
-  if (count <= 1) return 0;
-  return hash32(by === 'host' ? hostKey(url) : url) % count;
-}
-
 /** Links waiting to be sent to their owners. One per worker that has siblings. */
 export class HandoffOutbox {
   private readonly boxes = new Map<number, HandoffLink[]>();
   private scheduled = false;
 
-  /** @param stateDir this worker's state dir, holding its `handoff-<owner>.log` files. */
+  /**
+   * @param stateDir this worker's state dir, holding its `handoff-<owner>.log` files.
+   * @param replayFilter checks the lines read back by {@link resend} (damaged ones are skipped;
+   *   they were reported when the worker resumed).
+   */
   constructor(
     private readonly partition: Partition,
     private readonly admission: Admission,
     private readonly journal: Journal,
     private readonly stateDir: string,
+    private readonly replayFilter: () => ReplayFilter = () => new ReplayFilter(),
   ) {}
 
   /**
@@ -94,14 +95,19 @@ export class HandoffOutbox {
     await this.journal.flush();
     let batch: HandoffLink[] = [];
     let n = 0;
-    await readHandoffs(this.stateDir, owner, (url, depth) => {
-      batch.push([url, depth]);
-      n++;
-      if (batch.length >= RESEND_BATCH) {
-        this.partition.handoff(owner, batch);
-        batch = [];
-      }
-    });
+    await readHandoffs(
+      this.stateDir,
+      owner,
+      (url, depth) => {
+        batch.push([url, depth]);
+        n++;
+        if (batch.length >= RESEND_BATCH) {
+          this.partition.handoff(owner, batch);
+          batch = [];
+        }
+      },
+      this.replayFilter(),
+    );
     if (batch.length > 0) this.partition.handoff(owner, batch);
     return n;
   }

@@ -3,13 +3,15 @@
  * storing the body through the page processor's body writer, then the item line, which is the
  * acknowledgement. What the content index still owes an item between the two (its "ticket") is
  * kept here: an original commits its line once written; a duplicate whose original is known only
- * by its line reads that line's URL back first.
+ * by its line reads that line's URL back first. A body that cannot be written because the disk is
+ * full gets no item: its URL stays pending for `--resume`, and the crawl stops.
  */
 import type { Logger } from 'pino';
 import type { ContentDedup } from '../dedup/content-dedup.js';
 import { type ContentKey, contentKeyFromHex } from '../dedup/content-index.js';
 import type { FrontierEntry } from '../frontier/frontier-queue.js';
 import type { Journal } from '../frontier/journal.js';
+import { isDiskFull } from '../sinks/disk-full.js';
 import type { CrawlStats } from './crawl-stats.js';
 import { countsAsError, type Item, markDuplicate } from './item.js';
 import type { PageProcessor } from './page-processor.js';
@@ -37,6 +39,8 @@ export interface ItemStoreParts {
   refetchLostBody(entry: FrontierEntry, item: Item, e: Error): boolean;
   /** Bytes waiting for the disk went down. */
   wake(): void;
+  /** A write failed for want of room (a full disk): the crawl stops on it. */
+  writeFailed(e: Error): void;
 }
 
 /** Content dedup, body stores and item lines of one worker. */
@@ -121,6 +125,7 @@ export class ItemStore {
     }
     const size = item.bytes;
     let refetch = false;
+    let unwritten = false;
     this.pending += size;
     void this.track(
       this.parts.pages
@@ -132,6 +137,12 @@ export class ItemStore {
           (e: Error) => {
             // No file: a later copy of this body must be stored, not pointed here.
             this.releaseClaim(item);
+            if (isDiskFull(e)) {
+              // No item: the URL stays pending, and --resume fetches and stores it once there is room.
+              unwritten = true;
+              this.parts.writeFailed(e);
+              return;
+            }
             item.data = { ...item.data, storeError: e.message };
             if (this.parts.refetchLostBody(entry, item, e)) {
               refetch = true;
@@ -142,7 +153,7 @@ export class ItemStore {
         )
         .then(() => {
           this.pending -= size;
-          if (!refetch) this.write(item);
+          if (!refetch && !unwritten) this.write(item);
           this.parts.wake();
         }),
     );

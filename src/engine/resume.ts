@@ -2,14 +2,18 @@
  * `--resume`: a worker's state rebuilt from its files. The frontier is what was enqueued minus
  * what has an item; the seen-set holds every URL of both; the counters and the content index
  * count the items already written; links already handed to sibling processes count as seen here.
+ * Every line read back is checked (log-replay.ts): a URL listed twice is queued once, a damaged,
+ * out-of-scope or foreign line is skipped and reported.
  */
+import path from 'node:path';
 import type { Logger } from 'pino';
 import type { ContentDedup } from '../dedup/content-dedup.js';
 import { contentKeyFromHex } from '../dedup/content-index.js';
 import type { SeenSet } from '../dedup/seen-set.js';
-import { readHandoffs, recoverJournal } from '../frontier/journal.js';
+import { FRONTIER_LOG, readHandoffs, recoverJournal } from '../frontier/journal.js';
 import type { CrawlStats } from './crawl-stats.js';
 import { countsAsError } from './item.js';
+import { type ReplayPartition, reportSkippedLines, workerReplayFilter } from './log-replay.js';
 
 /** Where a worker's state is, and what is rebuilt from it. */
 export interface ResumeParts {
@@ -19,19 +23,27 @@ export interface ResumeParts {
   contentIndex: ContentDedup;
   stats: CrawlStats;
   log: Logger;
+  /** The `--out` dir (names the files in warnings). */
+  outDir: string;
+  /** The scope verdict of a URL (`'ok'` or why it is not followed): lines out of scope are skipped. */
+  scope(url: string): string;
+  /** This worker's place among its siblings (lines it does not own are skipped). */
+  partition?: ReplayPartition;
   /** Queue a pending URL (already in the seen-set and the frontier log). */
   queue(url: string, depth: number): void;
 }
 
 /**
  * Rebuild the frontier, seen-set, counters and content index from the frontier log and the items
- * file (repairing a torn last line of either).
+ * file (repairing a torn last line of either). Invalid frontier-log lines are skipped, counted and
+ * reported in one warning.
  * @returns items found in the items file.
  * @throws on I/O errors.
  */
 export async function restoreState(parts: ResumeParts): Promise<number> {
   const { stats, contentIndex } = parts;
   let items = 0;
+  const replay = workerReplayFilter(parts.scope, parts.partition);
   const rec = await recoverJournal(
     { stateDir: parts.stateDir, itemsPath: parts.itemsPath },
     parts.seen,
@@ -48,22 +60,34 @@ export async function restoreState(parts: ResumeParts): Promise<number> {
       }
     },
     (line) => contentIndex.appendLine(line.bytes),
+    replay,
   );
   for (const p of rec.pending) parts.queue(p.url, p.depth);
   parts.log.info(
-    { pending: rec.pending.length, done: rec.done, repairedBytes: rec.repairedBytes },
+    {
+      pending: rec.pending.length,
+      done: rec.done,
+      repeated: rec.repeated,
+      repairedBytes: rec.repairedBytes,
+    },
     'resumed',
   );
+  reportSkippedLines(replay, path.join(parts.stateDir, FRONTIER_LOG), parts.outDir, parts.log);
   return items;
 }
 
-/** URLs this worker handed to its siblings before it stopped: seen here, not fetched here. */
+/**
+ * URLs this worker handed to its siblings before it stopped: seen here, not fetched here. Lines
+ * that are damaged, out of scope or not owned by the sibling they were handed to are skipped and
+ * reported in one warning.
+ */
 export async function restoreHandedOff(
-  stateDir: string,
-  partition: { index: number; count: number },
-  seen: SeenSet,
+  parts: Pick<ResumeParts, 'stateDir' | 'outDir' | 'scope' | 'seen' | 'log'>,
+  partition: ReplayPartition,
 ): Promise<void> {
+  const replay = workerReplayFilter(parts.scope, partition);
   for (let o = 0; o < partition.count; o++) {
-    if (o !== partition.index) await readHandoffs(stateDir, o, (url) => seen.add(url));
+    if (o !== partition.index) await readHandoffs(parts.stateDir, o, (url) => parts.seen.add(url), replay);
   }
+  reportSkippedLines(replay, path.join(parts.stateDir, 'handoff-*.log'), parts.outDir, parts.log);
 }

@@ -2,13 +2,16 @@
  * The crash-safe record of a crawl: an append-only frontier log (`state/<worker>/frontier.log`,
  * one `depth<TAB>url` line per URL enqueued) and the items JSONL (one line per URL attempted —
  * the acknowledgement). Both are buffered and flushed together, frontier log first, every N
- * items or T ms and at close, so the log always holds the links of every acknowledged page.
+ * items or T ms after the first unwritten line, and at close, so the log always holds the links
+ * of every acknowledged page.
  * Saving is O(change): only new lines are written, never the whole set.
  */
 import { createReadStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
+import { AppendFile } from './append-file.js';
+import { ReplayFilter } from './replay-filter.js';
 
 /** Journal settings. */
 export interface JournalOptions {
@@ -18,8 +21,10 @@ export interface JournalOptions {
   itemsPath: string;
   /** Flush after this many items. */
   saveEveryItems: number;
-  /** Flush at least this often, ms. */
+  /** Longest time a line waits in memory before it is written, ms. */
   saveIntervalMs: number;
+  /** Told of every failed write (a full disk...); the lines stay buffered for the next flush. */
+  onError?: (e: Error) => void;
 }
 
 /** Name of the frontier log inside the state dir. */
@@ -135,28 +140,43 @@ export async function readLinesWithPositions(
   }
 }
 
+/** Lines taken together for one write. */
+interface Batch {
+  frontier: string[];
+  handoffs: Map<number, string[]>;
+  items: string[];
+}
+
+function mergeBatches(older: Batch, newer: Batch): Batch {
+  const handoffs = new Map(older.handoffs);
+  for (const [owner, lines] of newer.handoffs) handoffs.set(owner, (handoffs.get(owner) ?? []).concat(lines));
+  return {
+    frontier: older.frontier.concat(newer.frontier),
+    handoffs,
+    items: older.items.concat(newer.items),
+  };
+}
+
 /** Buffered, ordered appends to the frontier log and the items file. */
 export class Journal {
   private frontierBuf: string[] = [];
   private itemsBuf: string[] = [];
   private handoffBuf = new Map<number, string[]>();
-  private readonly handoffFhs = new Map<number, fs.FileHandle>();
+  private readonly handoffFiles = new Map<number, AppendFile>();
   private chain: Promise<void> = Promise.resolve();
-  private timer: NodeJS.Timeout;
+  /** Armed by the first line buffered after a flush: no line waits longer than saveIntervalMs. */
+  private timer: NodeJS.Timeout | null = null;
   private closed = false;
+  /** What a failed write could not write (its file left as it was), retried first. */
+  private unwritten: Batch | null = null;
   /** Items written to disk so far (this session). */
   itemsFlushed = 0;
 
   private constructor(
     private readonly opts: JournalOptions,
-    private readonly frontierFh: fs.FileHandle,
-    private readonly itemsFh: fs.FileHandle,
-  ) {
-    this.timer = setInterval(() => {
-      if (this.frontierBuf.length > 0 || this.itemsBuf.length > 0) void this.flush().catch(() => {});
-    }, opts.saveIntervalMs);
-    this.timer.unref();
-  }
+    private readonly frontierFile: AppendFile,
+    private readonly itemsFile: AppendFile,
+  ) {}
 
   /**
    * Open (creating) both files for appending, after repairing torn tails.
@@ -168,14 +188,18 @@ export class Journal {
     const logPath = path.join(opts.stateDir, FRONTIER_LOG);
     await repairTornTail(logPath);
     await repairTornTail(opts.itemsPath);
-    const f = await fs.open(logPath, 'a');
-    const i = await fs.open(opts.itemsPath, 'a');
+    const f = await AppendFile.open(logPath);
+    const i = await AppendFile.open(opts.itemsPath).catch(async (e) => {
+      await f.close();
+      throw e;
+    });
     return new Journal(opts, f, i);
   }
 
   /** Record that `url` entered the frontier at `depth`. */
   enqueued(url: string, depth: number): void {
     this.frontierBuf.push(`${depth}\t${url}\n`);
+    this.arm();
   }
 
   /**
@@ -190,61 +214,103 @@ export class Journal {
       this.handoffBuf.set(owner, buf);
     }
     buf.push(`${depth}\t${url}\n`);
+    this.arm();
   }
 
-  /** Record an item (one JSON object, no newline). Triggers a flush every `saveEveryItems`. */
+  /**
+   * Record an item (one JSON object, no newline): the acknowledgement of its URL. It is on disk
+   * after `saveEveryItems` items or `saveIntervalMs`, whichever comes first: at a low item rate
+   * every item is written on its own within that delay, at a high one they go in batches.
+   */
   item(json: string): void {
     this.itemsBuf.push(`${json}\n`);
     if (this.itemsBuf.length >= this.opts.saveEveryItems) void this.flush().catch(() => {});
+    else this.arm();
   }
 
-  /** Items waiting in memory. */
+  /** Items waiting in memory (also those a failed write left). */
   get pendingItems(): number {
-    return this.itemsBuf.length;
+    return this.itemsBuf.length + (this.unwritten?.items.length ?? 0);
   }
 
-  /** Write what is buffered: frontier log first, then items. Flushes run one at a time. */
+  private arm(): void {
+    if (this.timer !== null || this.closed) return;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      void this.flush().catch(() => {});
+    }, this.opts.saveIntervalMs);
+    this.timer.unref();
+  }
+
+  /**
+   * Write what is buffered: frontier log first, then handoff logs, then items. Writes run one at
+   * a time, each taking what is buffered when it starts. A write that fails (e.g. ENOSPC) leaves
+   * its file as it was and its lines buffered, in order, for the next flush.
+   * @throws the write's error (also reported to `opts.onError`).
+   */
   flush(): Promise<void> {
-    // Take both buffers at the same instant: every item taken has its links among the
-    // frontier lines taken with it or before, and the frontier lines are written first.
-    const frontier = this.frontierBuf;
-    const items = this.itemsBuf;
-    const handoffs = this.handoffBuf;
+    if (this.timer !== null) {
+      clearTimeout(this.timer);
+      this.timer = null;
+    }
+    // Take all buffers at the same instant: every item taken has its links among the frontier
+    // lines taken with it or before, and the frontier lines are written first.
+    const batch: Batch = { frontier: this.frontierBuf, handoffs: this.handoffBuf, items: this.itemsBuf };
     this.frontierBuf = [];
     this.itemsBuf = [];
-    if (handoffs.size > 0) this.handoffBuf = new Map();
-    const next = this.chain.then(async () => {
-      if (frontier.length > 0) await this.frontierFh.write(frontier.join(''));
-      for (const [owner, lines] of handoffs) await (await this.handoffFile(owner)).write(lines.join(''));
-      if (items.length > 0) {
-        await this.itemsFh.write(items.join(''));
-        this.itemsFlushed += items.length;
-      }
-    });
+    if (batch.handoffs.size > 0) this.handoffBuf = new Map();
+    const next = this.chain.then(() => this.write(batch));
     this.chain = next.catch(() => {});
     return next;
   }
 
-  private async handoffFile(owner: number): Promise<fs.FileHandle> {
-    let fh = this.handoffFhs.get(owner);
-    if (fh === undefined) {
-      const file = handoffLogPath(this.opts.stateDir, owner);
-      await repairTornTail(file);
-      fh = await fs.open(file, 'a');
-      this.handoffFhs.set(owner, fh);
+  private async write(taken: Batch): Promise<void> {
+    // Lines a failed write left come first: files keep the order lines were recorded in.
+    const b = this.unwritten === null ? taken : mergeBatches(this.unwritten, taken);
+    this.unwritten = null;
+    try {
+      if (b.frontier.length > 0) await this.frontierFile.append(b.frontier.join(''));
+      b.frontier = [];
+      for (const [owner, lines] of b.handoffs) {
+        await (await this.handoffFile(owner)).append(lines.join(''));
+        b.handoffs.delete(owner);
+      }
+      if (b.items.length > 0) {
+        await this.itemsFile.append(b.items.join(''));
+        this.itemsFlushed += b.items.length;
+      }
+    } catch (e) {
+      this.unwritten = b;
+      this.opts.onError?.(e as Error);
+      throw e;
     }
-    return fh;
   }
 
-  /** Flush and close. Safe to call twice. */
+  private async handoffFile(owner: number): Promise<AppendFile> {
+    let f = this.handoffFiles.get(owner);
+    if (f === undefined) {
+      const file = handoffLogPath(this.opts.stateDir, owner);
+      await repairTornTail(file);
+      f = await AppendFile.open(file);
+      this.handoffFiles.set(owner, f);
+    }
+    return f;
+  }
+
+  /**
+   * Flush and close. Safe to call twice.
+   * @throws the last flush's error (the files are closed all the same).
+   */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    clearInterval(this.timer);
-    await this.flush();
-    await this.frontierFh.close();
-    await this.itemsFh.close();
-    for (const fh of this.handoffFhs.values()) await fh.close();
+    try {
+      await this.flush();
+    } finally {
+      await this.frontierFile.close();
+      await this.itemsFile.close();
+      for (const f of this.handoffFiles.values()) await f.close();
+    }
   }
 }
 
@@ -255,12 +321,14 @@ export function handoffLogPath(stateDir: string, owner: number): string {
 
 /**
  * Read back the URLs handed to `owner` (to send them again after the owner restarted; the
- * owner's seen-set drops those it already has).
+ * owner's seen-set drops those it already has). Lines are checked by `filter` (for owner
+ * `owner`); rejected ones are counted there and skipped.
  */
 export async function readHandoffs(
   stateDir: string,
   owner: number,
   onEntry: (url: string, depth: number) => void,
+  filter: ReplayFilter = new ReplayFilter(),
 ): Promise<void> {
   let text: string;
   try {
@@ -271,38 +339,47 @@ export async function readHandoffs(
   // The log may be being appended to: only complete lines count.
   let start = 0;
   for (let nl = text.indexOf('\n'); nl >= 0; start = nl + 1, nl = text.indexOf('\n', start)) {
-    const tab = text.indexOf('\t', start);
-    if (tab > start && tab < nl) onEntry(text.slice(tab + 1, nl), Number(text.slice(start, tab)));
+    if (nl === start) continue;
+    const e = filter.entry(text.slice(start, nl), owner);
+    if (e !== null) onEntry(e.url, e.depth);
   }
 }
 
 /** What {@link recoverJournal} rebuilt. */
 export interface RecoveredState {
-  /** URLs enqueued but not acknowledged, in enqueue order: the frontier to restore. */
+  /** URLs enqueued but not acknowledged, in enqueue order, each once: the frontier to restore. */
   pending: Array<{ url: string; depth: number }>;
   /** Items already written. */
   done: number;
   /** Bytes removed from torn tails. */
   repairedBytes: number;
+  /** Frontier-log lines of URLs already done or listed before (skipped). */
+  repeated: number;
 }
 
 /**
- * Rebuild a worker's state after a stop or crash: frontier = enqueued minus done. Every URL in
- * the frontier log, and every `url` and `finalUrl` of an item, is added to `seen`.
+ * Rebuild a worker's state after a stop or crash: frontier = enqueued minus done, each URL once.
+ * Every `url` of an item, every accepted URL of the frontier log, and every `finalUrl` of an item
+ * is added to `seen`. A frontier-log line whose URL is not already known is checked by `filter`
+ * (depth, canonical URL, scope, ownership); rejected lines are counted there and skipped.
  * @param onItem called with each parsed item and its line (for counters and the content index).
  * @param onLine called first for every complete line of the items file, in order, also for lines
  *   skipped as unreadable (so line numbers and byte offsets can be tracked exactly).
+ * @param filter checks frontier-log lines (default: structure and URL only).
  * @throws on I/O errors; a line of the items file that is not a JSON object with a `url` is skipped.
  */
 export async function recoverJournal(
   opts: Pick<JournalOptions, 'stateDir' | 'itemsPath'>,
-  seen: { add(s: string): boolean },
+  seen: { add(s: string): boolean; has(s: string): boolean },
   onItem: (item: Record<string, unknown>, line: ItemsLine) => void,
   onLine?: (line: ItemsLine) => void,
+  filter: ReplayFilter = new ReplayFilter(),
 ): Promise<RecoveredState> {
   const logPath = path.join(opts.stateDir, FRONTIER_LOG);
   const repairedBytes = (await repairTornTail(logPath)) + (await repairTornTail(opts.itemsPath));
-  const doneUrls = new Set<string>();
+  // Redirect targets join the seen-set only after the frontier log: a target listed there on its
+  // own (the redirect was recorded as `redirectSeen`) is still pending unless it has its own item.
+  const finalUrls: string[] = [];
   let done = 0;
   await readLinesWithPositions(opts.itemsPath, (line, at) => {
     onLine?.(at);
@@ -315,18 +392,24 @@ export async function recoverJournal(
     }
     if (typeof item?.url !== 'string') return; // `null` is JSON too
     done++;
-    doneUrls.add(item.url);
     seen.add(item.url);
-    if (typeof item.finalUrl === 'string') seen.add(item.finalUrl);
+    if (typeof item.finalUrl === 'string' && item.finalUrl !== item.url) finalUrls.push(item.finalUrl);
     onItem(item, at);
   });
   const pending: RecoveredState['pending'] = [];
+  let repeated = 0;
   await readLines(logPath, (line) => {
-    const tab = line.indexOf('\t');
-    if (tab < 0) return;
-    const url = line.slice(tab + 1);
-    seen.add(url);
-    if (!doneUrls.has(url)) pending.push({ url, depth: Number(line.slice(0, tab)) });
+    const e = filter.parse(line);
+    if (e === null) return;
+    // Done or listed before: skipped without the cost of a check (it is never fetched again).
+    if (seen.has(e.url)) {
+      repeated++;
+      return;
+    }
+    if (!filter.accept(e)) return;
+    seen.add(e.url);
+    pending.push(e);
   });
-  return { pending, done, repairedBytes };
+  for (const u of finalUrls) seen.add(u);
+  return { pending, done, repairedBytes, repeated };
 }

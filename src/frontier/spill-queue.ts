@@ -22,14 +22,17 @@ export class SpillQueue {
   private constructor(
     private readonly file: string,
     private readonly fh: fs.FileHandle,
+    private readonly onError: (e: Error) => void,
   ) {}
 
   /**
    * Create (or empty) the spill file.
+   * @param onError told when a write fails (e.g. ENOSPC): the URLs spilled since are lost from
+   *   this queue (not from the frontier log), so the crawl must stop; `take` rejects from then on.
    * @throws on I/O errors.
    */
-  static async open(file: string): Promise<SpillQueue> {
-    return new SpillQueue(file, await fs.open(file, 'w+'));
+  static async open(file: string, onError: (e: Error) => void = () => {}): Promise<SpillQueue> {
+    return new SpillQueue(file, await fs.open(file, 'w+'), onError);
   }
 
   /** URLs spilled and not yet taken back. */
@@ -43,7 +46,7 @@ export class SpillQueue {
     this.count++;
     if (!this.writeScheduled) {
       this.writeScheduled = true;
-      setImmediate(() => this.flush());
+      setImmediate(() => void this.flush().catch((e: Error) => this.onError(e)));
     }
   }
 
@@ -90,9 +93,9 @@ export class SpillQueue {
     return out;
   }
 
-  /** Close and delete the file. */
+  /** Close and delete the file (what it held is in the frontier log). */
   async close(): Promise<void> {
-    await this.flush();
+    await this.flush().catch(() => {});
     await this.fh.close();
     await fs.rm(this.file, { force: true });
   }

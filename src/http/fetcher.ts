@@ -5,8 +5,8 @@
  * seen-set) and calls again.
  */
 import type { Dispatcher } from 'undici';
-import { Agent, EnvHttpProxyAgent, ProxyAgent } from './dispatchers.js';
 import { DecodeError, decodeContent, TooLargeError } from './decompress.js';
+import { Agent, EnvHttpProxyAgent, ProxyAgent } from './dispatchers.js';
 import { classifyError, FetchError } from './fetch-error.js';
 
 /** Fetcher settings. */

@@ -8,7 +8,7 @@
  * to pass.
  */
 import path from 'node:path';
-import { lockOutput } from '../runtime/output-dir.js';
+import { checkOutputFree } from '../runtime/output-lock.js';
 import { readStatusFile, type StatusFile } from '../supervision/status-format.js';
 import { restartLogPath, startCollector, stopCollector } from './collector-process.js';
 import { ago, assessHealth, DEFAULT_STALL_MS, type Health } from './health.js';
@@ -147,8 +147,7 @@ async function lockFree(dataDir: string): Promise<string | null> {
   const end = Date.now() + LOCK_RETRY_MS;
   for (;;) {
     try {
-      const unlock = await lockOutput(dataDir, '--data');
-      await unlock();
+      await checkOutputFree(dataDir, '--data');
       return null;
     } catch (e) {
       if (Date.now() > end) return (e as Error).message;

@@ -22,8 +22,13 @@ export interface EndTotals extends CrawlTotals {
 
 /** The end of a crawl or run. */
 export interface CrawlEnd {
-  /** 0 completed or stopped, 1 runtime failure (or a parked worker type in `run`). */
+  /**
+   * 0 completed or stopped, 1 runtime failure (or a parked worker type in `run`), 75 stopped by a
+   * full disk (DISK_FULL_EXIT_CODE).
+   */
   code: number;
+  /** What failed, one line for the user (printed by the command line), or null. */
+  failure: string | null;
   /** Nothing was left (rather than stopped early). */
   completed: boolean;
   totals: EndTotals;

@@ -6,6 +6,7 @@
  */
 import type { CrawlOptions } from '../config/crawl-options.js';
 import { Crawler } from '../engine/crawler.js';
+import { DISK_FULL_EXIT_CODE, diskFullLine, diskFullPath, isDiskFull } from '../sinks/disk-full.js';
 import type { LaunchRecord } from '../supervision/launch-record.js';
 import { onStopSignals } from '../supervision/signals.js';
 import { CounterSet } from '../supervision/worker-counters.js';
@@ -30,7 +31,8 @@ export interface InProcessSetup {
 
 /**
  * Crawl in this process to the end or to a stop (`<out>` already prepared and locked).
- * @returns the exit code (0 completed or stopped, 1 runtime failure) and the counts.
+ * @returns the exit code (0 completed or stopped, 1 runtime failure, {@link DISK_FULL_EXIT_CODE}
+ *   when a full disk stopped it), the failure's line, and the counts.
  */
 export async function runInProcess(
   opts: CrawlOptions,
@@ -84,7 +86,7 @@ export async function runInProcess(
     : () => {};
   const onAbort = () => stop('aborted');
   control.signal?.addEventListener('abort', onAbort, { once: true });
-  let code = 0;
+  let failed: unknown = null;
   let completed = false;
   try {
     // Before the state is loaded (long for a big resume): a watchdog must see this process alive.
@@ -96,23 +98,35 @@ export async function runInProcess(
     log.info({ completed, ...crawler.stats }, completed ? 'frontier empty' : 'stopped');
   } catch (e) {
     log.error({ err: e }, 'crawl failed');
-    process.stderr.write(`collector: crawl failed: ${(e as Error).message}\n`);
-    code = 1;
+    failed = e;
   } finally {
     progress?.stop();
     await crawler.close().catch((e) => {
-      process.stderr.write(`collector: closing state failed: ${(e as Error).message}\n`);
-      code = 1;
+      failed ??= e;
     });
+    // A full disk stops the crawl with its own line and exit code; any other failure is exit 1.
+    failed = crawler.writeError ?? failed;
     offSignals();
     control.signal?.removeEventListener('abort', onAbort);
-    await inProcess.end(completed && code === 0);
+    await inProcess.end(completed && failed === null);
     await metrics?.close();
     await closeLog();
+  }
+  let code = 0;
+  let failure: string | null = null;
+  if (failed !== null) {
+    if (isDiskFull(failed)) {
+      code = DISK_FULL_EXIT_CODE;
+      failure = diskFullLine(diskFullPath(failed, opts.out));
+    } else {
+      code = 1;
+      failure = `crawl failed: ${(failed as Error).message}`;
+    }
   }
   const s = crawler.stats;
   return {
     code,
+    failure,
     completed,
     totals: {
       items: s.items,

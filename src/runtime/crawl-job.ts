@@ -14,6 +14,7 @@ import {
   parseCrawlOptions,
 } from '../config/crawl-options.js';
 import { UsageError } from '../config/usage-error.js';
+import { diskFullLine } from '../sinks/disk-full.js';
 import { describeRef, sourceRef } from '../sources/load-source.js';
 import type { SourceDefinition } from '../sources/source.js';
 import { launchRecord } from '../supervision/launch-record.js';
@@ -26,8 +27,10 @@ import { canonicalize } from '../url/canonicalize.js';
 import type { CrawlEnd, StopControl } from './crawl-end-report.js';
 import { openWorkerLog } from './logger.js';
 import { startOpsServer } from './ops-server.js';
-import { lockOutput, prepareOutput, readCrawlRecord } from './output-dir.js';
-import { checkAndRecordPlan, readPlanRecord } from './plan-record.js';
+import { prepareOutput, readCrawlRecord } from './output-dir.js';
+import { lockOutput } from './output-lock.js';
+import { checkAndRecordPlan } from './plan-record.js';
+import { recordedPlan } from './plan-recovery.js';
 import { ProgressLine } from './progress-line.js';
 import { type SourceSetup, setUpSource } from './source-setup.js';
 import { summaryLine } from './summary-line.js';
@@ -76,16 +79,20 @@ export function parseCrawlFlags(input: CrawlOptionsInput): CrawlOptions {
 }
 
 /**
- * Run a crawl to the end (or to a stop signal), from the command line.
- * @returns the process exit code: 0 completed or stopped, 1 runtime failure.
+ * Run a crawl to the end (or to a stop signal), from the command line: a failure is one line on
+ * stderr.
+ * @returns the process exit code: 0 completed or stopped, 1 runtime failure, 75 stopped by a full
+ *   disk (DISK_FULL_EXIT_CODE).
  * @throws UsageError for bad options, seeds or source, or an unusable `--out` (exit 2, nothing touched).
  */
 export async function runCrawl(input: CrawlOptionsInput, choice: CrawlSourceChoice = {}): Promise<number> {
-  return (await runCrawlJob(input, choice, { handleSignals: true })).code;
+  const end = await runCrawlJob(input, choice, { handleSignals: true });
+  if (end.failure !== null) process.stderr.write(`collector: ${end.failure}\n`);
+  return end.code;
 }
 
 /**
- * Run a crawl to the end or to a stop; prints the summary line unless `quiet`.
+ * Run a crawl to the end or to a stop; prints the summary line unless `quiet` or it failed.
  * @throws UsageError as {@link runCrawl}.
  */
 export async function runCrawlJob(
@@ -103,10 +110,14 @@ export async function runCrawlJob(
     );
   }
   const record = opts.resume ? await readCrawlRecord(opts.out) : null;
+  // A lost or damaged state/plan.json is recovered from the state (or the resume refused).
+  const recorded = opts.resume
+    ? await recordedPlan(opts.out, { crawl: input.partition }, `--out ${opts.out}`)
+    : {};
   if (opts.resume) {
     // Resume with the layout the crawl was written with, unless the flags say otherwise
     // (then checkAndRecordPlan refuses a change below).
-    const was = (await readPlanRecord(opts.out)).crawl;
+    const was = recorded.crawl;
     if (was && input.processes === undefined) opts.processes = was.processes;
     if (was && input.partition === undefined && was.processes > 1) opts.partition = was.partition;
   }
@@ -136,6 +147,7 @@ export async function runCrawlJob(
         `--out ${opts.out}: this crawl was written with --processes ${was.processes}` +
         `${was.processes > 1 ? ` --partition ${was.partition}` : ''}; resume with the same ` +
         '(they decide which process owns each URL), or start a new --out',
+      recorded,
     );
     if (opts.processes > 1) end = await runSupervised(opts, seeds, limit, setup, control);
     else {
@@ -147,7 +159,7 @@ export async function runCrawlJob(
   } finally {
     await unlock();
   }
-  if (!opts.quiet) process.stderr.write(summaryLine(opts, end.totals));
+  if (!opts.quiet && end.failure === null) process.stderr.write(summaryLine(opts, end.totals));
   return end;
 }
 
@@ -243,11 +255,15 @@ async function runSupervised(
   return { code, ...supervisedEnd(sup) };
 }
 
-/** Whether a supervised crawl or run completed, and its totals (over every worker and restart). */
+/**
+ * Whether a supervised crawl or run completed, what stopped it (a full disk), and its totals (over
+ * every worker and restart).
+ */
 export function supervisedEnd(sup: Supervisor): Omit<CrawlEnd, 'code'> {
   const t = sup.status().totals as ReturnType<Supervisor['status']>['totals'] & { counters?: WorkerCounters };
   const c = t.counters;
   return {
+    failure: sup.diskFull !== null ? diskFullLine(sup.diskFull) : null,
     completed: t.queue === 0 && !sup.wasStopped,
     totals: {
       ...t,

@@ -31,46 +31,73 @@ export function openWorkerLog(
   const dir = path.join(outDir, 'logs');
   fs.mkdirSync(dir, { recursive: true });
   const file = path.join(dir, `${workerId}.log`);
-  // One stream by path, written synchronously: workers log events (start, stop, errors), not
-  // every item, so this costs nothing measurable, and reopen() rotates with no line lost or reordered.
-  const dest = pino.destination({ dest: file, sync: true, mkdir: true });
-  let size = 0;
-  try {
-    size = fs.statSync(file).size;
-  } catch {
-    // new file
+  const dest = new LogFile(file, rotation);
+  const log = pino({ base: { worker: workerId, pid: process.pid } }, dest);
+  return {
+    log,
+    close: async () => dest.close(),
+  };
+}
+
+/**
+ * The log file, written synchronously line by line: workers log events (start, stop, errors),
+ * not every item, so this costs nothing measurable, and rotation loses or reorders no line.
+ * A line that cannot be written (a full disk, a removed directory) is dropped: logging never
+ * stops or crashes the crawl. (pino's own file stream emits such errors as an `'error'` event,
+ * fatal without a listener, and then never closes while it holds unwritten data.)
+ */
+class LogFile {
+  private fd: number | null = null;
+  private size = 0;
+
+  constructor(
+    private readonly file: string,
+    private readonly rotation: LogRotation,
+  ) {
+    this.open();
   }
-  const rotate = () => {
+
+  private open(): void {
     try {
-      for (let i = rotation.keep; i >= 1; i--) {
-        const from = i === 1 ? file : `${file}.${i - 1}`;
-        if (fs.existsSync(from)) fs.renameSync(from, `${file}.${i}`);
+      this.fd = fs.openSync(this.file, 'a');
+      this.size = fs.fstatSync(this.fd).size;
+    } catch {
+      this.fd = null; // retried at the next rotation; lines meanwhile are dropped
+    }
+  }
+
+  write(line: string): void {
+    if (this.fd === null) return;
+    const buf = Buffer.from(line, 'utf8');
+    try {
+      for (let done = 0; done < buf.length; ) done += fs.writeSync(this.fd, buf, done, buf.length - done);
+    } catch {
+      return; // dropped (ENOSPC...); a partial line may stay, which only the log reader sees
+    }
+    this.size += buf.length;
+    if (this.size >= this.rotation.maxBytes) this.rotate();
+  }
+
+  private rotate(): void {
+    this.close();
+    try {
+      for (let i = this.rotation.keep; i >= 1; i--) {
+        const from = i === 1 ? this.file : `${this.file}.${i - 1}`;
+        if (fs.existsSync(from)) fs.renameSync(from, `${this.file}.${i}`);
       }
-      dest.reopen();
     } catch {
       // rotation is best effort: logging must never stop the crawl
     }
-    size = 0;
-  };
-  const stream = {
-    write(line: string): void {
-      size += line.length;
-      dest.write(line);
-      if (size >= rotation.maxBytes) rotate();
-    },
-  };
-  const log = pino({ base: { worker: workerId, pid: process.pid } }, stream);
-  return {
-    log,
-    close: () =>
-      new Promise<void>((resolve) => {
-        try {
-          dest.flushSync();
-        } catch {
-          // a write is in progress: end() below still flushes everything
-        }
-        dest.once('close', () => resolve());
-        dest.end();
-      }),
-  };
+    this.open();
+  }
+
+  close(): void {
+    if (this.fd === null) return;
+    try {
+      fs.closeSync(this.fd);
+    } catch {
+      // already closed
+    }
+    this.fd = null;
+  }
 }

@@ -1,12 +1,12 @@
 /**
- * Preparing `<out>` for a crawl: writable, not holding another crawl unless resuming, locked
- * against a second collector by a pid file, and the crawl's seeds recorded for `--resume`.
+ * Preparing `<out>` for a crawl: writable, not holding another crawl unless resuming, and the
+ * crawl's seeds recorded for `--resume` (the lock against a second collector: output-lock.ts).
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { UsageError } from '../config/usage-error.js';
 import { writeFileAtomic } from '../sinks/atomic-file.js';
-import { bodyTempDir } from '../sinks/file-sink.js';
+import { isDiskFull } from '../sinks/disk-full.js';
 
 /** What a crawl remembers about itself in `<out>/state/crawl.json`. */
 export interface CrawlRecord {
@@ -73,48 +73,6 @@ async function nonEmptyDir(p: string): Promise<boolean> {
   }
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-/**
- * Take `<out>/collector.pid` (O_EXCL). A stale file (dead pid) is replaced. Once taken, the body
- * writers' temp files left by a crash (`<out>/state/tmp`) are removed.
- * @returns a function that releases the lock.
- * @throws UsageError when a live collector holds it.
- */
-export async function lockOutput(out: string, label = '--out'): Promise<() => Promise<void>> {
-  const file = path.join(out, 'collector.pid');
-  for (let tries = 0; tries < 3; tries++) {
-    try {
-      const fh = await fs.open(file, 'wx');
-      await fh.write(`${process.pid}\n`);
-      await fh.close();
-      // No writer runs yet: temp files left by a crash (a body half written) can go. Best
-      // effort: a failure here must not keep the lock file.
-      await fs.rm(bodyTempDir(out), { recursive: true, force: true }).catch(() => {});
-      return async () => {
-        await fs.rm(file, { force: true });
-      };
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-      const pid = Number((await fs.readFile(file, 'utf8').catch(() => '')).trim());
-      if (pid > 0 && pid !== process.pid && alive(pid)) {
-        throw new UsageError(
-          `${label} ${out}: in use by another collector (pid ${pid}); stop it first or choose another ${label}`,
-        );
-      }
-      await fs.rm(file, { force: true });
-    }
-  }
-  throw new UsageError(`${label} ${out}: could not take the lock file ${file}`);
-}
-
 /**
  * Check and prepare the output directory; returns the seeds to crawl.
  * @param seeds canonical seeds from the command line (may be empty with resume).
@@ -134,6 +92,7 @@ export async function prepareOutput(
     await fs.writeFile(probe, '');
     await fs.rm(probe);
   } catch (e) {
+    if (isDiskFull(e)) throw e; // reported as a full disk, not as a user mistake
     const code = (e as NodeJS.ErrnoException).code ?? 'error';
     throw new UsageError(`--out ${out}: not writable (${code}); choose a directory you can write to`);
   }

@@ -17,14 +17,42 @@ export interface TypeLayout {
 /** Layouts by worker type name. */
 export type PlanRecord = Record<string, TypeLayout>;
 
-const FILE = 'plan.json';
+/** Name of the record in `<data>/state/`. */
+export const PLAN_FILE = 'plan.json';
 
-/** The recorded layouts of `dataDir`, or an empty record. */
-export async function readPlanRecord(dataDir: string): Promise<PlanRecord> {
+/** A record as read: `missing` (no file) and `damaged` (not a valid record) read as empty. */
+export interface LoadedPlan {
+  record: PlanRecord;
+  status: 'ok' | 'missing' | 'damaged';
+}
+
+function validLayout(v: unknown): v is TypeLayout {
+  const l = v as TypeLayout;
+  return (
+    typeof l === 'object' &&
+    l !== null &&
+    Number.isSafeInteger(l.processes) &&
+    l.processes > 0 &&
+    (l.partition === 'host' || l.partition === 'url')
+  );
+}
+
+/** Read and validate `<data>/state/plan.json`. */
+export async function loadPlanRecord(dataDir: string): Promise<LoadedPlan> {
+  let text: string;
   try {
-    return JSON.parse(await fs.readFile(path.join(dataDir, 'state', FILE), 'utf8')) as PlanRecord;
+    text = await fs.readFile(path.join(dataDir, 'state', PLAN_FILE), 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { record: {}, status: 'missing' };
+    return { record: {}, status: 'damaged' };
+  }
+  try {
+    const r = JSON.parse(text) as unknown;
+    if (typeof r !== 'object' || r === null || Array.isArray(r)) throw new Error('not an object');
+    if (!Object.values(r).every(validLayout)) throw new Error('not a layout');
+    return { record: r as PlanRecord, status: 'ok' };
   } catch {
-    return {};
+    return { record: {}, status: 'damaged' };
   }
 }
 
@@ -34,7 +62,8 @@ export function sameLayout(a: TypeLayout, b: TypeLayout): boolean {
 }
 
 /**
- * Check `current` against what `dataDir` recorded, then record it.
+ * Check `current` against what `dataDir` recorded (`recorded`: see plan-recovery.ts for a record
+ * that was lost), then record it.
  * @param describe how to name a type in the message (e.g. `--processes` for crawl, `workers[1]` for run).
  * @throws UsageError when a type's layout changed.
  */
@@ -42,15 +71,15 @@ export async function checkAndRecordPlan(
   dataDir: string,
   current: PlanRecord,
   describe: (type: string, was: TypeLayout, now: TypeLayout) => string,
+  recorded: PlanRecord,
 ): Promise<void> {
-  const recorded = await readPlanRecord(dataDir);
   for (const [type, now] of Object.entries(current)) {
     const was = recorded[type];
     if (was && !sameLayout(was, now)) throw new UsageError(describe(type, was, now));
   }
   await fs.mkdir(path.join(dataDir, 'state'), { recursive: true });
   await writeFileAtomic(
-    path.join(dataDir, 'state', FILE),
+    path.join(dataDir, 'state', PLAN_FILE),
     `${JSON.stringify({ ...recorded, ...current }, null, 2)}\n`,
   );
 }

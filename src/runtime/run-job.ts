@@ -20,8 +20,10 @@ import type { CrawlEnd, StopControl } from './crawl-end-report.js';
 import { canonicalSeeds, supervisedEnd, superviseUntilDone } from './crawl-job.js';
 import { openWorkerLog } from './logger.js';
 import { startOpsServer } from './ops-server.js';
-import { lockOutput, makeDirectory } from './output-dir.js';
+import { makeDirectory } from './output-dir.js';
+import { lockOutput } from './output-lock.js';
 import { checkAndRecordPlan, type PlanRecord, type TypeLayout } from './plan-record.js';
+import { recordedPlan } from './plan-recovery.js';
 import type { SourceSetup } from './source-setup.js';
 import { WORKER_ENTRY } from './worker-entry.js';
 
@@ -132,11 +134,14 @@ async function workerSource(w: Config['workers'][number], t: number, baseDir: st
 
 /**
  * Run the config until a signal (continuous types) or until every one-shot type is done.
- * @returns exit code (0 stopped or completed, 1 a worker type was parked).
+ * @returns exit code (0 stopped or completed, 1 a worker type was parked, 75 a full disk stopped
+ *   it: DISK_FULL_EXIT_CODE).
  * @throws UsageError for an invalid plan, source, backend or data dir.
  */
 export async function runConfig(config: Config, flags: RunFlags): Promise<number> {
-  return (await runConfigJob(config, flags, { handleSignals: true })).code;
+  const end = await runConfigJob(config, flags, { handleSignals: true });
+  if (end.failure !== null) process.stderr.write(`collector: ${end.failure}\n`);
+  return end.code;
 }
 
 /**
@@ -168,12 +173,14 @@ export async function runConfigJob(config: Config, flags: RunFlags, control: Sto
   const layouts: PlanRecord = {};
   for (const sp of specs) layouts[sp.group] = { processes: sp.count, partition: sp.partition };
   try {
+    const hints = Object.fromEntries(Object.entries(layouts).map(([t, l]) => [t, l.partition]));
     await checkAndRecordPlan(
       config.data,
       layouts,
       (type, was, now) =>
         `worker type "${type}": ${describeLayout(now)} now, but ${config.data} was written with ${describeLayout(was)}; ` +
         'they decide which process owns each URL: keep them, or use a new data directory',
+      await recordedPlan(config.data, hints, `data ${config.data}`),
     );
   } catch (e) {
     await unlock();

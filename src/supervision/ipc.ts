@@ -72,4 +72,6 @@ export type FromWorker =
   | { t: 'exiting'; completed: boolean }
   /** All handoffs to `owner` were sent again (answer to `resend`; the end of a one-shot crawl waits for it). */
   | { t: 'resent'; owner: number; count: number }
-  | { t: 'fatal'; message: string };
+  | { t: 'fatal'; message: string }
+  /** The disk is full at `path`: this worker stopped (exit code DISK_FULL_EXIT_CODE); stop them all. */
+  | { t: 'diskFull'; path: string };

@@ -1,11 +1,12 @@
 /**
- * Memory facts for the supervisor's guard: the machine's or container's memory limit
- * (cgroup v2 `memory.max`, cgroup v1 `memory.limit_in_bytes`, else total RAM), a process's
- * resident set size from /proc, and the plan check that refuses too many processes.
+ * Memory facts for the supervisor's guard: the memory limit (this process's cgroup, else total
+ * RAM), a process's resident set size from /proc, and the plan check that refuses too many
+ * processes.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import { UsageError } from '../config/usage-error.js';
+import { cgroupMemoryLimit } from './memory-limit.js';
 
 /**
  * Memory (PSS) assumed per process before one has been measured on this data dir, bytes: an idle
@@ -21,26 +22,14 @@ export const SHARED_CODE = 48 * 1024 * 1024;
 export const BODY_ESTIMATE_PER_SLOT = 256 * 1024;
 
 /**
- * The memory available to this process tree, bytes: the cgroup limit when one is set, else
- * total RAM.
+ * The memory available to this process tree, bytes: the limit of this process's cgroup and its
+ * ancestors (v2 or v1, see supervision/memory-limit.ts) when one is set and below total RAM,
+ * else total RAM.
  */
 export function memoryLimitBytes(): number {
   const total = os.totalmem();
-  const read = (p: string): number | null => {
-    try {
-      const v = fs.readFileSync(p, 'utf8').trim();
-      if (v === 'max') return null;
-      const n = Number(v);
-      return Number.isFinite(n) && n > 0 ? n : null;
-    } catch {
-      return null;
-    }
-  };
-  const v2 = read('/sys/fs/cgroup/memory.max');
-  if (v2 !== null && v2 < total) return v2;
-  const v1 = read('/sys/fs/cgroup/memory/memory.limit_in_bytes');
-  if (v1 !== null && v1 < total) return v1;
-  return total;
+  const cgroup = cgroupMemoryLimit();
+  return cgroup !== null && cgroup < total ? cgroup : total;
 }
 
 /** Resident set size of `pid` in bytes (VmRSS from /proc), or 0 when it is gone. */

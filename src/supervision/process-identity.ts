@@ -1,9 +1,11 @@
 /**
- * Which process a pid is: its start time since boot (`/proc/<pid>/stat` field 22) and its
- * command line. A pid alone can be reused by an unrelated process after ours died; pid + start
- * time cannot, so the watchdog signals only processes whose identity matches what was recorded.
+ * Which process a pid is, as status.json records it: its start time since boot (`/proc/<pid>/stat`
+ * field 22, read by sinks/process-identity.ts, which the lock files use) and its command line. A
+ * pid alone can be reused by an unrelated process after ours died; pid + start time cannot, so the
+ * watchdog signals only processes whose identity matches what was recorded.
  */
 import fs from 'node:fs';
+import { procStat } from '../sinks/process-identity.js';
 
 /** A process as recorded: pid plus its start time. */
 export interface ProcessIdentity {
@@ -14,22 +16,13 @@ export interface ProcessIdentity {
 
 /**
  * Start time of `pid` in clock ticks since boot (proc(5) `stat` field 22), or null when the
- * process is gone, is a zombie, or /proc is unavailable. The command name (field 2) may hold
- * spaces and parentheses, so the fields are counted from the last `)`.
+ * process is gone, is a zombie, or /proc is unavailable.
  */
 export function processStartTicks(pid: number): number | null {
   if (!Number.isInteger(pid) || pid <= 0) return null;
-  let stat: string;
-  try {
-    stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-  } catch {
-    return null;
-  }
-  // After ") ": field 3 (state) is index 0, so field 22 is index 19.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  if (fields[0] === 'Z' || fields[0] === 'X') return null;
-  const ticks = Number(fields[19]);
-  return Number.isFinite(ticks) ? ticks : null;
+  const stat = procStat(pid);
+  if (stat === null || stat.state === 'Z' || stat.state === 'X') return null;
+  return stat.startTicks;
 }
 
 /** This process's identity (start ticks 0 where /proc is unavailable). */

@@ -1,7 +1,7 @@
 /**
  * "No progress for N seconds while work is pending" as a health signal: a running worker with URLs
- * queued or in flight that wrote no item for `stallTimeoutMs` is stalled (the supervisor kills it,
- * and it is restarted like a crash).
+ * queued or in flight that wrote no item for `stallTimeoutMs` is stalled, and one never ready is
+ * hung while starting (the supervisor kills either, and it is restarted like a crash).
  */
 
 /** Shortest and longest period of the stall check, ms. */
@@ -17,6 +17,13 @@ export interface WatchedWorker {
   stats: { queued: number; inFlight: number; lastProgressAt: number } | null;
 }
 
+/**
+ * A worker not ready this long after its launch (and after the stall timeout) is restarted, ms:
+ * it hangs while loading its state. At least a minute: a start may wait for the previous holder
+ * of its state dir (engine/state-lock.ts, 15 s) and read a large state.
+ */
+export const START_TIMEOUT_MIN_MS = 60_000;
+
 /** How often to check, ms: half the timeout, within 100 ms..5 s. */
 export function stallCheckPeriod(stallTimeoutMs: number): number {
   return Math.max(STALL_CHECK_MIN_MS, Math.min(STALL_CHECK_MAX_MS, stallTimeoutMs / 2));
@@ -31,4 +38,14 @@ export function stalledFor(w: WatchedWorker, now: number, stallTimeoutMs: number
   if (w.state !== 'running' || s === null || w.paused) return null;
   const since = Math.max(s.lastProgressAt, w.startedAt);
   return s.queued + s.inFlight > 0 && now - since > stallTimeoutMs ? now - since : null;
+}
+
+/**
+ * @returns ms since the worker's launch when it is still starting (never ready, never reporting)
+ *   after max(`stallTimeoutMs`, {@link START_TIMEOUT_MIN_MS}), else null.
+ */
+export function hungStartingFor(w: WatchedWorker, now: number, stallTimeoutMs: number): number | null {
+  if (w.state !== 'starting') return null;
+  const since = now - w.startedAt;
+  return since > Math.max(stallTimeoutMs, START_TIMEOUT_MIN_MS) ? since : null;
 }

@@ -6,6 +6,7 @@
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { writeFileAtomic } from '../sinks/atomic-file.js';
+import { diskFullPath, isDiskFull } from '../sinks/disk-full.js';
 import { memoryOf } from './memory-guard.js';
 import type { WorkerProcess } from './worker-process.js';
 
@@ -71,7 +72,7 @@ export function statusDocument(
     state:
       w.paused && w.state === 'running' ? 'paused' : w.state === 'done' && sup.stopping ? 'stopped' : w.state,
     items: w.stats?.items ?? 0,
-    itemsThisRun: w.stats?.itemsThisRun ?? 0,
+    itemsThisRun: w.itemsThisRun,
     pagesPerSec: Math.round(w.pagesPerSec * 10) / 10,
     errors: w.stats?.errors ?? 0,
     queue: w.stats?.queued ?? 0,
@@ -118,11 +119,20 @@ function skippedTotals(workers: WorkerProcess[]): Record<string, number> {
   return total;
 }
 
-/** Write `doc` to `<dataDir>/status.json` atomically; a failure is logged, not thrown. */
-export async function writeStatusFile(dataDir: string, doc: StatusDocument, log: Logger): Promise<void> {
+/**
+ * Write `doc` to `<dataDir>/status.json` atomically. A failure is logged, not thrown; a full disk
+ * is told to `onDiskFull` with where it happened.
+ */
+export async function writeStatusFile(
+  dataDir: string,
+  doc: StatusDocument,
+  log: Logger,
+  onDiskFull: (at: string) => void = () => {},
+): Promise<void> {
   try {
     await writeFileAtomic(path.join(dataDir, 'status.json'), `${JSON.stringify(doc, null, 2)}\n`);
   } catch (e) {
-    log.error({ err: (e as Error).message }, 'writing status.json failed');
+    if (isDiskFull(e)) onDiskFull(diskFullPath(e, dataDir));
+    else log.error({ err: (e as Error).message }, 'writing status.json failed');
   }
 }

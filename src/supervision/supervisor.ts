@@ -7,6 +7,7 @@
 import path from 'node:path';
 import type { Logger } from 'pino';
 import type { SupervisorSettings } from '../config/config-file.js';
+import { DISK_FULL_EXIT_CODE } from '../sinks/disk-full.js';
 import { completedCrawl, isOver } from './crawl-end.js';
 import { HandoffRouter } from './handoff-routing.js';
 import type { FromWorker } from './ipc.js';
@@ -14,7 +15,7 @@ import { type LaunchRecord, launchRecord } from './launch-record.js';
 import { memoryOf, writeMeasuredRss } from './memory-guard.js';
 import { decideMemory } from './memory-pressure.js';
 import { onStopSignals } from './signals.js';
-import { stallCheckPeriod, stalledFor } from './stall-watch.js';
+import { hungStartingFor, stallCheckPeriod, stalledFor } from './stall-watch.js';
 import { StatusFields } from './status-fields.js';
 import { type StatusDocument, statusDocument, writeStatusFile } from './status-file.js';
 import { afterExit, type CrashPolicy, WorkerProcess } from './worker-process.js';
@@ -93,6 +94,8 @@ export class Supervisor {
   private resolveExit: ((code: number) => void) | null = null;
   /** Largest worker PSS sampled, bytes (recorded for the next run's plan check). */
   private peakWorkerRss = 0;
+  /** Where the disk was found full (a worker's report or our own write): everything stopped. */
+  private diskFullAt: string | null = null;
   readonly startedAt = new Date();
   /** Ops fields of status.json: identities, launch record, carried counters (status-fields.ts). */
   private readonly fields: StatusFields;
@@ -122,6 +125,11 @@ export class Supervisor {
   /** Whether a stop was asked for (signal, AbortSignal, kill), rather than the plan ending by itself. */
   get wasStopped(): boolean {
     return this.stopping;
+  }
+
+  /** Where a full disk stopped the run, or null. */
+  get diskFull(): string | null {
+    return this.diskFullAt;
   }
 
   /** Whether the workers were killed rather than stopped (second signal). */
@@ -240,6 +248,9 @@ export class Supervisor {
       case 'exiting':
         // The exit that follows says the rest.
         break;
+      case 'diskFull':
+        this.onDiskFull(m.path);
+        break;
       case 'fatal':
         w.lastError = m.message;
         this.opts.log.error({ child: w.spec.id, message: m.message }, 'worker failed');
@@ -255,6 +266,8 @@ export class Supervisor {
 
   private onExit(w: WorkerProcess, code: number | null, signal: NodeJS.Signals | null): void {
     const { log } = this.opts;
+    // A worker stopped by a full disk is not a crash (a restart would only fail again).
+    if (code === DISK_FULL_EXIT_CODE) this.onDiskFull(null);
     const clean = code === 0 && signal === null;
     const crashed = !this.stopping && !clean;
     const crashes = crashed ? w.recordCrash(Date.now(), this.opts.crashWindowMs) : 0;
@@ -306,14 +319,35 @@ export class Supervisor {
     if (this.peakWorkerRss > 0) writeMeasuredRss(this.opts.dataDir, this.peakWorkerRss);
     const resolve = this.resolveExit;
     this.resolveExit = null;
-    void this.writeStatus().then(() => resolve?.(parked && !this.stopping ? 1 : 0));
+    const code = this.diskFullAt !== null ? DISK_FULL_EXIT_CODE : parked && !this.stopping ? 1 : 0;
+    void this.writeStatus().then(() => resolve?.(code));
   }
 
-  /** Restart a worker that has work but wrote no item for `stallTimeoutMs` (see stall-watch.ts). */
+  /** The disk is full (at `at`, when known): stop every worker; the run ends with DISK_FULL_EXIT_CODE. */
+  private onDiskFull(at: string | null): void {
+    // A worker's exit code names no place: a place reported later replaces the data dir.
+    if (this.diskFullAt === null || (at !== null && this.diskFullAt === this.opts.dataDir)) {
+      this.diskFullAt = at ?? this.opts.dataDir;
+      this.opts.log.error({ at: this.diskFullAt }, 'disk full: stopping');
+    }
+    this.stop();
+  }
+
+  /**
+   * Restart a worker that has work but wrote no item for `stallTimeoutMs`, or that hangs while
+   * starting (see stall-watch.ts).
+   */
   private checkStalls(): void {
     if (this.stopping) return;
     const now = Date.now();
     for (const w of this.workers) {
+      const startingMs = hungStartingFor(w, now, this.opts.stallTimeoutMs);
+      if (startingMs !== null) {
+        this.opts.log.warn({ child: w.spec.id }, 'not started in time; restarting');
+        w.lastError = `not started after ${Math.round(startingMs / 1000)} s`;
+        w.child?.kill('SIGKILL');
+        continue;
+      }
       const idleMs = stalledFor(w, now, this.opts.stallTimeoutMs);
       if (idleMs === null) continue;
       this.opts.log.warn({ child: w.spec.id, idleMs }, 'no progress with work pending; restarting');
@@ -367,6 +401,6 @@ export class Supervisor {
   }
 
   private writeStatus(): Promise<void> {
-    return writeStatusFile(this.opts.dataDir, this.status(), this.opts.log);
+    return writeStatusFile(this.opts.dataDir, this.status(), this.opts.log, (at) => this.onDiskFull(at));
   }
 }

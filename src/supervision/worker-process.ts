@@ -69,6 +69,11 @@ export class WorkerProcess {
   state: WorkerState = 'starting';
   /** Its last reported counters. */
   stats: WorkerStats | null = null;
+  /**
+   * Items its files held when this run started (its first process's resumed count): a restarted
+   * process counts what its predecessor wrote as resumed, not as written this run.
+   */
+  itemsBefore: number | null = null;
   restarts = 0;
   /** Epoch ms of its crashes within the crash window. */
   crashes: number[] = [];
@@ -171,6 +176,11 @@ export class WorkerProcess {
     return this.crashes.length;
   }
 
+  /** Items written by this worker during this run, across its restarts. */
+  get itemsThisRun(): number {
+    return this.stats ? this.stats.items - (this.itemsBefore ?? 0) : 0;
+  }
+
   /** Its counters arrived; the items rate is updated at most once a second. */
   recordStats(stats: WorkerStats, now = Date.now()): void {
     if (this.stats === null) {
@@ -182,6 +192,7 @@ export class WorkerProcess {
       this.rateAt = now;
     }
     this.stats = stats;
+    this.itemsBefore ??= stats.items - stats.itemsThisRun;
     if (this.state === 'running' || this.state === 'idle') this.state = stats.idle ? 'idle' : 'running';
   }
 }

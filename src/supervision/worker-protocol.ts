@@ -2,10 +2,12 @@
  * A worker process's side of the supervisor protocol (`ipc.ts`): it queues messages until its
  * engine has loaded its state, reports counters every second and when it goes idle or busy, sends
  * handoffs to their owner, obeys stop/pause/complete/resend, and exits by itself when the supervisor
- * goes away (the IPC channel closes).
+ * goes away (the IPC channel closes). A full disk ends it with `diskFull` and exit code
+ * DISK_FULL_EXIT_CODE, not as a crash.
  */
 import type { Logger } from 'pino';
 import type { Crawler, Partition } from '../engine/crawler.js';
+import { DISK_FULL_EXIT_CODE, diskFullPath, isDiskFull } from '../sinks/disk-full.js';
 import type { FromWorker, ToWorker, WorkerInit } from './ipc.js';
 import { type CountedItem, CounterSet } from './worker-counters.js';
 
@@ -54,10 +56,21 @@ function send(msg: FromWorker): void {
   }
 }
 
+/** Send a last message, then exit with `code` (once the message is out, or at once without IPC). */
+function exitAfter(msg: FromWorker, code: number): void {
+  if (!process.connected) process.exit(code);
+  try {
+    process.send?.(msg, undefined, {}, () => process.exit(code));
+  } catch {
+    process.exit(code);
+  }
+}
+
 /**
  * Serve the supervisor from this process: wait for `init`, build the engine with `open` (which may
- * load the source first), run it.
- * The process exits 0 when the run is over, 1 (after a `fatal` message) when it failed.
+ * load the source first), run it. The process exits 0 when the run is over, 1 (after a `fatal`
+ * message) when it failed, DISK_FULL_EXIT_CODE (after a `diskFull` message) when a full disk
+ * stopped it.
  */
 export function serveSupervisor(
   open: (init: WorkerInit, wiring: WorkerWiring) => OpenedWorker | Promise<OpenedWorker>,
@@ -174,16 +187,21 @@ export function serveSupervisor(
     const timer = setInterval(() => send(stats()), STATS_PERIOD_MS);
     timer.unref();
     let completed = false;
+    let closeError: unknown = null;
     try {
       completed = await c.run();
     } finally {
       clearInterval(timer);
-      await c.close();
+      await c.close().catch((e) => {
+        closeError = e;
+      });
       send(stats());
       send({ t: 'exiting', completed });
       log.info({ completed, ...c.stats }, 'worker done');
       await closeLog();
     }
+    const failure = c.writeError ?? closeError;
+    if (failure !== null) throw failure;
   };
 
   process.on('message', (msg: ToWorker) => {
@@ -197,6 +215,11 @@ export function serveSupervisor(
         process.exitCode = 0;
       },
       (e: Error) => {
+        // A full disk is not a crash: the supervisor stops the crawl and says so in one line.
+        if (isDiskFull(e)) {
+          exitAfter({ t: 'diskFull', path: diskFullPath(e, msg.options.out) }, DISK_FULL_EXIT_CODE);
+          return;
+        }
         send({ t: 'fatal', message: e.message });
         process.stderr.write(`collector worker: ${e.stack ?? e.message}\n`);
         process.exit(1);

@@ -49,7 +49,7 @@ describe('parseCrawlOptions: defaults', () => {
       maxPathRepeat: 3,
       maxQueryVariants: 1000,
       saveEveryItems: 50,
-      saveInterval: 5000,
+      saveInterval: 200,
       joinTimeout: 10_000,
       quiet: false,
       maxPendingBytes: 64 * 1024 * 1024,

@@ -233,7 +233,7 @@ describe('ContentIndex line resolution', () => {
     const stored: number[] = [];
     await recoverJournal(
       { stateDir: path.join(dir, 'state', 'w0'), itemsPath },
-      { add: () => true },
+      { add: () => true, has: () => false },
       (it, line) => {
         if (index.add(contentKeyFromHex(it.sha256 as string)!, line.index)) stored.push(line.index);
       },

@@ -488,6 +488,11 @@ describe('Frontier: priorities', () => {
     frontier.push('http://a.example/urgent', 7, 3);
     frontier.retry(first, 0);
     expect(take(frontier).url).toBe('http://a.example/first');
-    expect(take(frontier)).toEqual({ url: 'http://a.example/urgent', host: 'a.example', depth: 7, attempt: 0 });
+    expect(take(frontier)).toEqual({
+      url: 'http://a.example/urgent',
+      host: 'a.example',
+      depth: 7,
+      attempt: 0,
+    });
   });
 });

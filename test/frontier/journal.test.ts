@@ -2,6 +2,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { AppendFile } from '../../src/frontier/append-file.js';
 import {
   FRONTIER_LOG,
   type ItemsLine,
@@ -11,6 +12,7 @@ import {
   recoverJournal,
   repairTornTail,
 } from '../../src/frontier/journal.js';
+import { ReplayFilter } from '../../src/frontier/replay-filter.js';
 
 let dir: string;
 
@@ -123,17 +125,16 @@ describe('Journal', () => {
     const j = await Journal.open(o);
     // Record the order in which the two files are written.
     const order: string[] = [];
-    const fhs = j as unknown as { frontierFh: fs.FileHandle; itemsFh: fs.FileHandle };
-    for (const [name, fh] of [
-      ['frontier', fhs.frontierFh],
-      ['items', fhs.itemsFh],
+    const files = j as unknown as { frontierFile: AppendFile; itemsFile: AppendFile };
+    for (const [name, f] of [
+      ['frontier', files.frontierFile],
+      ['items', files.itemsFile],
     ] as const) {
-      const write = fh.write.bind(fh) as (s: string) => Promise<unknown>;
-      (fh as unknown as { write: (s: string) => Promise<unknown> }).write = async (s: string) => {
+      const append = f.append.bind(f);
+      f.append = async (s: string) => {
         order.push(`${name}:start`);
-        const r = await write(s);
+        await append(s);
         order.push(`${name}:end`);
-        return r;
       };
     }
     j.item(item('http://a.example/')); // an item buffered first...
@@ -167,7 +168,7 @@ describe('Journal', () => {
   });
 
   it('flushes on its timer', async () => {
-    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     const o = options({ saveIntervalMs: 5000 });
     const j = await Journal.open(o);
     j.enqueued('http://a.example/', 0);
@@ -179,6 +180,47 @@ describe('Journal', () => {
     await j.flush(); // an empty flush queued behind the timer's: resolves once it is written
     expect(await read(o.itemsPath)).toBe(`${item('http://a.example/')}\n`);
     expect(await read(logOf(o))).toBe('0\thttp://a.example/\n');
+    await j.close();
+  });
+
+  it('a failed write (disk full) leaves the file as it was and the lines buffered, in order, for the next flush', async () => {
+    const errors: string[] = [];
+    const o = options({ onError: (e) => errors.push((e as NodeJS.ErrnoException).code ?? '') });
+    const j = await Journal.open(o);
+    const files = j as unknown as { itemsFile: AppendFile };
+    const append = files.itemsFile.append.bind(files.itemsFile);
+    let fail = true;
+    files.itemsFile.append = async (text: string) => {
+      if (fail) throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+      return append(text);
+    };
+    j.enqueued('http://a.example/1', 1);
+    j.item(item('http://a.example/0'));
+    await expect(j.flush()).rejects.toThrow(/ENOSPC/);
+    expect(errors).toEqual(['ENOSPC']);
+    expect(j.pendingItems).toBe(1);
+    expect(await read(o.itemsPath)).toBe('');
+    expect(await read(logOf(o))).toBe('1\thttp://a.example/1\n'); // the log went first, and stays
+    j.item(item('http://a.example/1'));
+    fail = false;
+    await j.flush();
+    expect(await read(o.itemsPath)).toBe(`${item('http://a.example/0')}\n${item('http://a.example/1')}\n`);
+    expect(await read(logOf(o))).toBe('1\thttp://a.example/1\n');
+    expect(j.pendingItems).toBe(0);
+    await j.close();
+  });
+
+  it('acknowledges a lone item within saveIntervalMs (a slow site restarted often still makes progress)', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const o = options({ saveEveryItems: 50, saveIntervalMs: 200 });
+    const j = await Journal.open(o);
+    j.item(item('http://a.example/'));
+    vi.advanceTimersByTime(199);
+    expect(j.pendingItems).toBe(1);
+    vi.advanceTimersByTime(1);
+    expect(j.pendingItems).toBe(0);
+    await j.flush();
+    expect(await read(o.itemsPath)).toBe(`${item('http://a.example/')}\n`);
     await j.close();
   });
 
@@ -216,7 +258,7 @@ describe('recoverJournal', () => {
       s.add(u);
       return true;
     };
-    return { s, seen: { add } };
+    return { s, seen: { add, has: (u: string) => s.has(u) } };
   }
 
   it('returns pending = enqueued minus done, in enqueue order, with depths', async () => {
@@ -328,10 +370,70 @@ describe('recoverJournal', () => {
     expect(r.done).toBe(2);
   });
 
+  it('lists each URL once: a URL logged twice, or logged again after it was done, is pending once or not at all', async () => {
+    const o = options();
+    await fs.mkdir(o.stateDir, { recursive: true });
+    await fs.mkdir(path.dirname(o.itemsPath), { recursive: true });
+    await fs.writeFile(
+      logOf(o),
+      [
+        '0\thttp://a.example/',
+        '1\thttp://a.example/x',
+        '1\thttp://a.example/x',
+        '1\thttp://a.example/',
+        '',
+      ].join('\n'),
+    );
+    await fs.writeFile(o.itemsPath, `${item('http://a.example/')}\n`);
+    const { seen } = seenSet();
+    const r = await recoverJournal(o, seen, () => {});
+    expect(r.pending).toEqual([{ url: 'http://a.example/x', depth: 1 }]);
+    expect(r.repeated).toBe(3); // the done seed twice, x once
+  });
+
+  it('keeps a redirect target logged on its own pending (the redirect was recorded as already seen)', async () => {
+    const o = options();
+    await fs.mkdir(o.stateDir, { recursive: true });
+    await fs.mkdir(path.dirname(o.itemsPath), { recursive: true });
+    await fs.writeFile(logOf(o), '1\thttp://a.example/b\n1\thttp://a.example/a\n');
+    await fs.writeFile(o.itemsPath, `${item('http://a.example/a', { finalUrl: 'http://a.example/b' })}\n`);
+    const { s, seen } = seenSet();
+    const r = await recoverJournal(o, seen, () => {});
+    expect(r.pending).toEqual([{ url: 'http://a.example/b', depth: 1 }]);
+    expect(s.has('http://a.example/b')).toBe(true);
+  });
+
+  it('skips and counts damaged frontier lines: not a URL, out of scope, a depth that is not a number', async () => {
+    const o = options();
+    await fs.mkdir(o.stateDir, { recursive: true });
+    await fs.writeFile(
+      logOf(o),
+      [
+        '0\thttp://a.example/',
+        '0\tnot a url',
+        '1\thttp://elsewhere.example/',
+        'x\thttp://a.example/y',
+        '',
+      ].join('\n'),
+    );
+    const filter = new ReplayFilter({
+      scope: (u) => (u.startsWith('http://a.example/') ? 'ok' : 'out-of-scope'),
+    });
+    const { s, seen } = seenSet();
+    const r = await recoverJournal(o, seen, () => {}, undefined, filter);
+    expect(r.pending).toEqual([{ url: 'http://a.example/', depth: 0 }]);
+    expect(Object.fromEntries(filter.rejected)).toEqual({
+      'not a URL': 1,
+      'out-of-scope': 1,
+      'bad depth': 1,
+    });
+    expect([...s]).toEqual(['http://a.example/']);
+  });
+
   it('returns an empty state when nothing was written yet', async () => {
     const { s, seen } = seenSet();
     const r = await recoverJournal(options(), seen, () => {});
-    expect(r).toEqual({ pending: [], done: 0, repairedBytes: 0 });
+    expect(r).toEqual({ pending: [], done: 0, repairedBytes: 0, repeated: 0 });
     expect(s.size).toBe(0);
   });
 });

@@ -28,4 +28,15 @@ describe('worker log rotation', () => {
     expect(JSON.parse(last).i).toBe(199);
     fs.rmSync(out, { recursive: true, force: true });
   });
+
+  it('drops lines it cannot write (a full disk) without throwing, and closes', async () => {
+    const out = fs.mkdtempSync(path.join(os.tmpdir(), 'collector-log-'));
+    fs.mkdirSync(path.join(out, 'logs'));
+    fs.symlinkSync('/dev/full', path.join(out, 'logs', 'crawl-0.log')); // every write: ENOSPC
+    const { log, close } = openWorkerLog(out, 'crawl-0', { maxBytes: 500, keep: 1 });
+    for (let i = 0; i < 50; i++) log.info({ i, pad: 'x'.repeat(50) }, 'line');
+    log.error('still no throw');
+    await close();
+    fs.rmSync(out, { recursive: true, force: true });
+  });
 });

@@ -1,8 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { parseCrawlOptions } from '../../src/config/crawl-options.js';
 import { decideMemory, type GuardedWorker, RECYCLE_AFTER_MS } from '../../src/supervision/memory-pressure.js';
-import { stallCheckPeriod, stalledFor } from '../../src/supervision/stall-watch.js';
-import { afterExit, MAX_RESTART_BACKOFF_MS } from '../../src/supervision/worker-process.js';
+import {
+  hungStartingFor,
+  START_TIMEOUT_MIN_MS,
+  stallCheckPeriod,
+  stalledFor,
+} from '../../src/supervision/stall-watch.js';
+import { emptyCounters } from '../../src/supervision/worker-counters.js';
+import { afterExit, MAX_RESTART_BACKOFF_MS, WorkerProcess } from '../../src/supervision/worker-process.js';
 import { defaultPartition, splitPoliteness } from '../../src/supervision/worker-spec.js';
 
 const MB = 1024 * 1024;
@@ -96,6 +102,59 @@ describe('stall watch', () => {
 
   it('checks every half timeout, between 100 ms and 5 s', () => {
     expect([50, 4000, 300_000].map(stallCheckPeriod)).toEqual([100, 2000, 5000]);
+  });
+
+  it('a worker never ready after max(stall timeout, 1 min) hangs while starting', () => {
+    const starting = { state: 'starting', paused: false, startedAt: 10_000, stats: null };
+    // Stall timeout 5 min: judged after 5 min.
+    expect(hungStartingFor(starting, 10_000 + 300_000, 300_000)).toBeNull();
+    expect(hungStartingFor(starting, 10_000 + 300_001, 300_000)).toBe(300_001);
+    // A short stall timeout still gives a start its minute (it may wait for a previous holder).
+    expect(hungStartingFor(starting, 10_000 + START_TIMEOUT_MIN_MS, 1000)).toBeNull();
+    expect(hungStartingFor(starting, 10_000 + START_TIMEOUT_MIN_MS + 1, 1000)).toBe(START_TIMEOUT_MIN_MS + 1);
+    // Ready (running, idle) or restarting workers are not starting.
+    for (const state of ['running', 'idle', 'restarting', 'parked']) {
+      expect(hungStartingFor({ ...starting, state }, 10_000 + 10 * START_TIMEOUT_MIN_MS, 1000)).toBeNull();
+    }
+  });
+});
+
+describe('worker process: items this run', () => {
+  const stats = (items: number, itemsThisRun: number) => ({
+    items,
+    itemsThisRun,
+    errors: 0,
+    queued: 0,
+    inFlight: 0,
+    bytes: 0,
+    received: 0,
+    idle: false,
+    rss: 0,
+    lastProgressAt: 0,
+    skipped: {},
+    counters: emptyCounters(),
+  });
+
+  it('counts what its processes wrote this run, also across a restart', () => {
+    const w = new WorkerProcess({
+      id: 'crawl-0',
+      type: 'crawl',
+      group: 'crawl',
+      index: 0,
+      count: 1,
+      partition: 'host',
+      options: parseCrawlOptions({ seeds: [], out: '/tmp/x' }),
+      seeds: [],
+      source: { kind: 'builtin', name: 'crawl' },
+      sourceOptions: {},
+    });
+    expect(w.itemsThisRun).toBe(0);
+    // The first process resumed 100 items and wrote 30.
+    w.recordStats(stats(130, 30), 1000);
+    expect(w.itemsThisRun).toBe(30);
+    // Restarted: the new process resumed 130 (its predecessor's included) and wrote 5.
+    w.recordStats(stats(135, 5), 2000);
+    expect(w.itemsThisRun).toBe(35);
   });
 });
 

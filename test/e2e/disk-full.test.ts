@@ -1,0 +1,102 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readItems, runCli, tempDir } from '../fixtures/cli.js';
+import { type FixtureServer, page, startServer } from '../fixtures/site-server.js';
+
+// Issue 17 (5): a full disk stops the collector with one line and exit 75, no stack trace, the
+// lock released; a resume on the still-full disk says the same; after space is freed, --resume
+// completes with every URL exactly once and every body stored. A real full disk: a 1 MiB tmpfs
+// (mounting needs root; CI runs as root).
+const N = 150;
+let site: FixtureServer;
+const pad = 'x'.repeat(16_000); // 150 pages × 16 KB: more than the tmpfs holds
+
+const canMount = (() => {
+  if (process.getuid?.() !== 0) return 'not root: mounting a tmpfs needs root';
+  try {
+    const probe = tempDir('collector-mount-probe-');
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', probe]);
+    execFileSync('umount', [probe]);
+    return null;
+  } catch (e) {
+    return `cannot mount a tmpfs here: ${(e as Error).message.split('\n')[0]}`;
+  }
+})();
+
+beforeAll(async () => {
+  site = await startServer({}, (req, res) => {
+    const m = /^\/p\/(\d+)\.html$/.exec(req.url ?? '');
+    if (!m) {
+      res.writeHead(404);
+      res.end();
+      return;
+    }
+    const i = Number(m[1]);
+    const links = [i + 1, i + 2, Math.floor(i / 2)].filter((j) => j < N).map((j) => `${j}.html`);
+    res.writeHead(200, { 'content-type': 'text/html' });
+    res.end(page(`Page ${i}`, links, `<p>${i} ${pad}</p>`));
+  });
+});
+
+afterAll(async () => {
+  await site.close();
+});
+
+const LINE = /^collector: disk full at \S+ \(\d+(\.\d)? MB free\): stopped; --resume continues$/;
+
+function expectDiskFullExit(r: { code: number | null; stderr: string }): void {
+  expect(r.code, r.stderr).toBe(75);
+  expect(r.stderr.trim().split('\n')).toHaveLength(1);
+  expect(r.stderr.trim()).toMatch(LINE);
+}
+
+describe.skipIf(canMount !== null)(`disk full (${canMount ?? 'a 1 MiB tmpfs'})`, () => {
+  it.each([1, 2])(
+    '%i process(es): stops with one line and exit 75, resumes exactly once after space is freed',
+    async (processes) => {
+      const mnt = tempDir('collector-diskfull-');
+      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', mnt]);
+      try {
+        const out = path.join(mnt, 'out');
+        const args = [
+          'crawl',
+          `${site.origin}/p/0.html`,
+          '--processes',
+          String(processes),
+          '--delay',
+          '0',
+          '--no-robots',
+          '--out',
+          out,
+        ];
+        const full = await runCli(args);
+        expectDiskFullExit(full);
+        expect(fs.existsSync(path.join(out, 'collector.pid'))).toBe(false);
+        for (const w of fs.readdirSync(path.join(out, 'state'))) {
+          expect(fs.existsSync(path.join(out, 'state', w, 'worker.lock'))).toBe(false);
+        }
+        const partial = readItems(out);
+        expect(partial.length).toBeLessThan(N);
+        // Still full: the same line.
+        expectDiskFullExit(await runCli([...args, '--resume']));
+        execFileSync('mount', ['-o', 'remount,size=32m', mnt]);
+        const r = await runCli([...args, '--resume']);
+        expect(r.code, r.stderr).toBe(0);
+        const items = readItems(out);
+        const urls = items.map((i) => i.url);
+        expect(urls.length).toBe(N);
+        expect(new Set(urls).size).toBe(N);
+        // Every body stored: no storeError left behind by the full disk.
+        for (const it of items) {
+          expect(it.error ?? it.data?.storeError ?? null, it.url).toBeNull();
+          expect(fs.statSync(path.join(out, it.file)).size).toBe(it.bytes);
+        }
+      } finally {
+        execFileSync('umount', [mnt]);
+      }
+    },
+    90_000,
+  );
+});
