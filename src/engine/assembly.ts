@@ -127,6 +127,8 @@ export interface CrawlerHooks {
   queueRound(requests: EngineRequest[]): void;
   /** The item of `url` is written. */
   written(url: string): void;
+  /** A pending URL restored from the state has this metadata (kept until its item is written). */
+  remember(url: string, meta: RequestMeta): void;
   /**
    * A write of state or of a body failed (a full disk...): stop taking URLs. Pages not yet
    * acknowledged are fetched again by `--resume`.
@@ -274,7 +276,10 @@ export async function openStateParts(
       contentIndex: net.contentIndex,
       stats,
       partition,
-      queue: (url, depth) => spill.push(url, depth),
+      queue: (url, depth, meta) => {
+        if (meta !== undefined) hooks.remember(url, meta);
+        spill.push(url, depth, meta?.priority);
+      },
     });
   }
   const journal = await Journal.open({

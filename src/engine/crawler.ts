@@ -98,6 +98,7 @@ export class Crawler {
       written: (url: string) => {
         if (this.requests.size > 0) this.requests.delete(url);
       },
+      remember: (url: string, meta: RequestMeta) => this.requests.set(url, meta),
       writeFailed: (e: Error) => this.writeFailed(e),
     };
     const priorityOf = (url: string) => this.requests.get(url)?.priority ?? 0;
@@ -287,7 +288,7 @@ export class Crawler {
   private push(url: string, depth: number, meta: RequestMeta | undefined): void {
     if (meta !== undefined) this.requests.set(url, meta);
     this.state.spill.push(url, depth, meta?.priority);
-    this.state.journal.enqueued(url, depth);
+    this.state.journal.enqueued(url, depth, meta);
   }
 
   /** Whether this worker owns `url` among its siblings (DESIGN §1 ownership). */

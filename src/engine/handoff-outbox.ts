@@ -1,7 +1,8 @@
 /**
  * URL ownership among the processes of one worker type (DESIGN §1), and the outbox of links
- * owned by other processes: each is recorded in `handoff-<owner>.log` (so it can be sent again
- * after the owner restarts), then sent to its owner through the supervisor in batches.
+ * owned by other processes: each is recorded in `handoff-<owner>.log` with the request's metadata
+ * (so it can be sent again, as it was, after the owner restarts), then sent to its owner through
+ * the supervisor in batches.
  */
 import { type Journal, readHandoffs } from '../frontier/journal.js';
 import { ReplayFilter } from '../frontier/replay-filter.js';
@@ -63,7 +64,7 @@ export class HandoffOutbox {
    */
   add(owner: number, url: string, depth: number, meta?: RequestMeta): void {
     if (!this.admission.admit(url, meta)) return;
-    this.journal.handedOff(owner, url, depth);
+    this.journal.handedOff(owner, url, depth, meta);
     let box = this.boxes.get(owner);
     if (box === undefined) {
       box = [];
@@ -98,8 +99,8 @@ export class HandoffOutbox {
     await readHandoffs(
       this.stateDir,
       owner,
-      (url, depth) => {
-        batch.push([url, depth]);
+      (url, depth, meta) => {
+        batch.push(meta === undefined ? [url, depth] : [url, depth, meta]);
         n++;
         if (batch.length >= RESEND_BATCH) {
           this.partition.handoff(owner, batch);

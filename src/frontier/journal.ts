@@ -1,6 +1,7 @@
 /**
  * The crash-safe record of a crawl: an append-only frontier log (`state/<worker>/frontier.log`,
- * one `depth<TAB>url` line per URL enqueued) and the items JSONL (one line per URL attempted —
+ * one `depth<TAB>url` line per URL enqueued, `depth<TAB>url<TAB>metadata` for a request a source
+ * gave metadata: label, headers, priority, userData, flags, as JSON) and the items JSONL (one line per URL attempted —
  * the acknowledgement). Both are buffered and flushed together, frontier log first, every N
  * items or T ms after the first unwritten line, and at close, so the log always holds the links
  * of every acknowledged page.
@@ -12,6 +13,7 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { AppendFile } from './append-file.js';
 import { ReplayFilter } from './replay-filter.js';
+import { encodeRequestMeta, type RequestMeta } from './request-meta.js';
 
 /** Journal settings. */
 export interface JournalOptions {
@@ -196,9 +198,9 @@ export class Journal {
     return new Journal(opts, f, i);
   }
 
-  /** Record that `url` entered the frontier at `depth`. */
-  enqueued(url: string, depth: number): void {
-    this.frontierBuf.push(`${depth}\t${url}\n`);
+  /** Record that `url` entered the frontier at `depth`, with the request's metadata if it has some. */
+  enqueued(url: string, depth: number, meta?: RequestMeta): void {
+    this.frontierBuf.push(logLine(url, depth, meta));
     this.arm();
   }
 
@@ -207,13 +209,13 @@ export class Journal {
    * Written (to `handoff-<owner>.log`) before the items that discovered it, so a handoff lost
    * in a crash of the owner can be sent again from this log (see {@link readHandoffs}).
    */
-  handedOff(owner: number, url: string, depth: number): void {
+  handedOff(owner: number, url: string, depth: number, meta?: RequestMeta): void {
     let buf = this.handoffBuf.get(owner);
     if (buf === undefined) {
       buf = [];
       this.handoffBuf.set(owner, buf);
     }
-    buf.push(`${depth}\t${url}\n`);
+    buf.push(logLine(url, depth, meta));
     this.arm();
   }
 
@@ -314,6 +316,11 @@ export class Journal {
   }
 }
 
+/** One line of the frontier or a handoff log (see the module comment). */
+function logLine(url: string, depth: number, meta: RequestMeta | undefined): string {
+  return meta === undefined ? `${depth}\t${url}\n` : `${depth}\t${url}\t${encodeRequestMeta(meta)}\n`;
+}
+
 /** Path of the log of URLs this worker handed to worker number `owner`. */
 export function handoffLogPath(stateDir: string, owner: number): string {
   return path.join(stateDir, `handoff-${owner}.log`);
@@ -327,7 +334,7 @@ export function handoffLogPath(stateDir: string, owner: number): string {
 export async function readHandoffs(
   stateDir: string,
   owner: number,
-  onEntry: (url: string, depth: number) => void,
+  onEntry: (url: string, depth: number, meta: RequestMeta | undefined) => void,
   filter: ReplayFilter = new ReplayFilter(),
 ): Promise<void> {
   let text: string;
@@ -341,14 +348,17 @@ export async function readHandoffs(
   for (let nl = text.indexOf('\n'); nl >= 0; start = nl + 1, nl = text.indexOf('\n', start)) {
     if (nl === start) continue;
     const e = filter.entry(text.slice(start, nl), owner);
-    if (e !== null) onEntry(e.url, e.depth);
+    if (e !== null) onEntry(e.url, e.depth, e.meta);
   }
 }
 
 /** What {@link recoverJournal} rebuilt. */
 export interface RecoveredState {
-  /** URLs enqueued but not acknowledged, in enqueue order, each once: the frontier to restore. */
-  pending: Array<{ url: string; depth: number }>;
+  /**
+   * URLs enqueued but not acknowledged, in enqueue order, each once, with their metadata: the
+   * frontier to restore.
+   */
+  pending: Array<{ url: string; depth: number; meta?: RequestMeta }>;
   /** Items already written. */
   done: number;
   /** Bytes removed from torn tails. */

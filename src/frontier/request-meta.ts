@@ -26,3 +26,53 @@ export interface RequestMeta {
    */
   everyRound?: true;
 }
+
+/** Largest metadata accepted from a state line, as JSON characters (a longer one is damage). */
+export const MAX_META_JSON_CHARS = 128 * 1024;
+
+/** Header names never accepted from state: credentials are added at send time, never stored. */
+const CREDENTIALS = new Set(['authorization', 'proxy-authorization', 'cookie']);
+
+/**
+ * The metadata as it is written in a state line (after `depth<TAB>url<TAB>`): JSON, which has no
+ * raw tab or newline, so the line stays one line with three fields.
+ */
+export function encodeRequestMeta(meta: RequestMeta): string {
+  return JSON.stringify(meta);
+}
+
+/**
+ * Metadata read back from a state line, checked field by field as a source's request is (types,
+ * no credential header, no unknown key).
+ * @returns the metadata, or null when the text is not valid metadata.
+ */
+export function parseRequestMeta(text: string): RequestMeta | null {
+  if (text.length === 0 || text.length > MAX_META_JSON_CHARS) return null;
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) return null;
+  const o = v as Record<string, unknown>;
+  for (const [k, x] of Object.entries(o)) {
+    const ok =
+      (k === 'label' && typeof x === 'string') ||
+      (k === 'headers' && isHeaderRecord(x)) ||
+      (k === 'priority' && Number.isSafeInteger(x)) ||
+      k === 'userData' ||
+      ((k === 'store' || k === 'robots') && x === false) ||
+      (k === 'everyRound' && x === true);
+    if (!ok) return null;
+  }
+  return Object.keys(o).length > 0 ? (o as RequestMeta) : null;
+}
+
+function isHeaderRecord(x: unknown): boolean {
+  if (x === null || typeof x !== 'object' || Array.isArray(x)) return false;
+  for (const [k, v] of Object.entries(x)) {
+    if (typeof v !== 'string' || k !== k.toLowerCase() || CREDENTIALS.has(k)) return false;
+  }
+  return true;
+}

@@ -34,13 +34,13 @@ function expectAllOnce(a: JsonApi, out: string): void {
   const lists = items.filter((i) => i.label === 'list');
   const stories = items.filter((i) => i.label === 'item');
   expect(lists.length + stories.length, 'items without their label').toBe(items.length);
-  expect(lists.map((i) => i.userData.page).sort()).toEqual(Array.from({ length: a.pages }, (_, i) => i + 1));
+  expect(lists.map((i) => i.userData.page).sort((x, y) => x - y)).toEqual(Array.from({ length: a.pages }, (_, i) => i + 1));
   for (const l of lists) {
     expect(l.url).toBe(`${a.api}/stories?page=${l.userData.page}`);
     expect(l.data).toEqual({ page: l.userData.page, stories: a.ids.length / a.pages });
     expect(l.error).toBeUndefined();
   }
-  expect(stories.map((s) => s.data.id).sort()).toEqual(a.ids);
+  expect(stories.map((s) => s.data.id).sort((x, y) => x - y)).toEqual(a.ids);
   const perPage = a.ids.length / a.pages;
   for (const s of stories) {
     const at = a.ids.indexOf(s.data.id);
