@@ -260,11 +260,13 @@ async function runSupervised(
  * every worker and restart).
  */
 export function supervisedEnd(sup: Supervisor): Omit<CrawlEnd, 'code'> {
-  const t = sup.status().totals as ReturnType<Supervisor['status']>['totals'] & { counters?: WorkerCounters };
+  const status = sup.status();
+  const t = status.totals as typeof status.totals & { counters?: WorkerCounters };
   const c = t.counters;
   return {
     failure: sup.diskFull !== null ? diskFullLine(sup.diskFull) : null,
-    completed: t.queue === 0 && !sup.wasStopped,
+    // `finished`, not `stopped`: the plan ended by itself.
+    completed: t.queue === 0 && status.state === 'finished',
     totals: {
       ...t,
       queued: t.queue,

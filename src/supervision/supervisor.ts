@@ -122,11 +122,6 @@ export class Supervisor {
     return this.workers.reduce((a, w) => a + (w.stats?.items ?? 0), 0);
   }
 
-  /** Whether a stop was asked for (signal, AbortSignal, kill), rather than the plan ending by itself. */
-  get wasStopped(): boolean {
-    return this.stopping;
-  }
-
   /** Where a full disk stopped the run, or null. */
   get diskFull(): string | null {
     return this.diskFullAt;
