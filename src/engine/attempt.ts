@@ -7,6 +7,7 @@
  */
 import type { Logger } from 'pino';
 import type { FrontierEntry } from '../frontier/frontier-queue.js';
+import type { EngineRequest } from '../sources/request.js';
 import type { CrawlStats } from './crawl-stats.js';
 import type { HopAnswer, HopFailure, HopLoop, HopResult } from './hop-loop.js';
 import { type HostPolicy, letsSlowDownDecay } from './host-policy.js';
@@ -20,8 +21,11 @@ import type { WorkedPage } from './page-work.js';
 
 /** What became of one try. */
 export type Outcome =
-  /** `bodyId`: the decoded body the page processor keeps for this item (stored or dropped next). */
-  | { kind: 'item'; item: Item; bodyId?: number; links?: string[] }
+  /**
+   * `bodyId`: the decoded body the page processor keeps for this item (stored or dropped next),
+   * with the file `extension` the source chose; `links`: the requests to follow.
+   */
+  | { kind: 'item'; item: Item; bodyId?: number; extension?: string; links?: EngineRequest[] }
   /** `free`: the try does not count against `--retries` (the failure was ours, not the server's). */
   | { kind: 'retry'; delayMs: number; free?: boolean }
   /**
@@ -133,6 +137,8 @@ export class Attempts {
         contentEncoding: res.encoded ? res.contentEncoding : null,
         headers: res.headers,
         depth: entry.depth,
+        label: entry.meta?.label,
+        userData: entry.meta?.userData,
         maxBytes: this.parts.maxBytes,
         extract: ok,
         body: res.body,
@@ -184,13 +190,17 @@ export class Attempts {
     // Still encoded (unknown or nested Content-Encoding): stored as received, flagged, not parsed.
     if (flag === 'unknown-encoding') return { kind: 'item', item, bodyId: id };
     if (page.sourceError !== undefined) {
-      item.error = { kind: 'decode', message: `source ${origin.source} failed: ${page.sourceError}` };
+      item.error = { kind: 'source', message: `source ${origin.source}: ${page.sourceError}` };
     } else if (r) {
       if (r.title !== undefined) item.title = r.title;
       if (r.data) item.data = { ...item.data, ...r.data };
     }
-    if (page.bytes === 0) pages.drop(id);
-    return { kind: 'item', item, bodyId: page.bytes > 0 ? id : undefined, links: r?.links };
+    // No body, or the request said not to store it (`store: false`): the item goes alone.
+    if (page.bytes === 0 || entry.meta?.store === false) {
+      pages.drop(id);
+      return { kind: 'item', item, links: r?.follow };
+    }
+    return { kind: 'item', item, bodyId: id, extension: r?.extension, links: r?.follow };
   }
 
   /**

@@ -4,13 +4,18 @@
  * seen-set, so a redirect can lead nowhere a link could not; a loop is the same URL requested with
  * the same cookies again ({@link HopTrail}). Ends with the last hop's response, or why the try
  * failed; builds no item.
+ *
+ * Each hop carries the request's own headers; the source's `authorize()` headers (credentials)
+ * are asked for at send time and sent only to the request's own origin: a redirect to another
+ * origin goes without them (as the Fetch standard drops `Authorization` across origins). A
+ * request marked `robots: false` (an API call) skips robots.txt on all its hops.
  */
 import type { SeenSet } from '../dedup/seen-set.js';
 import type { FrontierEntry } from '../frontier/frontier-queue.js';
 import type { FetchError, FetchErrorKind } from '../http/fetch-error.js';
 import type { Fetcher, HopResponse } from '../http/fetcher.js';
 import type { RobotsCache } from '../http/robots.js';
-import { canonicalize } from '../url/canonicalize.js';
+import { canonicalize, hostKey } from '../url/canonicalize.js';
 import type { Scope } from '../url/scope.js';
 import type { SessionIdStripper } from '../url/session-ids.js';
 import { HopTrail } from './hop-trail.js';
@@ -62,6 +67,11 @@ export interface HopLoopParts {
   sessionIds: SessionIdStripper;
   /** Aborted when in-flight requests are abandoned (second signal, join timeout). */
   signal: AbortSignal;
+  /**
+   * The source's `authorize()`: headers for one hop to the request's own origin (never stored or
+   * logged); absent when the source has none.
+   */
+  authorize?: (url: string, label: string | undefined) => Promise<Record<string, string> | null>;
   /** Told each request's duration, ms (metrics). */
   onFetch?: (ms: number) => void;
 }
@@ -87,9 +97,18 @@ export class HopLoop {
     if (denied) return denied;
     for (;;) {
       let res: HopResponse;
+      let headers = entry.meta?.headers;
+      if (this.parts.authorize !== undefined) {
+        try {
+          headers = await this.authorized(entry, url);
+        } catch (e) {
+          const message = `authorize() failed: ${(e as Error)?.message ?? String(e)}`.split('\n')[0];
+          return failure(url, 'source', message, null, false, null);
+        }
+      }
       const fetchStart = performance.now();
       try {
-        res = await fetcher.fetchHop(url, signal, false);
+        res = await fetcher.fetchHop(url, signal, false, undefined, headers);
         this.parts.onFetch?.(performance.now() - fetchStart);
       } catch (e) {
         if (signal.aborted) return null;
@@ -190,10 +209,22 @@ export class HopLoop {
     this.refreshTrails.delete(url);
   }
 
+  /**
+   * The extra headers of one hop of a source with `authorize()`: the request's own, and on the
+   * request's own origin those `authorize()` gives.
+   */
+  private async authorized(entry: FrontierEntry, url: string): Promise<Record<string, string> | undefined> {
+    const own = entry.meta?.headers;
+    const authorize = this.parts.authorize;
+    if (authorize === undefined || originOf(url) !== originOf(entry.url)) return own;
+    const secret = await authorize(url, entry.meta?.label);
+    return secret === null ? own : { ...own, ...secret };
+  }
+
   /** robots.txt for one hop (and its Crawl-delay for the host). @returns a failure when denied. */
   private async robotsGate(entry: FrontierEntry, url: string): Promise<HopFailure | null> {
     const robots = this.parts.robots;
-    if (robots === null) return null;
+    if (robots === null || entry.meta?.robots === false) return null;
     const verdict = robots.peek(url) ?? (await robots.check(url));
     this.parts.policy.afterRobots(entry.host, verdict.crawlDelayMs);
     if (verdict.allowed) return null;
@@ -203,6 +234,11 @@ export class HopLoop {
     }
     return failure(url, 'robots-disallowed', 'disallowed by robots.txt', null, false, null);
   }
+}
+
+/** `scheme://host[:port]` of a canonical URL. */
+function originOf(url: string): string {
+  return `${url.slice(0, url.indexOf(':'))}://${hostKey(url)}`;
 }
 
 function failure(

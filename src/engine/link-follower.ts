@@ -6,6 +6,8 @@
  * here.
  */
 import type { Logger } from 'pino';
+import type { RequestMeta } from '../frontier/request-meta.js';
+import type { EngineRequest } from '../sources/request.js';
 import type { Scope } from '../url/scope.js';
 import type { SessionIdStripper } from '../url/session-ids.js';
 import type { CrawlStats } from './crawl-stats.js';
@@ -27,21 +29,28 @@ export interface LinkFollowerParts {
   /** With sibling processes: who owns which URL, and the outbox to them. */
   handoff: { partition: Partition; outbox: HandoffOutbox } | null;
   /** Queue a link this worker owns (when it is new). */
-  enqueue(url: string, depth: number): void;
+  enqueue(url: string, depth: number, meta: RequestMeta | undefined): void;
 }
 
 /** Follows the links of one worker's pages. */
 export class LinkFollower {
   constructor(private readonly parts: LinkFollowerParts) {}
 
-  /** Follow `links` (absolute canonical URLs) found at depth `depth - 1`. */
-  follow(links: string[], depth: number): void {
+  /**
+   * Follow `links` (canonical URLs, with their metadata when they have some) found at depth
+   * `depth - 1`; session ids are removed from their URLs first.
+   */
+  follow(links: EngineRequest[], depth: number): void {
     const { scope, sessionIds, skipped, log, maxDepth, handoff } = this.parts;
     if (maxDepth !== undefined && depth > maxDepth) {
       skipped.depth += links.length;
       return;
     }
-    for (const found of links) {
+    for (const request of links) {
+      let found: string;
+      let meta: RequestMeta | undefined;
+      if (typeof request === 'string') found = request;
+      else ({ url: found, meta } = request);
       const link = sessionIds.strip(found);
       const verdict = scope.check(link);
       if (verdict !== 'ok') {
@@ -55,11 +64,11 @@ export class LinkFollower {
         const { partition, outbox } = handoff;
         const owner = ownerOf(link, partition.count, partition.by);
         if (owner !== partition.index) {
-          outbox.add(owner, link, depth);
+          outbox.add(owner, link, depth, meta);
           continue;
         }
       }
-      this.parts.enqueue(link, depth);
+      this.parts.enqueue(link, depth, meta);
     }
   }
 }

@@ -12,7 +12,9 @@ export type FetchErrorKind =
   | 'http-status'
   | 'network'
   | 'decode'
-  | 'out-of-scope';
+  | 'out-of-scope'
+  /** The source failed on the page (its `handle` threw or returned something wrong), or its `authorize`. */
+  | 'source';
 
 /** A failed fetch of `url`. `status` is set when a response arrived. */
 export class FetchError extends Error {

@@ -7,8 +7,8 @@
 import type { Dispatcher } from 'undici';
 import { CRAWL_DEFAULTS } from '../config/crawl-defaults.js';
 import { CookieSession } from './cookie-jar.js';
-import { Agent, EnvHttpProxyAgent, ProxyAgent } from './dispatchers.js';
 import { DecodeError, decodeContent, TooLargeError } from './decompress.js';
+import { Agent, EnvHttpProxyAgent, ProxyAgent } from './dispatchers.js';
 import { classifyError, FetchError } from './fetch-error.js';
 import { fetchLenient, isObsFoldError } from './lenient-fetch.js';
 import { headerUrl } from './location.js';
@@ -142,10 +142,11 @@ export class Fetcher {
     return this.cookies?.stateFor(url) ?? '';
   }
 
-  /** The request headers for `url`: the session's, plus its cookies. */
-  private headersFor(url: string): Record<string, string> {
+  /** The request headers for `url`: the session's, then the request's own `extra`, plus its cookies. */
+  private headersFor(url: string, extra?: Record<string, string>): Record<string, string> {
     const cookie = this.cookies?.headerFor(url) ?? null;
-    return cookie === null ? this.headers : { ...this.headers, cookie };
+    const base = extra === undefined ? this.headers : { ...this.headers, ...extra };
+    return cookie === null ? base : { ...base, cookie };
   }
 
   /**
@@ -155,6 +156,8 @@ export class Fetcher {
    * @param decode remove the Content-Encoding here (default); false returns the body as received
    *   (`encoded: true`) for a page thread to decode with {@link decodeContent} under the same limit.
    * @param maxBytes body limit for this request, bytes (default: the fetcher's `maxBytes`).
+   * @param headers extra request headers (lowercase names), replacing the defaults of the same
+   *   name (`accept`, `user-agent`); none by default. The session's cookies are added.
    * A response whose only fault is a folded header line (obs-fold) is fetched once more through
    * {@link fetchLenient} (not through a proxy), as RFC 9112 §5.2 lets a user agent accept it.
    * @throws FetchError kind timeout | too-large | network | decode, carrying the URL;
@@ -165,7 +168,9 @@ export class Fetcher {
     signal?: AbortSignal,
     decode = true,
     maxBytes = this.opts.maxBytes,
+    headers?: Record<string, string>,
   ): Promise<HopResponse> {
+    const sent = this.headersFor(url, headers);
     const timeoutMs = this.opts.timeoutMs;
     return new Promise<HopResponse>((resolve, reject) => {
       let target: URL;
@@ -208,7 +213,7 @@ export class Fetcher {
         if (done) return;
         finish();
         if (isObsFoldError(e) && !this.proxied && !signal?.aborted) {
-          this.fetchFolded(url, signal, decode, maxBytes).then(resolve, reject);
+          this.fetchFolded(url, signal, decode, maxBytes, sent).then(resolve, reject);
           return;
         }
         if (location !== null && !(e instanceof AbortReason && e.why === 'stop')) {
@@ -306,7 +311,7 @@ export class Fetcher {
             origin: target.origin,
             path: target.pathname + target.search,
             method: 'GET',
-            headers: this.headersFor(url),
+            headers: sent,
           },
           handler,
         );
@@ -326,9 +331,10 @@ export class Fetcher {
     signal: AbortSignal | undefined,
     decode: boolean,
     maxBytes: number,
+    sent: Record<string, string>,
   ): Promise<HopResponse> {
     const r = await fetchLenient(url, {
-      headers: this.headersFor(url),
+      headers: sent,
       timeoutMs: this.opts.timeoutMs,
       maxBytes,
       maxHeaderBytes: this.maxHeaderBytes,

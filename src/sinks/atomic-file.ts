@@ -4,8 +4,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import nodePath from 'node:path';
 import { link, open, readFile, rename, unlink } from 'node:fs/promises';
+import nodePath from 'node:path';
 
 /** Infix of temp file names: `<name>.part-<12 hex>`. Leftovers after a crash are safe to delete. */
 export const TEMP_INFIX = '.part-';

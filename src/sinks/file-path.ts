@@ -147,6 +147,12 @@ function boundName(name: string): string {
   return byteLength(name) > MAX_SEGMENT_BYTES ? shortenName(name) : name;
 }
 
+/** `name.<extension>`, unless `name` already ends so (case-insensitive). */
+function withExtension(name: string, extension: string): string {
+  const dot = `.${extension}`;
+  return name.toLowerCase().endsWith(dot.toLowerCase()) ? name : `${name}${dot}`;
+}
+
 /** `@q=<query>` when the query is short and plain, else `@q~<16 hex of its SHA-1>`. */
 function querySuffix(query: string): string {
   if (query.length <= MAX_QUERY_BYTES && PLAIN_QUERY.test(query)) return `@q=${query}`;
@@ -177,26 +183,31 @@ function hostDir(url: URL): string {
  * - Names over 200 bytes become their first 60 characters + `~` + 16 hex of SHA-1; a path
  *   over 3800 bytes keeps its leading segments and hashes the rest into `_tail~<16 hex>`.
  *
+ * - With `extension` (chosen by a source, e.g. `md`), the last name ends in `.<extension>`:
+ *   added unless it is there already (`/readme` → `readme.md`, `/` → `index.md`).
+ *
  * The result is never absolute, never has an empty, `.` or `..` segment, and is at most
  * 3800 UTF-8 bytes. Pure and synchronous.
  *
  * @param url absolute http: or https: URL (ideally canonicalized by `url/`).
+ * @param extension letters and digits, without the dot.
  * @returns relative POSIX path, e.g. `example.org/docs/index.html`.
  * @throws TypeError when `url` does not parse; Error when its scheme is not http(s).
  */
-export function filePathFor(url: string): string {
+export function filePathFor(url: string, extension?: string): string {
   const parsed = new URL(url);
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
     throw new Error(`filePathFor: not an http(s) URL: ${url}`);
   }
   // An http(s) pathname always starts with '/', so `raw` has at least one element.
   const raw = parsed.pathname.split('/').slice(1);
-  if (raw[raw.length - 1] === '') raw[raw.length - 1] = INDEX_FILE;
+  if (raw[raw.length - 1] === '') raw[raw.length - 1] = extension === undefined ? INDEX_FILE : 'index';
 
   const names = raw.map(sanitizeSegment);
   if (names[0] === CONFLICTS_DIR) names[0] = `%5F${CONFLICTS_DIR.slice(1)}`;
   const query = parsed.search.slice(1);
   if (query !== '') names[names.length - 1] += querySuffix(query);
+  if (extension !== undefined) names[names.length - 1] = withExtension(names[names.length - 1], extension);
 
   const host = hostDir(parsed);
   const bounded = names.map(boundName);

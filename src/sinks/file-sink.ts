@@ -23,6 +23,7 @@ export interface FileSinkOptions {
 interface WriteJob {
   url: string;
   body: Buffer;
+  extension: string | undefined;
   resolve: (file: string) => void;
   reject: (error: unknown) => void;
 }
@@ -118,15 +119,16 @@ export class FileSink {
    *
    * @param url canonical http(s) URL the body was fetched from.
    * @param body the body bytes, written as-is.
+   * @param extension the file's extension chosen by a source (see {@link filePathFor}).
    * @returns path relative to `outDir`, POSIX separators, e.g. `files/host/a/index.html`
    *   or `files/host/_conflicts/0123456789abcdef`.
    * @throws (rejects) Error when the sink is closed, the URL is not http(s) (TypeError
    *   if it does not parse), the resolved path escapes `<outDir>/files`, or an fs error.
    */
-  write(url: string, body: Buffer): Promise<string> {
+  write(url: string, body: Buffer, extension?: string): Promise<string> {
     if (this.closed) return Promise.reject(new Error(`FileSink is closed; cannot write ${url}`));
     return new Promise<string>((resolve, reject) => {
-      this.queue.push({ url, body, resolve, reject });
+      this.queue.push({ url, body, extension, resolve, reject });
       this.queuedBytes += body.length;
       this.pump();
     });
@@ -149,8 +151,8 @@ export class FileSink {
    *
    * @throws Error when the path escapes `<outDir>/files`; fs errors other than clashes.
    */
-  protected async store(url: string, body: Buffer): Promise<string> {
-    const relative = filePathFor(url);
+  protected async store(url: string, body: Buffer, extension?: string): Promise<string> {
+    const relative = filePathFor(url, extension);
     try {
       // Exclusive: `/a/` and `/a/index.html` (or two processes) must not replace each other's
       // different bodies; identical bytes are shared.
@@ -171,8 +173,8 @@ export class FileSink {
    * @returns the path relative to `outDir`, as {@link write} resolves.
    * @throws as {@link write} rejects.
    */
-  storeSync(url: string, body: Buffer): string {
-    const relative = filePathFor(url);
+  storeSync(url: string, body: Buffer, extension?: string): string {
+    const relative = filePathFor(url, extension);
     try {
       this.writeUnderSync(relative, body, url, true);
       return `files/${relative}`;
@@ -234,7 +236,7 @@ export class FileSink {
       this.queueHead++;
       this.queuedBytes -= job.body.length;
       this.active++;
-      this.store(job.url, job.body)
+      this.store(job.url, job.body, job.extension)
         .then(job.resolve, job.reject)
         .finally(() => {
           this.active--;

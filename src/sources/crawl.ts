@@ -1,14 +1,15 @@
 /**
  * The `crawl` source (docs sites, blogs): decodes HTML by its charset, takes the title, the links
  * and a declarative refresh; other content types are stored, not parsed. A response without a
- * usable Content-Type is sniffed (WHATWG MIME Sniffing §7.1).
+ * usable Content-Type is sniffed (WHATWG MIME Sniffing §7.1). A source like any other (DESIGN
+ * §2b), with no options and no `seeds()`: a round is the configured seeds.
  */
 import { extractHtml } from '../extract/html.js';
 import { decodeBody } from '../http/charset.js';
 import { headerUrl } from '../http/location.js';
 import { isUnknownType, sniffUnknownType } from '../http/mime-sniff.js';
 import { calendarShape } from '../url/shape-budget.js';
-import type { Page, Source, SourceResult } from './source.js';
+import { defineSource, type HandleResult, type Page } from './source.js';
 
 const HTML_TYPES = /^\s*(text\/html|application\/xhtml\+xml)\b/i;
 
@@ -47,29 +48,38 @@ function headerValue(v: string | string[] | undefined): string | null {
   return first === undefined ? null : headerUrl(first);
 }
 
-/** Crawl source: HTML pages yield a title and links; everything else only an item. */
-export class CrawlSource implements Source {
-  readonly name: string = 'crawl';
-  readonly offThread: boolean = true;
-
-  handle(page: Page): SourceResult {
-    const sniffed = sniffedType(page.contentType, page.body);
-    const data: Record<string, unknown> = {};
-    if (sniffed !== null) data.sniffedType = sniffed;
-    const html = sniffed !== null ? sniffed === 'text/html' : HTML_TYPES.test(page.contentType ?? '');
-    if (!html) return sniffed !== null ? { data } : {};
-    const { text, encoding } = decodeBody(page.body, page.contentType, true);
-    const x = extractHtml(text, page.finalUrl, {
-      encoding,
-      refreshHeader: headerValue(page.headers.refresh),
-      // Only date-like URLs (a calendar's) are compared by the trap defence.
-      sketch: calendarShape(page.url) !== null,
-    });
-    if (encoding !== 'UTF-8') data.encoding = encoding;
-    const result: SourceResult = { title: x.title, links: x.links };
-    if (Object.keys(data).length > 0) result.data = data;
-    if (x.refresh !== null) result.refresh = x.refresh;
-    if (x.sketch !== undefined) result.sketch = x.sketch;
-    return result;
-  }
+/**
+ * An HTML page's title, links (absolute, canonical: the engine takes them as they are) and
+ * declarative refresh (`<meta http-equiv=refresh>` or a `Refresh` header), `data.encoding` when
+ * the page is not UTF-8 and `data.sniffedType` when its type was sniffed; nothing else for other
+ * content. A text sketch for the trap defence on date-like (calendar) URLs only.
+ */
+export function readHtmlPage(
+  page: Pick<Page, 'url' | 'contentType' | 'headers' | 'body' | 'finalUrl'>,
+): HandleResult {
+  const sniffed = sniffedType(page.contentType, page.body);
+  const data: Record<string, unknown> = {};
+  if (sniffed !== null) data.sniffedType = sniffed;
+  const html = sniffed !== null ? sniffed === 'text/html' : HTML_TYPES.test(page.contentType ?? '');
+  if (!html) return sniffed !== null ? { data } : {};
+  const { text, encoding } = decodeBody(page.body, page.contentType, true);
+  const x = extractHtml(text, page.finalUrl, {
+    encoding,
+    refreshHeader: headerValue(page.headers.refresh),
+    // Only date-like URLs (a calendar's) are compared by the trap defence.
+    sketch: calendarShape(page.url) !== null,
+  });
+  if (encoding !== 'UTF-8') data.encoding = encoding;
+  const result: HandleResult = { title: x.title, follow: x.links };
+  if (Object.keys(data).length > 0) result.data = data;
+  if (x.refresh !== null) result.refresh = x.refresh;
+  if (x.sketch !== undefined) result.sketch = x.sketch;
+  return result;
 }
+
+/** The built-in `crawl` source: HTML pages yield a title and links; everything else only an item. */
+export const crawlSource = defineSource({
+  name: 'crawl',
+  threadSafe: true,
+  handle: readHtmlPage,
+});

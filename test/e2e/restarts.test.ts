@@ -6,6 +6,7 @@ import { hostKey } from '../../src/url/canonicalize.js';
 import { hash32 } from '../../src/url/fingerprint.js';
 import { readItems, runCli, startCli, tempDir, waitExit, waitFor } from '../fixtures/cli.js';
 import { type FixtureServer, html, page, type Route, startServer } from '../fixtures/site-server.js';
+import { testSource } from '../fixtures/test-sources.js';
 
 // Restarts: a worker crashing in a loop is parked and reported; a worker with work and no
 // progress (a request that never answers) is restarted.
@@ -42,12 +43,12 @@ describe('supervisor restarts', () => {
     const { file, data } = writeConfig([
       'supervisor: { restartBackoff: 50ms, maxCrashes: 3 }',
       'workers:',
-      '  - source: crash-loop',
+      `  - source: ${testSource('crash-loop')}`,
       '    processes: 1',
       '    robots: false',
       `    seeds: ["http://127.0.0.1:${silentPort}/"]`,
     ]);
-    const r = await runCli(['run', '--config', file, '--quiet'], { COLLECTOR_TEST_SOURCES: '1' });
+    const r = await runCli(['run', '--config', file, '--quiet']);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/worker crash-loop-0 crashed 3 times; parked/);
     const s = status(data);

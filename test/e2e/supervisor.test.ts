@@ -3,6 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { itemCount, readItems, runCli, startCli, tempDir, waitExit, waitFor } from '../fixtures/cli.js';
 import { type FixtureServer, page, startServer } from '../fixtures/site-server.js';
+import { testSource } from '../fixtures/test-sources.js';
 
 // Four hosts (127.0.0.1–127.0.0.4 are all loopback); page i on host h links to pages on the
 // other hosts, so most links are owned by another process and must be handed off.
@@ -343,7 +344,7 @@ describe('memory guard', () => {
         [
           `data: ${path.join(dir, 'data')}`,
           'workers:',
-          '  - source: memory-hog',
+          `  - source: ${testSource('memory-hog')}`,
           '    processes: 2',
           '    concurrency: 4',
           '    scope: any',
@@ -354,7 +355,6 @@ describe('memory guard', () => {
         ].join('\n'),
       );
       const r = await runCli(['run', '--config', config, '--memory-limit', '600MB', '--quiet'], {
-        COLLECTOR_TEST_SOURCES: '1',
         COLLECTOR_HOG_MB: '8',
       });
       expect(r.code).toBe(0);

@@ -602,3 +602,39 @@ describe('Frontier: defaults and edge cases (mutation testing)', () => {
     ]);
   });
 });
+
+describe('Frontier: priorities', () => {
+  it('within a host: higher priority first, then breadth-first by depth; below 0 after the plain URLs', () => {
+    const { frontier, clock } = make({ delayMs: 0, hostConcurrency: 100 });
+    frontier.push('http://a.example/plain-d2', 2);
+    frontier.push('http://a.example/low', 0, -1);
+    frontier.push('http://a.example/plain-d1', 1);
+    frontier.push('http://a.example/p1-d3', 3, 1);
+    frontier.push('http://a.example/p5', 4, 5);
+    frontier.push('http://a.example/p1-d0', 0, 1);
+    frontier.push('http://a.example/lower', 0, -5);
+    expect(frontier.queued).toBe(7);
+    const order: string[] = [];
+    for (let e = frontier.next(); e !== null; e = frontier.next()) {
+      order.push(new URL(e.url).pathname.slice(1));
+      clock.t += 1;
+    }
+    expect(order).toEqual(['p5', 'p1-d0', 'p1-d3', 'plain-d1', 'plain-d2', 'low', 'lower']);
+    expect(frontier.queued).toBe(0);
+  });
+
+  it('a prioritized entry keeps its depth; a retry still goes first', () => {
+    const { frontier } = make({ delayMs: 0, hostConcurrency: 100 });
+    frontier.push('http://a.example/first', 0);
+    const first = take(frontier);
+    frontier.push('http://a.example/urgent', 7, 3);
+    frontier.retry(first, 0);
+    expect(take(frontier).url).toBe('http://a.example/first');
+    expect(take(frontier)).toEqual({
+      url: 'http://a.example/urgent',
+      host: 'a.example',
+      depth: 7,
+      attempt: 0,
+    });
+  });
+});
