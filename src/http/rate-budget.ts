@@ -207,9 +207,9 @@ export class RateBudget {
     const s = this.state(key.identity, key.resource);
     while (s.inFlight.length > 0 && now - s.inFlight[0] > this.opts.reservationTtlMs) s.inFlight.shift();
     if (s.resetAt !== null && now >= s.resetAt + this.opts.resetMarginMs) {
-      // The window is over: a fresh one starts with the full limit (its reset is learnt from the
-      // next response).
-      s.remaining = s.limit;
+      // The window is over: a fresh one starts with the full limit, less the requests still in
+      // flight (they may land in it); its reset is learnt from the next response.
+      s.remaining = s.limit === null ? null : s.limit - s.inFlight.length;
       s.resetAt = null;
     }
     if (s.remaining !== null && s.remaining <= 0) {

@@ -16,7 +16,7 @@ const GHE = { api: 'https://ghe.example/api/v3', raw: 'https://ghe.example/raw/'
 
 /** GitHub wraps base64 content at 60 characters. */
 function githubBase64(bytes: Buffer): string {
-  return (bytes.toString('base64').match(/.{1,60}/g) ?? []).join('\n') + '\n';
+  return `${(bytes.toString('base64').match(/.{1,60}/g) ?? []).join('\n')}\n`;
 }
 
 describe('readmeRequest', () => {

@@ -93,6 +93,19 @@ describe('RateBudget: primary limits', () => {
     expect(b.reserve(core).ok).toBe(false);
   });
 
+  it('a new window starts with the limit less the requests still in flight from the old one', () => {
+    const c = clock();
+    const b = new RateBudget({ now: c.now, resetMarginMs: 0 });
+    const reset = resetSec(T0 + 1000);
+    b.reserve(core);
+    b.observe(core, 200, limits(3, 2, reset));
+    expect(b.reserve(core).ok).toBe(true); // in flight across the reset
+    c.set(reset * 1000);
+    expect(b.reserve(core).ok).toBe(true);
+    expect(b.reserve(core).ok).toBe(true);
+    expect(b.reserve(core)).toMatchObject({ ok: false, reason: 'probe' });
+  });
+
   it('takes the resource the server names, as well as the one asked', () => {
     const c = clock();
     const b = new RateBudget({ now: c.now, spacingMs: {} });
