@@ -4,8 +4,7 @@
  * the links in it to other repositories (optional discovery).
  */
 import { joinBase } from '../url/join-base.js';
-import type { RepoRef } from './github-repo.js';
-import { repoOfWebUrl } from './github-repo.js';
+import { type RepoRef, repoOfWebUrl } from './github-repo.js';
 
 /**
  * How a README is fetched:
