@@ -29,6 +29,8 @@ export const SITEMAP_LIMITS = {
    * the file is abandoned, since htmlparser2 keeps an unfinished comment or tag in memory whole.
    */
   maxTokenChars: 1 << 20,
+  /** Characters handed to htmlparser2 at a time (it holds the piece a token started in). */
+  sliceChars: 64 * 1024,
 } as const;
 
 /** One `<url>` of a urlset, one `<sitemap>` of an index, or one line of a text sitemap. */
@@ -135,13 +137,21 @@ export class SitemapParser {
       this.writeText(text);
       return;
     }
-    this.charsSinceToken += text.length;
-    if (this.charsSinceToken > SITEMAP_LIMITS.maxTokenChars) {
-      this.tokenTooLong = true;
-      this.halted = true;
-      return;
+    // In slices: htmlparser2 keeps the whole string a token started in, so a body handed over as
+    // one large chunk would otherwise be held whole; and the runaway-token check runs per slice.
+    for (let at = 0; at < text.length && !this.halted; at += SITEMAP_LIMITS.sliceChars) {
+      if (this.charsSinceToken > SITEMAP_LIMITS.maxTokenChars) {
+        this.tokenTooLong = true;
+        this.halted = true;
+        return;
+      }
+      const slice =
+        at === 0 && text.length <= SITEMAP_LIMITS.sliceChars
+          ? text
+          : text.slice(at, at + SITEMAP_LIMITS.sliceChars);
+      this.charsSinceToken += slice.length; // reset by every token the slice completes
+      this.parser!.write(slice);
     }
-    this.parser!.write(text);
   }
 
   /** Ends the input (completes the last text line; XML left open is not completed). */

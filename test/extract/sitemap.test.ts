@@ -276,6 +276,19 @@ describe('readSitemap: protocol limits', () => {
     expect(r.maxBufferedChars).toBeLessThanOrEqual(64 * 1024 + 2048);
   }, 60_000);
 
+  it('reads a large body handed over as one chunk, holding only a slice of it', async () => {
+    const entries = Array.from(
+      { length: 40_000 },
+      (_, i) => `<url><loc>http://example.com/p/${i}</loc></url>`,
+    );
+    const body = Buffer.from(`<urlset>${entries.join('\n')}</urlset>`);
+    expect(body.length).toBeGreaterThan(SITEMAP_LIMITS.maxTokenChars);
+    const r = await read(body);
+    expect(r.stopped).toBeNull();
+    expect(r.count).toBe(40_000);
+    expect(r.maxBufferedChars).toBeLessThanOrEqual(SITEMAP_LIMITS.sliceChars + 100);
+  });
+
   it('stops a gzip bomb at maxBytes of output', async () => {
     const bomb = gzipSync(Buffer.alloc(20 * 1024 * 1024, 0x20)); // 20 MB of spaces, ~20 KB gzipped
     const r = await read(bomb, { maxBytes: 1024 * 1024 });
