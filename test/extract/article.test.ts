@@ -133,7 +133,7 @@ describe('extractArticle', () => {
     expect(a.title).toBe('My post | Blog');
   });
 
-  it('gives metadata only for documents past the size limit', () => {
+  it('gives metadata only (from the head) for documents past the size limit', () => {
     const huge = blogPage(
       '<meta name="author" content="Big">',
       PROSE + 'x'.repeat(ARTICLE_DEFAULTS.maxHtmlChars),
@@ -141,6 +141,21 @@ describe('extractArticle', () => {
     const a = extractArticle(huge, PAGE);
     expect(a.markdown).toBeNull();
     expect(a.author).toBe('Big');
+    expect(a.title).toBe('My post | Blog');
+  });
+
+  it('gives metadata only for documents with too many elements', () => {
+    const many = '<p><a href="/x">x</a> <b>y</b></p>'.repeat(Math.ceil(ARTICLE_DEFAULTS.maxElements / 3) + 1);
+    const page = blogPage('<meta property="article:published_time" content="2024-05-01">', PROSE + many);
+    const a = extractArticle(page, PAGE);
+    expect(a.markdown).toBeNull();
+    expect(a.links).toEqual([]);
+    expect(a.published).toBe('2024-05-01T00:00:00.000Z');
+    // just under the limit: extracted
+    const fewer = '<p><a href="/x">x</a> <b>y</b></p>'.repeat(
+      Math.floor(ARTICLE_DEFAULTS.maxElements / 3) - 30,
+    );
+    expect(extractArticle(blogPage('', PROSE + fewer), PAGE).markdown).not.toBeNull();
   });
 
   it('does not throw on garbage', () => {
