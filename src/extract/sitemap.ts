@@ -66,12 +66,13 @@ export function isGzip(head: Uint8Array): boolean {
   return head.length >= 2 && head[0] === GZIP_MAGIC_0 && head[1] === GZIP_MAGIC_1;
 }
 
-/** Chunks from a stream, an array, or one buffer. */
-export type ByteChunks = AsyncIterable<Uint8Array> | Iterable<Uint8Array>;
+/** Chunks from a stream, an array of buffers, or one buffer. */
+export type ByteChunks = AsyncIterable<Uint8Array> | Iterable<Uint8Array> | Uint8Array;
 
-/** Yields the chunks as Buffers, first collecting at least 2 bytes (for the gzip check). */
+/** Yields the chunks as Buffers, skipping empty ones (a lone buffer is one chunk, not its bytes). */
 async function* asBuffers(chunks: ByteChunks): AsyncGenerator<Buffer> {
-  for await (const c of chunks as AsyncIterable<Uint8Array>) {
+  const source = chunks instanceof Uint8Array ? [chunks] : chunks;
+  for await (const c of source as AsyncIterable<Uint8Array>) {
     if (c.length > 0) yield Buffer.isBuffer(c) ? c : Buffer.from(c.buffer, c.byteOffset, c.byteLength);
   }
 }

@@ -132,6 +132,20 @@ describe('readSitemap: urlset and index', () => {
   });
 });
 
+describe('readSitemap: input forms', () => {
+  it('takes one buffer, an array of buffers, or a stream', async () => {
+    const xml = '<urlset><url><loc>http://example.com/a</loc></url></urlset>';
+    for (const input of [
+      Buffer.from(xml),
+      [Buffer.from(xml)],
+      Readable.from([Buffer.from(xml)]),
+      new Uint8Array(Buffer.from(xml)),
+    ]) {
+      expect(urlsOf(await readSitemap(input, { url: SM }))).toEqual(['http://example.com/a']);
+    }
+  });
+});
+
 describe('readSitemap: plain text', () => {
   it('reads one URL a line, CRLF, blank lines, and skips what is not a URL', async () => {
     const r = await read(
