@@ -12,6 +12,16 @@ import { createHash } from 'node:crypto';
  */
 export const CONFLICTS_DIR = '_conflicts';
 
+/**
+ * Name of the per-host directory that holds the immutable version files of pages stored with
+ * versions on (`files/<host>/_versions/<url hash>/<body hash>`, see {@link versionPathFor}). A URL
+ * whose first path segment is literally `_versions` is escaped (`%5Fversions`) so it cannot reach it.
+ */
+export const VERSIONS_DIR = '_versions';
+
+/** Hex digits of a hash used in a name: 64 bits, unique enough per host and per URL. */
+const HASH_NAME_HEX = 16;
+
 /** File name used for directory-like URLs (path ending in `/`), as wget does. */
 export const INDEX_FILE = 'index.html';
 
@@ -50,7 +60,7 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /** First 16 hex digits (64 bits) of the SHA-1 of `text`. */
 function hash16(text: string): string {
-  return createHash('sha1').update(text).digest('hex').slice(0, 16);
+  return createHash('sha1').update(text).digest('hex').slice(0, HASH_NAME_HEX);
 }
 
 function byteLength(text: string): number {
@@ -204,7 +214,7 @@ export function filePathFor(url: string, extension?: string): string {
   if (raw[raw.length - 1] === '') raw[raw.length - 1] = extension === undefined ? INDEX_FILE : 'index';
 
   const names = raw.map(sanitizeSegment);
-  if (names[0] === CONFLICTS_DIR) names[0] = `%5F${CONFLICTS_DIR.slice(1)}`;
+  if (names[0] === CONFLICTS_DIR || names[0] === VERSIONS_DIR) names[0] = `%5F${names[0].slice(1)}`;
   const query = parsed.search.slice(1);
   if (query !== '') names[names.length - 1] += querySuffix(query);
   if (extension !== undefined) names[names.length - 1] = withExtension(names[names.length - 1], extension);
@@ -228,4 +238,24 @@ export function filePathFor(url: string, extension?: string): string {
   }
   const tail = bounded.slice(head.length).join('/');
   return [host, ...head, `_tail~${hash16(tail)}`].join('/');
+}
+
+/**
+ * Where one version of a page is stored with versions on: `<host>/_versions/<16 hex of SHA-1(url)>/
+ * <16 hex of the body's SHA-256>`. The name is a function of the URL and the bytes, so a file there
+ * never changes (the same bytes give the same name; other bytes another), and the flat, fixed-length
+ * names never clash with each other or with the pages' own paths.
+ *
+ * @param url absolute http(s) URL.
+ * @param sha256 hex SHA-256 of the body (64 digits).
+ * @throws TypeError when `url` does not parse; Error when its scheme is not http(s) or `sha256` is
+ *   not 64 hex digits.
+ */
+export function versionPathFor(url: string, sha256: string): string {
+  const parsed = new URL(url);
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    throw new Error(`versionPathFor: not an http(s) URL: ${url}`);
+  }
+  if (!/^[0-9a-f]{64}$/.test(sha256)) throw new Error(`versionPathFor: not a hex SHA-256: ${sha256}`);
+  return `${hostDir(parsed)}/${VERSIONS_DIR}/${hash16(url)}/${sha256.slice(0, HASH_NAME_HEX)}`;
 }

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { ROBOTS_DEFAULTS, RobotsCache, type RobotsFetch, type RobotsOptions } from '../../src/http/robots.js';
+import {
+  ROBOTS_DEFAULTS,
+  RobotsCache,
+  type RobotsFetch,
+  type RobotsOptions,
+  sitemapsInRobotsTxt,
+} from '../../src/http/robots.js';
 
 type Reply = { status: number; location?: string; body?: string } | Error;
 
@@ -459,5 +465,48 @@ describe('RobotsCache: edge cases (mutation testing)', () => {
       },
     });
     expect(await allowed(cache(long.fetch, { maxBytes: 30 }), 'https://example.com/x')).toBe(true);
+  });
+});
+
+describe('Sitemap: lines', () => {
+  const body = [
+    '\uFEFFSitemap: https://example.com/sitemap_index.xml',
+    'User-agent: *',
+    'Disallow: /private/',
+    'sitemap:/relative-sitemap.xml',
+    'Sitemap: https://example.com/sitemap_index.xml',
+    'Sitemap: ftp://example.com/nope.xml',
+    'SITEMAP: https://cdn.example.net/s.xml.gz',
+  ].join('\r\n');
+
+  it('reads them anywhere in the file, resolved, http(s) only, each once', () => {
+    expect(sitemapsInRobotsTxt(body, 'https://example.com/robots.txt')).toEqual([
+      'https://example.com/sitemap_index.xml',
+      'https://example.com/relative-sitemap.xml',
+      'https://cdn.example.net/s.xml.gz',
+    ]);
+  });
+
+  it('are kept by the cache once robots.txt was fetched, and do not change the rules', async () => {
+    const { robots } = robotsAt(body);
+    expect(robots.sitemaps('https://example.com/any')).toBeUndefined(); // not fetched yet
+    expect(await allowed(robots, 'https://example.com/private/x')).toBe(false);
+    expect(robots.sitemaps('https://example.com/any')).toEqual([
+      'https://example.com/sitemap_index.xml',
+      'https://example.com/relative-sitemap.xml',
+      'https://cdn.example.net/s.xml.gz',
+    ]);
+  });
+
+  it('are empty when robots.txt is missing or unavailable', async () => {
+    const { fetch } = fakeFetch({
+      'https://a.example/robots.txt': { status: 404 },
+      'https://b.example/robots.txt': { status: 503 },
+    });
+    const robots = cache(fetch);
+    await robots.check('https://a.example/x');
+    await robots.check('https://b.example/x');
+    expect(robots.sitemaps('https://a.example/')).toEqual([]);
+    expect(robots.sitemaps('https://b.example/')).toEqual([]);
   });
 });
