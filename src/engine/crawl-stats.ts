@@ -27,6 +27,10 @@ export interface CrawlStats {
   collected: number;
   /** The first seeds that failed this session (at most {@link FAILED_SEEDS_KEPT}), for the summary. */
   failedSeeds: FailedSeed[];
+  /** Warning lines the source logged (`ctx.log.warn`) this session. */
+  sourceWarnings: number;
+  /** Error lines the source logged (`ctx.log.error`), or its `seeds()` failures, this session. */
+  sourceErrors: number;
 }
 
 /** A seed whose item is an error. */
@@ -64,10 +68,13 @@ export function newCrawlStats(): CrawlStats {
       'trap-length': 0,
       'trap-repeat': 0,
       'trap-query': 0,
+      'trap-shape': 0,
       depth: 0,
     },
     itemsThisRun: 0,
     collected: 0,
     failedSeeds: [],
+    sourceWarnings: 0,
+    sourceErrors: 0,
   };
 }

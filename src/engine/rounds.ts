@@ -1,10 +1,27 @@
 /**
- * Continuous collection (`interval`): once the worker is idle, wait `interval`, then fetch its
- * seeds again, bypassing the seen-set, so new links are found. A seed whose body did not change is
+ * Continuous collection (`interval`): once the worker is idle, wait `interval`, then fetch the
+ * round's requests again — the source's `seeds()`, or the configured seeds — bypassing the
+ * seen-set (once each per round), so new links are found. A seed whose body did not change is
  * recorded with `data.unchanged` and not stored again (see content dedup).
  */
 import type { Logger } from 'pino';
+import type { EngineRequest } from '../sources/request.js';
 import type { CrawlStats } from './crawl-stats.js';
+
+/** What the rounds work with. */
+export interface RoundParts {
+  /** Pause between rounds, ms; undefined = one round (one-shot). */
+  intervalMs: number | undefined;
+  /** The requests of a new round (all of them: the caller keeps those it owns). */
+  load(): Promise<EngineRequest[]>;
+  /** Queue a round's requests, seen or not. */
+  queue(requests: EngineRequest[]): void;
+  log: Logger;
+  /** The round's requests are queued: the dispatch loop has work. */
+  wake(): void;
+  /** The worker's counters (read, never changed), for each round's counts. */
+  stats: CrawlStats;
+}
 
 /** What a round's log line counts: this round's share of the worker's counters. */
 interface RoundStart {
@@ -25,22 +42,16 @@ export class Rounds {
   current = 0;
   /** When the next round starts, epoch ms; 0 = not scheduled. */
   private nextAt = 0;
+  private loading = false;
   private started: RoundStart;
 
-  /**
-   * @param seeds the seeds this worker owns.
-   * @param intervalMs pause between rounds, ms; undefined = one round (one-shot).
-   * @param requeue queue a seed again (into the frontier and its log), seen or not.
-   * @param stats the worker's counters (read, never changed), for each round's counts.
-   */
-  constructor(
-    private readonly seeds: readonly string[],
-    private readonly intervalMs: number | undefined,
-    private readonly requeue: (seed: string) => void,
-    private readonly log: Logger,
-    private readonly stats: CrawlStats,
-  ) {
+  constructor(private readonly parts: RoundParts) {
     this.started = this.snapshot(Date.now());
+  }
+
+  /** A round's requests are being made (`seeds()` runs): the worker is not idle. */
+  get busy(): boolean {
+    return this.loading;
   }
 
   /**
@@ -49,9 +60,9 @@ export class Rounds {
    * @returns true when a round was started (there is work again).
    */
   startIfDue(now = Date.now()): boolean {
-    if (this.intervalMs === undefined) return false;
+    if (this.parts.intervalMs === undefined || this.loading) return false;
     if (this.nextAt === 0) {
-      this.nextAt = now + this.intervalMs;
+      this.nextAt = now + this.parts.intervalMs;
       this.logDone(now);
     } else if (now >= this.nextAt) {
       this.nextAt = 0;
@@ -61,17 +72,23 @@ export class Rounds {
     return false;
   }
 
-  /** Start the next round now. */
+  /** Start the next round now (its requests are queued once made). */
   start(now = Date.now()): void {
     this.current++;
+    const round = this.current;
     this.started = this.snapshot(now);
-    for (const s of this.seeds) this.requeue(s);
-    this.log.info({ round: this.current, seeds: this.seeds.length }, 'round started');
+    this.loading = true;
+    void this.parts.load().then((requests) => {
+      this.loading = false;
+      this.parts.queue(requests);
+      this.parts.log.info({ round, seeds: requests.length }, 'round started');
+      this.parts.wake();
+    });
   }
 
   /** `round done`, with this round's counts. */
   private logDone(now: number): void {
-    const s = this.stats;
+    const s = this.parts.stats;
     const was = this.started;
     const errorsByKind: Record<string, number> = {};
     for (const [k, n] of Object.entries(s.errorsByKind)) {
@@ -87,12 +104,12 @@ export class Rounds {
       seconds: Math.round((now - was.at) / 100) / 10,
       nextRoundAt: new Date(this.nextAt).toISOString(),
     };
-    if (fields.errors > 0) this.log.warn(fields, 'round done, with errors');
-    else this.log.info(fields, 'round done');
+    if (fields.errors > 0) this.parts.log.warn(fields, 'round done, with errors');
+    else this.parts.log.info(fields, 'round done');
   }
 
   private snapshot(at: number): RoundStart {
-    const s = this.stats;
+    const s = this.parts.stats;
     return {
       at,
       items: s.itemsThisRun,

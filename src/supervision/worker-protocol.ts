@@ -29,6 +29,8 @@ export interface WorkerWiring {
   onRateLimitWait(ms: number): void;
   /** Call with a warning line for a person (the supervisor shows it). */
   onWarning(line: string): void;
+  /** Call on every line the source logs (warnings and errors are counted). */
+  onSourceLog(level: 'info' | 'warn' | 'error'): void;
 }
 
 /** The engine of a worker, with its log. */
@@ -67,11 +69,14 @@ function exitAfter(msg: FromWorker, code: number): void {
 }
 
 /**
- * Serve the supervisor from this process: wait for `init`, build the engine with `open`, run it.
- * The process exits 0 when the run is over, 1 (after a `fatal` message) when it failed,
- * DISK_FULL_EXIT_CODE (after a `diskFull` message) when a full disk stopped it.
+ * Serve the supervisor from this process: wait for `init`, build the engine with `open` (which may
+ * load the source first), run it. The process exits 0 when the run is over, 1 (after a `fatal`
+ * message) when it failed, DISK_FULL_EXIT_CODE (after a `diskFull` message) when a full disk
+ * stopped it.
  */
-export function serveSupervisor(open: (init: WorkerInit, wiring: WorkerWiring) => OpenedWorker): void {
+export function serveSupervisor(
+  open: (init: WorkerInit, wiring: WorkerWiring) => OpenedWorker | Promise<OpenedWorker>,
+): void {
   let crawler: Crawler | null = null;
   let received = 0;
   let idle = false;
@@ -142,7 +147,7 @@ export function serveSupervisor(open: (init: WorkerInit, wiring: WorkerWiring) =
       closeLog,
       resume,
       joinTimeoutMs,
-    } = open(init, {
+    } = await open(init, {
       partition: {
         index: init.index,
         count: init.count,
@@ -160,6 +165,7 @@ export function serveSupervisor(open: (init: WorkerInit, wiring: WorkerWiring) =
       onFetch: (ms) => counters.fetch(ms),
       onRateLimitWait: (ms) => counters.rateLimitWait(ms),
       onWarning: (line) => send({ t: 'warning', line }),
+      onSourceLog: (level) => counters.sourceLog(level),
     });
     // The supervisor died (IPC closed): stop by ourselves, never linger as an orphan.
     process.on('disconnect', () => {
@@ -171,7 +177,7 @@ export function serveSupervisor(open: (init: WorkerInit, wiring: WorkerWiring) =
     process.on('SIGINT', () => {
       // The terminal's Ctrl-C reaches the whole process group; the supervisor decides.
     });
-    await c.start(init.seeds);
+    await c.start();
     // Messages that arrived while the state was loading are handled now, in order.
     crawler = c;
     for (const m of early.splice(0)) handle(m);
