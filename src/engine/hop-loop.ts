@@ -16,7 +16,7 @@ import { type FetchError, type FetchErrorKind, NO_ANSWER_KINDS } from '../http/f
 import type { Fetcher, HopResponse } from '../http/fetcher.js';
 import type { RobotsCache } from '../http/robots.js';
 import { canonicalize, hostKey } from '../url/canonicalize.js';
-import type { Scope } from '../url/scope.js';
+import { REQUISITE_LABEL, type Scope } from '../url/scope.js';
 import type { SessionIdStripper } from '../url/session-ids.js';
 import { HopTrail } from './hop-trail.js';
 import type { HostPolicy } from './host-policy.js';
@@ -190,7 +190,7 @@ export class HopLoop {
       const message = `more than ${MAX_REDIRECTS} redirects`;
       return failure(target, 'redirect-loop', message, res.status, false, null);
     }
-    const verdict = scope.check(target);
+    const verdict = scope.check(target, entry.meta?.label === REQUISITE_LABEL);
     if (verdict !== 'ok') {
       const message = `redirect to ${target} (${verdict})`;
       return failure(target, 'out-of-scope', message, res.status, false, null);

@@ -61,7 +61,9 @@ describe('config file', () => {
 
   it("refuses a key that is neither common nor the source's own, once the source is loaded", async () => {
     const c = validateConfig({ workers: [{ source: 'crawl', seeds: [SEED], speed: 3 }] }, 'c.yaml');
-    await expect(runWorkerSpecs(c, process.cwd())).rejects.toThrow(/^workers\[0\]: unknown key "speed"$/);
+    await expect(runWorkerSpecs(c, process.cwd())).rejects.toThrow(
+      /^workers\[0\]: unknown key "speed" \(source crawl takes pageRequisites\)$/,
+    );
   });
 
   it('loads YAML and JSON, and reports unreadable or invalid files in one line', async () => {

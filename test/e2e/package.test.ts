@@ -4,7 +4,7 @@
  * loads at run time (the rest is inside it); no install script a user must approve. The packed
  * package is unpacked beside its runtime dependencies alone (no dev dependency reachable) and
  * crawls a fixture site through every lazily loaded dependency (robots-parser, iconv-lite,
- * whatwg-encoding, tldts).
+ * whatwg-encoding, tldts, tough-cookie).
  */
 import { execFile, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -33,7 +33,7 @@ function runtimeRequires(): Set<string> {
   for (const f of fs.readdirSync(dir).filter((n) => n.endsWith('.js'))) {
     const code = fs.readFileSync(path.join(dir, f), 'utf8');
     for (const m of code.matchAll(
-      /(?:\brequire\d*\(|createRequire\(import\.meta\.url\)\(|\bimport\()"([^"./][^"]*)"\)/g,
+      /(?:\brequire\d*\(|createRequire\d*\(import\.meta\.url\)\(|\bimport\()"([^"./][^"]*)"\)/g,
     )) {
       const spec = m[1];
       if (spec.startsWith('node:') || BUILTINS.has(spec.split('/')[0])) continue;

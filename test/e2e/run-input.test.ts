@@ -88,7 +88,9 @@ describe('collector run: bad input', () => {
     );
     const r = await runCli(['run', '--config', file]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/data .*file\/data: is under .*file, a file, not a directory; choose a directory/);
+    expect(r.stderr).toMatch(
+      /data .*file\/data: is under .*file, a file, not a directory; choose a directory/,
+    );
   });
 
   it('refuses a changed process count for a worker type whose data already exists', async () => {
