@@ -3,9 +3,13 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
+    // Deadlines for a hung test, not speed checks: two suites at once on two cores run an e2e
+    // test three or four times slower than an idle machine.
+    testTimeout: 120_000,
+    hookTimeout: 60_000,
     pool: 'forks',
     maxWorkers: 2,
+    // Builds dist/ first when src/ is newer: the end-to-end tests run bin/collector.js over it.
+    globalSetup: ['test/fixtures/build-once.ts'],
   },
 });

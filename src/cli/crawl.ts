@@ -1,6 +1,7 @@
 /**
  * `collector crawl <url...>`: a one-shot crawl (like `wget -r` / `scrapy crawl`) with the
- * options of DESIGN §3; exits 0 when the frontier is empty or after a graceful stop. Flags are
+ * options of DESIGN §3, by the `crawl` source or the one `--source` names; exits 0 when the
+ * frontier is empty or after a graceful stop. Flags are
  * passed on as written: the crawl options schema parses them and applies every default once
  * (the help shows those defaults, read from the schema).
  */
@@ -42,7 +43,12 @@ export function registerCrawl(program: Command): void {
   program
     .command('crawl')
     .description('crawl from seed URLs until the frontier is empty')
-    .argument('[url...]', 'seed URLs (http/https); optional with --resume')
+    .argument('[url...]', 'seed URLs (http/https); optional with --resume or a --source with seeds()')
+    .option(
+      '--source <name|path>',
+      'source: a built-in (crawl) or an ES module path exporting defineSource({...}) (default: crawl)',
+    )
+    .option('--source-option <key=value>', "the source's own option (repeatable)", collect)
     .option('--out <dir>', def('output directory', d.out))
     .option('--processes <n>', 'worker processes (default: CPU count / 2, at least 1)', int(1))
     .addOption(
@@ -97,6 +103,14 @@ export function registerCrawl(program: Command): void {
       int(0),
     )
     .option(
+      '--max-shape-variants <n>',
+      def('distinct URLs followed per URL shape (digits generalised), 0 = unlimited', d.maxShapeVariants),
+      int(0),
+    )
+    .option('--keep-param <name>', 'keep this session-id-like parameter in URLs (repeatable)', collect)
+    .option('--no-cookies', 'keep no cookie jar (cookies are on by default, never stored)')
+    .option('--max-header-bytes <size>', def('largest response header section', formatSize(d.maxHeaderBytes)))
+    .option(
       '--max-queued-in-memory <n>',
       def('URLs queued in memory per process; more spill to disk', d.maxQueuedInMemory),
       int(10),
@@ -110,12 +124,18 @@ export function registerCrawl(program: Command): void {
     .option('--quiet', 'no progress line')
     .action(async (urls: string[], o: Record<string, unknown>) => {
       // Flags as written; absent ones are undefined and get the schema's default.
-      const { store, ...flags } = o;
-      const input = { ...flags, seeds: urls, storeBodies: store } as CrawlOptionsInput;
+      const { store, source, sourceOption, keepParam, ...flags } = o;
+      const input = { ...flags, seeds: urls, storeBodies: store, keepParams: keepParam } as CrawlOptionsInput;
       // Loaded on use, so `collector --help` and other commands start fast.
       const { runCrawl } = await import('../runtime/crawl-job.js');
+      const { parseOptionPairs } = await import('../config/option-pairs.js');
       const { locateDiskFull } = await import('../sinks/disk-full.js');
-      process.exitCode = await runCrawl(input).catch((e) => {
+      const pairs = sourceOption as string[] | undefined;
+      const choice = {
+        source: source as string | undefined,
+        sourceOptions: pairs === undefined ? undefined : parseOptionPairs(pairs),
+      };
+      process.exitCode = await runCrawl(input, choice).catch((e) => {
         throw locateDiskFull(e, input.out ?? '.');
       });
     });

@@ -33,6 +33,7 @@ export function registerRun(program: Command): void {
         process.exitCode = await runConfig(config, {
           memoryLimit: o.memoryLimit,
           quiet: o.quiet,
+          baseDir: path.dirname(path.resolve(o.config)),
           configFile: o.config,
         });
       } catch (e) {

@@ -10,6 +10,7 @@ import { pathToFileURL } from 'node:url';
 import YAML from 'yaml';
 import { z } from 'zod';
 import { CrawlOptionsSchema, duration, positiveInt, size } from './crawl-options.js';
+import { issueLine, type SchemaIssue, withMore } from './issue-message.js';
 import {
   DEFAULT_METRICS_LISTEN,
   isLoopbackListen,
@@ -45,7 +46,10 @@ export const MetricsSchema = z
   })
   .strict();
 
-/** One worker type: a source × processes, with the crawl options as per-type keys. */
+/**
+ * One worker type: a source × processes, with the crawl options as per-type keys, and the
+ * source's own option keys beside them.
+ */
 export const WorkerTypeSchema = CrawlOptionsSchema.omit({
   out: true,
   resume: true,
@@ -59,8 +63,12 @@ export const WorkerTypeSchema = CrawlOptionsSchema.omit({
       .string()
       .regex(/^[A-Za-z0-9_-]+$/, { error: 'expected letters, digits, "_" or "-"' })
       .optional(),
-    /** Source name: `crawl` (docs, blogs). */
-    source: z.string({ error: 'expected a source name such as "crawl"' }),
+    /**
+     * The source: a built-in name (`crawl`: docs, blogs) or the path of a module whose default
+     * export is `defineSource({...})`, relative to the config file. Its own option keys sit beside
+     * these common keys; they are checked by its `options` schema once it is loaded.
+     */
+    source: z.string({ error: 'expected a source: a built-in name such as "crawl" or a module path' }),
     /** Worker processes of this type. Default 1. */
     processes: positiveInt.default(1),
     /**
@@ -69,7 +77,12 @@ export const WorkerTypeSchema = CrawlOptionsSchema.omit({
      */
     pageThread: z.boolean().optional(),
   })
-  .strict();
+  // Other keys are the source's own options: checked once the source is loaded (see
+  // `sources/source-options.ts`), where an unknown key is refused as it is here.
+  .loose();
+
+/** The keys every worker entry may have, whatever its source. */
+export const WORKER_COMMON_KEYS: ReadonlySet<string> = new Set(Object.keys(WorkerTypeSchema.shape));
 
 /**
  * Supervisor timings (`supervisor:` in a config; a multi-process `collector crawl` uses the
@@ -136,32 +149,6 @@ export type ConfigInput = z.input<typeof ConfigFileSchema>;
 /** Config with defaults applied. */
 export type Config = z.output<typeof ConfigFileSchema>;
 
-/** Typed helper for `.js`/`.ts` configs: `export default defineConfig({...})`. */
-export function defineConfig(config: ConfigInput): ConfigInput {
-  return config;
-}
-
-function pathString(p: PropertyKey[]): string {
-  let s = '';
-  for (const k of p) s += typeof k === 'number' ? `[${k}]` : s ? `.${String(k)}` : String(k);
-  return s || '(top level)';
-}
-
-function valueAt(root: unknown, p: PropertyKey[]): unknown {
-  let v: unknown = root;
-  for (const k of p) {
-    if (v === null || typeof v !== 'object') return undefined;
-    v = (v as Record<PropertyKey, unknown>)[k];
-  }
-  return v;
-}
-
-function show(v: unknown): string {
-  if (v === undefined) return 'nothing';
-  const s = JSON.stringify(v);
-  return s.length > 60 ? `${s.slice(0, 57)}...` : s;
-}
-
 /**
  * Validate a parsed config object.
  * @param file name used in messages.
@@ -171,17 +158,8 @@ function show(v: unknown): string {
 export function validateConfig(raw: unknown, file: string): Config {
   const r = ConfigFileSchema.safeParse(raw);
   if (r.success) return r.data;
-  const lines = r.error.issues.slice(0, 1).map((i) => {
-    const at = pathString(i.path);
-    if (i.code === 'unrecognized_keys')
-      return `${file}: ${at}: unknown key ${i.keys.map((k) => `"${k}"`).join(', ')}`;
-    const got = valueAt(raw, i.path);
-    const msg = i.message.replace(/^Invalid input: /, '').replace(/, received \w+$/, '');
-    if (got === undefined) return `${file}: ${at}: missing (${msg})`;
-    return `${file}: ${at}: ${msg}${/, got /.test(msg) ? '' : `, got ${show(got)}`}`;
-  });
-  const more = r.error.issues.length - 1;
-  throw new UsageError(`${lines[0]}${more > 0 ? ` (and ${more} more problem${more > 1 ? 's' : ''})` : ''}`);
+  const first = issueLine(`${file}: `, r.error.issues[0] as SchemaIssue, raw);
+  throw new UsageError(withMore(first, r.error.issues.length));
 }
 
 /**

@@ -31,6 +31,13 @@ export const CRAWL_DEFAULTS = {
   maxUrlLength: SCOPE_DEFAULTS.maxUrlLength,
   maxPathRepeat: SCOPE_DEFAULTS.maxPathRepeat,
   maxQueryVariants: SCOPE_DEFAULTS.maxQueryVariants,
+  /** 0 = no cap per URL shape */
+  maxShapeVariants: 0,
+  /**
+   * bytes: Node's and undici's 16 KiB is passed by real sites (Content-Security-Policy and Link
+   * headers of 30–40 KB are seen); browsers accept 256 KiB (Chromium's limit).
+   */
+  maxHeaderBytes: 256 * 1024,
   maxQueuedInMemory: 100_000,
   saveEveryItems: 50,
   /** ms: at a low item rate each page is acknowledged on its own within this delay */

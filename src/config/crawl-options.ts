@@ -164,6 +164,30 @@ export const CrawlOptionsSchema = z.object({
   /** Distinct query strings followed per path; more are skipped as traps. 0 = unlimited. Default 1000. */
   maxQueryVariants: z.number().int().min(0).default(D.maxQueryVariants),
   /**
+   * Distinct URLs followed per URL shape (host + path and query with digit runs generalised:
+   * `/cal/2024/05/` ~ `/cal/1999/12/`); more are skipped as traps (`trap-shape`). 0 = no cap,
+   * the default: numbered pages share one shape. Independently, a date-like shape whose pages
+   * come back as near-duplicates five times in a row is closed (the calendar defence).
+   */
+  maxShapeVariants: z.number().int().min(0).default(D.maxShapeVariants),
+  /**
+   * Query and path parameters kept in URLs although they look like session ids (`jsessionid`,
+   * `PHPSESSID`, `sid`, `sessionid`, `ASPSESSIONID…`, `cfid`, `cftoken`), case-insensitive.
+   * Default: none (session ids are removed in canonicalization).
+   */
+  keepParams: z.array(z.string().min(1)).default([]),
+  /** Keep a cookie jar per worker (RFC 6265; cookies are never written anywhere). Default true. */
+  cookies: z.boolean().default(true),
+  /** Largest response header section, bytes; more is a `too-large` item. Default 256 KiB. */
+  maxHeaderBytes: size
+    .pipe(
+      z
+        .number()
+        .min(16 * 1024, { error: 'expected at least 16KB' })
+        .max(16 * 1024 * 1024, { error: 'expected at most 16MB' }),
+    )
+    .default(D.maxHeaderBytes),
+  /**
    * URLs kept queued in memory; more are spilled to `state/<worker>/spill.log` and read back as
    * the queue drains. Default 100,000 (about 6 MB of URLs).
    */

@@ -12,14 +12,19 @@ import type { ContentDedup, ContentIndexFiles } from '../dedup/content-dedup.js'
 import type { SeenSet } from '../dedup/seen-set.js';
 import type { FrontierQueue } from '../frontier/frontier-queue.js';
 import { Journal } from '../frontier/journal.js';
+import type { RequestMeta } from '../frontier/request-meta.js';
 import { SpillQueue } from '../frontier/spill-queue.js';
-import type { HeldLock } from '../sinks/lock-file.js';
 import { Fetcher } from '../http/fetcher.js';
 import { RobotsCache } from '../http/robots.js';
-import type { Source } from '../sources/source.js';
+import type { HeldLock } from '../sinks/lock-file.js';
+import type { EngineRequest } from '../sources/request.js';
+import { authorizeHeaders, type RunningSource } from '../sources/source-runner.js';
 import { Scope } from '../url/scope.js';
+import { SessionIdStripper } from '../url/session-ids.js';
+import type { Admission } from './admission.js';
 import { Attempts } from './attempt.js';
 import type { CrawlStats } from './crawl-stats.js';
+import { type EngineSource, openSource } from './engine-source.js';
 import { HandoffOutbox, type Partition } from './handoff-outbox.js';
 import { HopLoop } from './hop-loop.js';
 import { HostPolicy, robotsRetryWait } from './host-policy.js';
@@ -30,8 +35,10 @@ import { ItemStore } from './item-store.js';
 import { LinkFollower } from './link-follower.js';
 import { workerReplayFilter } from './log-replay.js';
 import { LostPageRetries } from './lost-page-retries.js';
-import type { PageProcessor, PageProcessorOptions } from './page-processor.js';
+import { NearDuplicateWatch } from './near-duplicates.js';
+import type { PageProcessor, PageProcessorOptions, PageThreadSource } from './page-processor.js';
 import { PAGE_THREAD_FILES } from './page-threads.js';
+import type { SourceLogLine } from './page-work.js';
 import { restoreHandedOff, restoreState } from './resume.js';
 import { Rounds } from './rounds.js';
 import { SpillRefill } from './spill-refill.js';
@@ -56,7 +63,7 @@ export interface EngineBackend {
 export interface CrawlerDeps {
   /** Worker id, e.g. `crawl-0`: names the items file, state dir and log. */
   workerId: string;
-  source: Source;
+  source: EngineSource;
   log: Logger;
   backend: EngineBackend;
   /** Called on every item written (progress). */
@@ -65,12 +72,16 @@ export interface CrawlerDeps {
   onFetch?: (ms: number) => void;
   /** Called when a host is paused by Retry-After or rate-limit headers, with the pause in ms (metrics). */
   onRateLimitWait?: (ms: number) => void;
+  /** Called on every line the source logs (counters). */
+  onSourceLog?: (level: 'info' | 'warn' | 'error') => void;
   /** Set when this worker is one of several of its type (DESIGN §1 ownership). */
   partition?: Partition;
 }
 
 /** The parts that touch no state on disk, built with the crawler. */
 export interface NetworkParts {
+  /** The source with its context. */
+  source: RunningSource;
   fetcher: Fetcher;
   scope: Scope;
   pages: PageProcessor;
@@ -79,6 +90,10 @@ export interface NetworkParts {
   lost: LostPageRetries;
   policy: HostPolicy;
   hops: HopLoop;
+  /** Session-id removal from seeds, links and redirect targets (`--keep-param`). */
+  sessionIds: SessionIdStripper;
+  /** Calendar-trap feedback: near-duplicate pages of one date-like URL shape close it in the scope. */
+  nearDuplicates: NearDuplicateWatch;
   /** Aborted when in-flight requests are abandoned. */
   abort: AbortController;
   /** The `source` and `worker` of this worker's items. */
@@ -89,6 +104,8 @@ export interface NetworkParts {
 
 /** A worker with siblings: who owns which URL, and the outbox of links owned by the others. */
 export type Handoff = { partition: Partition; outbox: HandoffOutbox };
+
+export type { EngineSource } from './engine-source.js';
 
 /** The parts that read and write the worker's state, opened at start. */
 export interface StateParts {
@@ -109,9 +126,15 @@ export interface CrawlerHooks {
   wake(): void;
   isStopping(): boolean;
   /** Queue a URL this worker owns, when it is new. */
-  enqueue(url: string, depth: number): void;
-  /** Queue a seed again for a new round, seen or not. */
-  requeue(seed: string): void;
+  enqueue(url: string, depth: number, meta: RequestMeta | undefined): void;
+  /** The requests of a new round (never rejects: a failing `seeds()` is logged, and gives none). */
+  roundRequests(): Promise<EngineRequest[]>;
+  /** Queue a round's requests (those this worker owns), seen or not. */
+  queueRound(requests: EngineRequest[]): void;
+  /** The item of `url` is written. */
+  written(url: string): void;
+  /** A pending URL restored from the state has this metadata (kept until its item is written). */
+  remember(url: string, meta: RequestMeta): void;
   /**
    * A write of state or of a body failed (a full disk...): stop taking URLs. Pages not yet
    * acknowledged are fetched again by `--resume`.
@@ -134,9 +157,11 @@ export function itemsPathOf(opts: CrawlOptions, workerId: string): string {
 export function buildNetworkParts(
   opts: CrawlOptions,
   deps: CrawlerDeps,
+  stats: CrawlStats,
   journal: () => Journal,
 ): NetworkParts {
   const { backend } = deps;
+  const { source, writeLog } = openSource(deps, stats);
   const abort = new AbortController();
   const fetcher = new Fetcher({
     userAgent: opts.userAgent,
@@ -144,6 +169,8 @@ export function buildNetworkParts(
     maxBytes: opts.maxBytes,
     connections: opts.hostConcurrency,
     proxy: opts.proxy,
+    cookies: opts.cookies,
+    maxHeaderBytes: opts.maxHeaderBytes,
   });
   const scope = new Scope({
     mode: opts.scope,
@@ -153,7 +180,9 @@ export function buildNetworkParts(
     maxUrlLength: opts.maxUrlLength,
     maxPathRepeat: opts.maxPathRepeat,
     maxQueryVariants: opts.maxQueryVariants,
+    maxShapeVariants: opts.maxShapeVariants,
   });
+  const sessionIds = new SessionIdStripper(opts.keepParams);
   const robots = opts.robots
     ? new RobotsCache({
         userAgent: opts.userAgent,
@@ -168,15 +197,23 @@ export function buildNetworkParts(
       })
     : null;
   const policy = new HostPolicy(backend.frontier, opts, deps.onRateLimitWait);
+  const def = source.def;
+  const ref = deps.source.loaded.ref;
+  const threadSource: PageThreadSource | null =
+    ref !== null && def.threadSafe === true
+      ? { ref, options: deps.source.rawOptions, seeds: deps.source.seeds, worker: source.ctx.worker }
+      : null;
+  const pageOptions = {
+    outDir: opts.out,
+    storeBodies: opts.storeBodies,
+    thread: opts.pageThread,
+    maxBytes: opts.maxBytes,
+  };
   return {
+    source,
     fetcher,
     scope,
-    pages: openPageProcessor(deps.source, {
-      outDir: opts.out,
-      storeBodies: opts.storeBodies,
-      thread: opts.pageThread,
-      maxBytes: opts.maxBytes,
-    }),
+    pages: openPageProcessor(source, threadSource, pageOptions, writeLog),
     contentIndex: backend.openContentIndex({
       itemsPath: itemsPathOf(opts, deps.workerId),
       flush: () => journal().flush(),
@@ -190,11 +227,18 @@ export function buildNetworkParts(
       scope,
       seen: backend.seen,
       policy,
+      sessionIds,
       signal: abort.signal,
+      authorize:
+        def.authorize === undefined ? undefined : (url, label) => authorizeHeaders(source, url, label),
       onFetch: deps.onFetch,
     }),
+    sessionIds,
+    nearDuplicates: new NearDuplicateWatch(scope, (shape, url) =>
+      deps.log.info({ shape, url }, 'url shape closed: near-duplicate pages'),
+    ),
     abort,
-    origin: { source: deps.source.name, worker: deps.workerId },
+    origin: { source: def.name, worker: deps.workerId },
     awaitingRetry: new Map(),
   };
 }
@@ -204,9 +248,10 @@ export function buildNetworkParts(
  * resume the frontier (enqueued minus done), seen-set, counters and content index rebuilt from
  * validated lines; the journal; the links already handed to siblings; then the parts that write
  * items. Every write failure of the journal and spill goes to `hooks.writeFailed`.
- * @param seeds the seeds this worker owns (for rounds).
+ * @param admission which requests are new (the handoff outbox hands each once).
  * @param opened receives the lock, journal and spill as soon as they are taken or open, so that
  *   a start that fails later still releases and closes them.
+ * @param priorityOf the priority of a queued URL (kept with its metadata).
  * @throws on I/O errors; Error naming the holder when another process keeps the state dir.
  */
 export async function openStateParts(
@@ -214,9 +259,10 @@ export async function openStateParts(
   deps: CrawlerDeps,
   net: NetworkParts,
   stats: CrawlStats,
-  seeds: string[],
+  admission: Admission,
   hooks: CrawlerHooks,
   opened: OpenedState,
+  priorityOf: (url: string) => number,
 ): Promise<StateParts> {
   const { backend, log, workerId } = deps;
   const stateDir = path.join(opts.out, 'state', workerId);
@@ -225,7 +271,14 @@ export async function openStateParts(
   // No other process reads or writes this state meanwhile (not an orphaned worker of a killed run).
   opened.stateLock = await lockWorkerState(stateDir);
   const spillFile = await SpillQueue.open(path.join(stateDir, 'spill.log'), hooks.writeFailed);
-  const spill = new SpillRefill(backend.frontier, spillFile, opts.maxQueuedInMemory, log, hooks.wake);
+  const spill = new SpillRefill(
+    backend.frontier,
+    spillFile,
+    opts.maxQueuedInMemory,
+    log,
+    hooks.wake,
+    priorityOf,
+  );
   opened.spill = spill;
   const partition = deps.partition;
   const scope = (url: string) => net.scope.check(url);
@@ -238,7 +291,10 @@ export async function openStateParts(
       contentIndex: net.contentIndex,
       stats,
       partition,
-      queue: (url, depth) => spill.push(url, depth),
+      queue: (url, depth, meta) => {
+        if (meta !== undefined) hooks.remember(url, meta);
+        spill.push(url, depth, meta?.priority);
+      },
     });
   }
   const journal = await Journal.open({
@@ -255,7 +311,7 @@ export async function openStateParts(
     if (opts.resume) await restoreHandedOff(replayed, partition);
     // Lines sent again are checked too (damaged ones were reported by restoreHandedOff).
     const filter = () => workerReplayFilter(scope, partition);
-    handoff = { partition, outbox: new HandoffOutbox(partition, backend.seen, journal, stateDir, filter) };
+    handoff = { partition, outbox: new HandoffOutbox(partition, admission, journal, stateDir, filter) };
   }
   const store: ItemStore = new ItemStore({
     contentIndex: net.contentIndex,
@@ -268,13 +324,20 @@ export async function openStateParts(
       // Kept until now: a URL fetched again after its body was lost follows its own redirects again.
       net.hops.forget(item.url);
       net.lost.forget(item.url);
+      hooks.written(item.url);
       deps.onItem?.(item);
     },
     refetchLostBody: (entry, item, e) => attempts.refetchLostBody(entry, item, e),
     wake: hooks.wake,
     writeFailed: hooks.writeFailed,
   });
-  const rounds = new Rounds(seeds, opts.interval, hooks.requeue, log);
+  const rounds = new Rounds({
+    intervalMs: opts.interval,
+    load: hooks.roundRequests,
+    queue: hooks.queueRound,
+    log,
+    wake: hooks.wake,
+  });
   const attempts = new Attempts({
     hops: net.hops,
     policy: net.policy,
@@ -282,6 +345,7 @@ export async function openStateParts(
     store,
     slots: net.slots,
     lost: net.lost,
+    nearDuplicates: net.nearDuplicates,
     origin: net.origin,
     stats,
     log,
@@ -293,6 +357,7 @@ export async function openStateParts(
   });
   const follower = new LinkFollower({
     scope: net.scope,
+    sessionIds: net.sessionIds,
     skipped: stats.skipped,
     log,
     maxDepth: opts.maxDepth,
@@ -303,23 +368,30 @@ export async function openStateParts(
 }
 
 /**
- * The page processor for a crawler: a page thread when `opts.thread`, the source allows it
- * (`source.offThread`) and the compiled worker file exists (the built CLI; tests running the
- * TypeScript sources get the inline one), else inline.
+ * The page processor for a crawler: a page thread when `opts.thread`, the source is thread-safe
+ * and loadable by reference (`threadSource`), and the compiled worker file exists (the built CLI;
+ * tests running the TypeScript sources get the inline one), else inline.
+ * @param writeLog where the lines a source logs in the page thread go.
  */
-export function openPageProcessor(source: Source, opts: PageProcessorOptions): PageProcessor {
+export function openPageProcessor(
+  source: RunningSource,
+  threadSource: PageThreadSource | null,
+  opts: PageProcessorOptions,
+  writeLog: (lines: SourceLogLine[]) => void,
+): PageProcessor {
   const files = PAGE_THREAD_FILES;
   if (
     opts.thread &&
-    source.offThread === true &&
+    threadSource !== null &&
     import.meta.url.endsWith('.js') &&
     existsSync(files.pageWorker)
   ) {
     return new ThreadedPageProcessor(
       files,
-      source.name,
+      threadSource,
       opts.storeBodies ? opts.outDir : null,
       opts.maxBytes,
+      writeLog,
     );
   }
   return new InlinePageProcessor(source, opts);

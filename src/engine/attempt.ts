@@ -2,26 +2,37 @@
  * One try of one URL, turned into its outcome: an item (with the decoded body kept for storing
  * and the links to follow) or a retry. The hop loop fetches; a failure becomes an error item or a
  * retry by the host policy; a final response is decoded, hashed and (2xx) parsed by the page
- * processor, then checked against the content index.
+ * processor, then checked against the content index. A page that redirects by refresh is a hop of
+ * the same try, made at the entry's next turn in its host's queue.
  */
 import type { Logger } from 'pino';
 import type { FrontierEntry } from '../frontier/frontier-queue.js';
+import type { EngineRequest } from '../sources/request.js';
 import type { CrawlStats } from './crawl-stats.js';
-import type { HopAnswer, HopFailure, HopLoop } from './hop-loop.js';
+import type { HopAnswer, HopFailure, HopLoop, HopResult } from './hop-loop.js';
 import { type HostPolicy, letsSlowDownDecay } from './host-policy.js';
 import type { HostSlots } from './host-slots.js';
 import { errorItem, type Item, type ItemOrigin, newItem } from './item.js';
 import type { ItemStore } from './item-store.js';
 import type { LostPageRetries } from './lost-page-retries.js';
+import type { NearDuplicateWatch } from './near-duplicates.js';
 import { type PageProcessor, PageThreadLost } from './page-processor.js';
 import type { WorkedPage } from './page-work.js';
 
 /** What became of one try. */
 export type Outcome =
-  /** `bodyId`: the decoded body the page processor keeps for this item (stored or dropped next). */
-  | { kind: 'item'; item: Item; bodyId?: number; links?: string[] }
+  /**
+   * `bodyId`: the decoded body the page processor keeps for this item (stored or dropped next),
+   * with the file `extension` the source chose; `links`: the requests to follow.
+   */
+  | { kind: 'item'; item: Item; bodyId?: number; extension?: string; links?: EngineRequest[] }
   /** `free`: the try does not count against `--retries` (the failure was ours, not the server's). */
-  | { kind: 'retry'; delayMs: number; free?: boolean };
+  | { kind: 'retry'; delayMs: number; free?: boolean }
+  /**
+   * A refresh redirect to follow: the entry goes back to its host's queue (politeness) without
+   * using a try, and its next try continues the hop trail (`HopLoop.refresh`).
+   */
+  | { kind: 'hop' };
 
 /** What tries work with. */
 export interface AttemptParts {
@@ -31,6 +42,8 @@ export interface AttemptParts {
   store: ItemStore;
   slots: HostSlots;
   lost: LostPageRetries;
+  /** The calendar-trap feedback: sketches of parsed pages, by URL shape. */
+  nearDuplicates: NearDuplicateWatch;
   origin: ItemOrigin;
   stats: CrawlStats;
   log: Logger;
@@ -124,6 +137,8 @@ export class Attempts {
         contentEncoding: res.encoded ? res.contentEncoding : null,
         headers: res.headers,
         depth: entry.depth,
+        label: entry.meta?.label,
+        userData: entry.meta?.userData,
         maxBytes: this.parts.maxBytes,
         extract: ok,
         body: res.body,
@@ -168,17 +183,61 @@ export class Attempts {
       pages.drop(id);
       return { kind: 'item', item };
     }
+    const r = page.result;
+    if (r?.sketch !== undefined) this.parts.nearDuplicates.observe(entry.url, r.sketch);
+    if (r?.refresh !== undefined) return this.refreshHop(entry, answer, id, r.refresh);
     if (store.isDuplicate(item, id, this.parts.round())) return { kind: 'item', item };
     // Still encoded (unknown or nested Content-Encoding): stored as received, flagged, not parsed.
     if (flag === 'unknown-encoding') return { kind: 'item', item, bodyId: id };
-    const r = page.result;
     if (page.sourceError !== undefined) {
-      item.error = { kind: 'decode', message: `source ${origin.source} failed: ${page.sourceError}` };
+      item.error = { kind: 'source', message: `source ${origin.source}: ${page.sourceError}` };
     } else if (r) {
       if (r.title !== undefined) item.title = r.title;
       if (r.data) item.data = { ...item.data, ...r.data };
     }
-    if (page.bytes === 0) pages.drop(id);
-    return { kind: 'item', item, bodyId: page.bytes > 0 ? id : undefined, links: r?.links };
+    // No body, or the request said not to store it (`store: false`): the item goes alone.
+    if (page.bytes === 0 || entry.meta?.store === false) {
+      pages.drop(id);
+      return { kind: 'item', item, links: r?.follow };
+    }
+    return { kind: 'item', item, bodyId: id, extension: r?.extension, links: r?.follow };
+  }
+
+  /**
+   * A 2xx page that redirects by declarative refresh to `target`: its body is dropped (the page
+   * yields no item of its own) and the target is checked as the next hop of the try. While the
+   * hop waits, the item of the refresh itself waits in `awaitingRetry`, written if the crawl ends
+   * first (page budget).
+   */
+  private async refreshHop(
+    entry: FrontierEntry,
+    answer: HopAnswer,
+    bodyId: number,
+    target: string,
+  ): Promise<Outcome> {
+    this.parts.pages.drop(bodyId);
+    const next: HopResult | string = await this.parts.hops.refresh(entry, answer, target);
+    if (typeof next === 'string') {
+      const note = 'refresh redirect not followed: the crawl ended first';
+      this.parts.awaitingRetry.set(
+        entry.url,
+        this.redirectItem(entry, answer, next, { redirectTo: next, note }),
+      );
+      return { kind: 'hop' };
+    }
+    if (next.kind === 'failure') return this.failure(entry, next);
+    return { kind: 'item', item: this.redirectItem(entry, next, next.finalUrl, next.data) };
+  }
+
+  /** The item of a redirect that ends a try without a page of its own: the hop's status, no body. */
+  private redirectItem(
+    entry: FrontierEntry,
+    answer: HopAnswer,
+    finalUrl: string,
+    data: Record<string, unknown> | undefined,
+  ): Item {
+    const item = newItem(this.parts.origin, entry, finalUrl, answer.res.status, answer.res.contentType);
+    if (data) item.data = { ...data };
+    return item;
   }
 }

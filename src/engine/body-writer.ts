@@ -15,6 +15,8 @@ export interface StoreRequest {
   id: number;
   url: string;
   body: Uint8Array;
+  /** The file's extension chosen by the source, without the dot. */
+  extension?: string;
 }
 
 /** The answer to the crawler: the stored path, or the error message. */
@@ -49,7 +51,7 @@ data.port.on('message', (msg: StoreRequest[] | 'close') => {
   for (const req of msg) {
     const body = Buffer.from(req.body.buffer, req.body.byteOffset, req.body.byteLength);
     try {
-      replies.push({ id: req.id, file: sink.storeSync(req.url, body) });
+      replies.push({ id: req.id, file: sink.storeSync(req.url, body, req.extension) });
     } catch (e) {
       replies.push({ id: req.id, error: (e as Error).message });
     }

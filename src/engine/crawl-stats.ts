@@ -21,6 +21,10 @@ export interface CrawlStats {
   skipped: Record<SkipReason, number>;
   /** Items written this session (excludes resumed ones). */
   itemsThisRun: number;
+  /** Warning lines the source logged (`ctx.log.warn`) this session. */
+  sourceWarnings: number;
+  /** Error lines the source logged (`ctx.log.error`), or its `seeds()` failures, this session. */
+  sourceErrors: number;
 }
 
 /** All counters at zero. */
@@ -36,8 +40,11 @@ export function newCrawlStats(): CrawlStats {
       'trap-length': 0,
       'trap-repeat': 0,
       'trap-query': 0,
+      'trap-shape': 0,
       depth: 0,
     },
     itemsThisRun: 0,
+    sourceWarnings: 0,
+    sourceErrors: 0,
   };
 }

@@ -10,6 +10,10 @@
 import type { CrawlOptions } from '../config/crawl-options.js';
 import type { SeenSet } from '../dedup/seen-set.js';
 import type { FrontierEntry, FrontierQueue } from '../frontier/frontier-queue.js';
+import type { RequestMeta } from '../frontier/request-meta.js';
+import { type EngineRequest, metaOf, urlOf } from '../sources/request.js';
+import { roundRequests } from '../sources/source-runner.js';
+import { Admission } from './admission.js';
 import {
   buildNetworkParts,
   type CrawlerDeps,
@@ -26,7 +30,7 @@ import { errorItem } from './item.js';
 import type { ItemStore } from './item-store.js';
 import type { LinkFollower } from './link-follower.js';
 
-export type { CrawlerDeps, EngineBackend } from './assembly.js';
+export type { CrawlerDeps, EngineBackend, EngineSource } from './assembly.js';
 export type { Partition } from './handoff-outbox.js';
 
 /** Longest sleep of the dispatch loop, ms (it also wakes on every event it waits for). */
@@ -40,6 +44,9 @@ export class Crawler {
   readonly stats: CrawlStats = newCrawlStats();
   readonly frontier: FrontierQueue;
   private readonly seen: SeenSet;
+  private readonly admission: Admission;
+  /** Metadata of the queued URLs that have some, until their item is written (plain URLs: none). */
+  private readonly requests = new Map<string, RequestMeta>();
   private readonly net: NetworkParts;
   /** Opened by start(). */
   private state!: StateParts;
@@ -69,38 +76,50 @@ export class Crawler {
   ) {
     this.frontier = deps.backend.frontier;
     this.seen = deps.backend.seen;
-    this.net = buildNetworkParts(opts, deps, () => this.state.journal);
+    this.admission = new Admission(this.seen);
+    this.net = buildNetworkParts(opts, deps, this.stats, () => this.state.journal);
   }
 
   /**
-   * Open the state; on resume restore the frontier (enqueued minus done), the seen-set and the
-   * counters; then add the seeds this worker owns (already-seen seeds are not queued again).
-   * @param seeds canonical seed URLs.
+   * Make the first round's requests (the source's `seeds()`, or the configured seeds), open the
+   * state — on resume restore the frontier (enqueued minus done), the seen-set and the counters —
+   * then queue the requests this worker owns (already-seen ones are not queued again). Session
+   * ids are removed from the requests' URLs here, as from every link.
    * @throws on I/O errors.
    */
-  async start(seeds: string[]): Promise<void> {
-    for (const s of seeds) this.net.scope.addSeed(s);
-    const part = this.deps.partition;
-    const owned =
-      part === undefined ? seeds : seeds.filter((s) => ownerOf(s, part.count, part.by) === part.index);
+  async start(): Promise<void> {
+    const requests = await this.roundRequests();
+    for (const r of requests) this.net.scope.addSeed(urlOf(r));
     const hooks = {
       wake: () => this.wakeUp(),
       isStopping: () => this.stopping,
-      enqueue: (url: string, depth: number) => this.enqueue(url, depth),
-      requeue: (seed: string) => {
-        this.frontier.push(seed, 0);
-        this.state.journal.enqueued(seed, 0);
+      enqueue: (url: string, depth: number, meta: RequestMeta | undefined) => this.enqueue(url, depth, meta),
+      roundRequests: () => this.roundRequests(),
+      queueRound: (r: EngineRequest[]) => this.queueRound(r),
+      written: (url: string) => {
+        if (this.requests.size > 0) this.requests.delete(url);
       },
+      remember: (url: string, meta: RequestMeta) => this.requests.set(url, meta),
       writeFailed: (e: Error) => this.writeFailed(e),
     };
-    this.state = await openStateParts(this.opts, this.deps, this.net, this.stats, owned, hooks, this.opened);
+    const priorityOf = (url: string) => this.requests.get(url)?.priority ?? 0;
+    this.state = await openStateParts(
+      this.opts,
+      this.deps,
+      this.net,
+      this.stats,
+      this.admission,
+      hooks,
+      this.opened,
+      priorityOf,
+    );
     ({ store: this.store, attempts: this.attempts, follower: this.follower } = this.state);
-    for (const s of owned) this.enqueue(s, 0);
+    for (const r of requests) if (this.owns(urlOf(r))) this.enqueue(urlOf(r), 0, metaOf(r));
   }
 
   /** Links handed to this worker by their discoverer (already scope-checked there). */
   receive(links: HandoffLink[]): void {
-    for (const [url, depth] of links) this.enqueue(url, depth);
+    for (const [url, depth, meta] of links) this.enqueue(url, depth, meta);
     this.wakeUp();
   }
 
@@ -194,10 +213,15 @@ export class Crawler {
   /** Take URLs while fetch slots, body memory, the page budget and the memory guard allow. */
   private dispatch(): void {
     const { concurrency, maxPendingBytes } = this.opts;
+    const requests = this.requests;
     while (this.active < concurrency && this.store.pendingBytes < maxPendingBytes && !this.paused) {
       if (!this.budgetLeft()) break;
       const entry = this.frontier.next();
       if (entry === null) break;
+      if (requests.size > 0 && entry.meta === undefined) {
+        const meta = requests.get(entry.url);
+        if (meta !== undefined) entry.meta = meta;
+      }
       if (entry.attempt === 0 && !this.counted.has(entry)) {
         this.counted.add(entry);
         this.dispatched++;
@@ -224,6 +248,11 @@ export class Crawler {
       slots.release(entry, false);
       return;
     }
+    if (outcome.kind === 'hop') {
+      // A refresh redirect: the next hop waits for its host's turn like any request.
+      slots.retry(entry, 0, false);
+      return;
+    }
     if (outcome.kind === 'retry') {
       this.stats.retries++;
       slots.retry(entry, outcome.delayMs, !outcome.free);
@@ -231,9 +260,9 @@ export class Crawler {
     }
     awaitingRetry.delete(entry.url);
     slots.release(entry, letsSlowDownDecay(outcome.item.status));
-    const { item, bodyId, links } = outcome;
+    const { item, bodyId, links, extension } = outcome;
     if (links) this.follower.follow(links, entry.depth + 1);
-    await this.store.storeAndWrite(entry, item, bodyId);
+    await this.store.storeAndWrite(entry, item, bodyId, extension);
   }
 
   /** A bug on the way: logged, and the URL's item says so (`network`), so the crawl goes on. */
@@ -257,10 +286,44 @@ export class Crawler {
   }
 
   /** Add a canonical URL to the frontier (or its spill) and the frontier log, if it is new. */
-  private enqueue(url: string, depth: number): void {
-    if (!this.seen.add(url)) return;
-    this.state.spill.push(url, depth);
-    this.state.journal.enqueued(url, depth);
+  private enqueue(url: string, depth: number, meta: RequestMeta | undefined): void {
+    if (this.admission.admit(url, meta)) this.push(url, depth, meta);
+  }
+
+  /** Queue an admitted URL: its metadata kept, the frontier (or spill), the frontier log. */
+  private push(url: string, depth: number, meta: RequestMeta | undefined): void {
+    if (meta !== undefined) this.requests.set(url, meta);
+    this.state.spill.push(url, depth, meta?.priority);
+    this.state.journal.enqueued(url, depth, meta);
+  }
+
+  /** Whether this worker owns `url` among its siblings (DESIGN §1 ownership). */
+  private owns(url: string): boolean {
+    const part = this.deps.partition;
+    return part === undefined || ownerOf(url, part.count, part.by) === part.index;
+  }
+
+  /** The requests of a round; a failing `seeds()` is the source's error (logged, counted): none. */
+  private async roundRequests(): Promise<EngineRequest[]> {
+    try {
+      const strip = (u: string) => this.net.sessionIds.strip(u);
+      return (await roundRequests(this.net.source)).map((r) =>
+        typeof r === 'string' ? strip(r) : { url: strip(r.url), meta: r.meta },
+      );
+    } catch (e) {
+      this.net.source.ctx.log.error(`seeds() failed: ${(e as Error)?.message ?? String(e)}`);
+      return [];
+    }
+  }
+
+  /** A later round: its requests widen the scope, and those owned here go again, once each. */
+  private queueRound(requests: EngineRequest[]): void {
+    this.admission.newRound();
+    for (const r of requests) {
+      const url = urlOf(r);
+      this.net.scope.addSeed(url);
+      if (this.owns(url) && this.admission.admitForRound(url)) this.push(url, 0, metaOf(r));
+    }
   }
 
   private budgetLeft(): boolean {
@@ -270,7 +333,7 @@ export class Crawler {
 
   /** Nothing in flight or waiting for the disk, and nothing queued (or the page budget is spent). */
   private isIdle(): boolean {
-    if (this.active > 0 || this.store.pendingBytes > 0) return false;
+    if (this.active > 0 || this.store.pendingBytes > 0 || this.state.rounds.busy) return false;
     const queued = this.frontier.queued > 0 || this.state.spill.holdsUrls;
     return !queued || (!this.budgetLeft() && this.frontier.inFlight === 0);
   }

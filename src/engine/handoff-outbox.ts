@@ -1,11 +1,13 @@
 /**
  * URL ownership among the processes of one worker type (DESIGN §1), and the outbox of links
- * owned by other processes: each is recorded in `handoff-<owner>.log` (so it can be sent again
- * after the owner restarts), then sent to its owner through the supervisor in batches.
+ * owned by other processes: each is recorded in `handoff-<owner>.log` with the request's metadata
+ * (so it can be sent again, as it was, after the owner restarts), then sent to its owner through
+ * the supervisor in batches.
  */
-import type { SeenSet } from '../dedup/seen-set.js';
 import { type Journal, readHandoffs } from '../frontier/journal.js';
 import { ReplayFilter } from '../frontier/replay-filter.js';
+import type { RequestMeta } from '../frontier/request-meta.js';
+import type { Admission } from './admission.js';
 
 // Ownership itself is computed in url/ (the runtime's plan recovery uses it too).
 export { ownerOf } from '../url/ownership.js';
@@ -16,8 +18,8 @@ export const HANDOFF_BATCH = 500;
 /** Links per message when the handoff log is sent again. */
 export const RESEND_BATCH = 1000;
 
-/** A link handed to its owner: canonical URL and depth. */
-export type HandoffLink = [url: string, depth: number];
+/** A link handed to its owner: canonical URL, depth, and the request's metadata when it has some. */
+export type HandoffLink = [url: string, depth: number, meta?: RequestMeta];
 
 /**
  * Ownership among the `count` workers of one type: a URL belongs to worker
@@ -49,25 +51,26 @@ export class HandoffOutbox {
    */
   constructor(
     private readonly partition: Partition,
-    private readonly seen: SeenSet,
+    private readonly admission: Admission,
     private readonly journal: Journal,
     private readonly stateDir: string,
     private readonly replayFilter: () => ReplayFilter = () => new ReplayFilter(),
   ) {}
 
   /**
-   * Hand a link to its owner, once (the seen-set remembers it here too). Sent at the end of this
-   * event-loop turn, or at once when the box holds {@link HANDOFF_BATCH} links.
+   * Hand a link to its owner, once (the seen-set remembers it here too; an every-round request
+   * once per round). Sent at the end of this event-loop turn, or at once when the box holds
+   * {@link HANDOFF_BATCH} links.
    */
-  add(owner: number, url: string, depth: number): void {
-    if (!this.seen.add(url)) return;
-    this.journal.handedOff(owner, url, depth);
+  add(owner: number, url: string, depth: number, meta?: RequestMeta): void {
+    if (!this.admission.admit(url, meta)) return;
+    this.journal.handedOff(owner, url, depth, meta);
     let box = this.boxes.get(owner);
     if (box === undefined) {
       box = [];
       this.boxes.set(owner, box);
     }
-    box.push([url, depth]);
+    box.push(meta === undefined ? [url, depth] : [url, depth, meta]);
     if (box.length >= HANDOFF_BATCH) this.flush();
     else if (!this.scheduled) {
       // Batches form naturally within a turn, and the owner is not kept waiting (a fixed 50 ms
@@ -96,8 +99,8 @@ export class HandoffOutbox {
     await readHandoffs(
       this.stateDir,
       owner,
-      (url, depth) => {
-        batch.push([url, depth]);
+      (url, depth, meta) => {
+        batch.push(meta === undefined ? [url, depth] : [url, depth, meta]);
         n++;
         if (batch.length >= RESEND_BATCH) {
           this.partition.handoff(owner, batch);

@@ -1,15 +1,24 @@
 /**
- * One try of one URL over the network: robots.txt, then hop by hop through its redirects, each
- * hop checked again against robots.txt, the scope and the seen-set, so a redirect can lead nowhere
- * a link could not. Ends with the last hop's response, or why the try failed; builds no item.
+ * One try of one URL over the network: robots.txt, then hop by hop through its redirects (3xx, and
+ * a page's refresh redirect), each hop checked again against robots.txt, the scope and the
+ * seen-set, so a redirect can lead nowhere a link could not; a loop is the same URL requested with
+ * the same cookies again ({@link HopTrail}). Ends with the last hop's response, or why the try
+ * failed; builds no item.
+ *
+ * Each hop carries the request's own headers; the source's `authorize()` headers (credentials)
+ * are asked for at send time and sent only to the request's own origin: a redirect to another
+ * origin goes without them (as the Fetch standard drops `Authorization` across origins). A
+ * request marked `robots: false` (an API call) skips robots.txt on all its hops.
  */
 import type { SeenSet } from '../dedup/seen-set.js';
 import type { FrontierEntry } from '../frontier/frontier-queue.js';
 import type { FetchError, FetchErrorKind } from '../http/fetch-error.js';
 import type { Fetcher, HopResponse } from '../http/fetcher.js';
 import type { RobotsCache } from '../http/robots.js';
-import { canonicalize } from '../url/canonicalize.js';
+import { canonicalize, hostKey } from '../url/canonicalize.js';
 import type { Scope } from '../url/scope.js';
+import type { SessionIdStripper } from '../url/session-ids.js';
+import { HopTrail } from './hop-trail.js';
 import type { HostPolicy } from './host-policy.js';
 
 /** Largest number of redirect hops followed for one URL. */
@@ -26,6 +35,8 @@ export interface HopAnswer {
   finalUrl: string;
   /** Item `data` of a redirect not followed (`redirectTo`, `redirectSeen`, `note`). */
   data?: Record<string, unknown>;
+  /** The hops of this try: a refresh redirect of the page continues it ({@link HopLoop.refresh}). */
+  trail: HopTrail;
 }
 
 /** A failed try. */
@@ -52,8 +63,15 @@ export interface HopLoopParts {
   scope: Scope;
   seen: SeenSet;
   policy: HostPolicy;
+  /** Session-id removal from redirect targets (`--keep-param`). */
+  sessionIds: SessionIdStripper;
   /** Aborted when in-flight requests are abandoned (second signal, join timeout). */
   signal: AbortSignal;
+  /**
+   * The source's `authorize()`: headers for one hop to the request's own origin (never stored or
+   * logged); absent when the source has none.
+   */
+  authorize?: (url: string, label: string | undefined) => Promise<Record<string, string> | null>;
   /** Told each request's duration, ms (metrics). */
   onFetch?: (ms: number) => void;
 }
@@ -62,21 +80,35 @@ export interface HopLoopParts {
 export class HopLoop {
   /** Redirect targets a URL's earlier tries added to the seen-set: its retry may follow them again. */
   private readonly ownHops = new Map<string, Set<string>>();
+  /** Trails of URLs whose page was a refresh redirect, continued by their next try. */
+  private readonly refreshTrails = new Map<string, HopTrail>();
 
   constructor(private readonly parts: HopLoopParts) {}
 
   /** One try of `entry`. @returns where it ended, or null when it was abandoned at stop. */
   async run(entry: FrontierEntry): Promise<HopResult | null> {
-    const { fetcher, scope, seen, policy, signal } = this.parts;
-    const hops: string[] = [entry.url];
-    let url = entry.url;
+    const { fetcher, policy, signal } = this.parts;
+    // A try after a refresh redirect goes on from where that one stopped.
+    const trail =
+      this.refreshTrails.get(entry.url) ?? new HopTrail(entry.url, fetcher.sessionState(entry.url));
+    this.refreshTrails.delete(entry.url);
+    let url = trail.last;
     const denied = await this.robotsGate(entry, url);
     if (denied) return denied;
     for (;;) {
       let res: HopResponse;
+      let headers = entry.meta?.headers;
+      if (this.parts.authorize !== undefined) {
+        try {
+          headers = await this.authorized(entry, url);
+        } catch (e) {
+          const message = `authorize() failed: ${(e as Error)?.message ?? String(e)}`.split('\n')[0];
+          return failure(url, 'source', message, null, false, null);
+        }
+      }
       const fetchStart = performance.now();
       try {
-        res = await fetcher.fetchHop(url, signal, false);
+        res = await fetcher.fetchHop(url, signal, false, undefined, headers);
         this.parts.onFetch?.(performance.now() - fetchStart);
       } catch (e) {
         if (signal.aborted) return null;
@@ -94,43 +126,12 @@ export class HopLoop {
             res,
             finalUrl: url,
             data: { redirectTo: res.location, note: 'redirect to a non-http(s) URL' },
+            trail,
           };
         }
-        if (hops.includes(target)) {
-          const loop = `redirect loop: ${[...hops, target].join(' -> ')}`;
-          return failure(target, 'redirect-loop', loop, res.status, false, null);
-        }
-        if (hops.length > MAX_REDIRECTS) {
-          return failure(
-            target,
-            'redirect-loop',
-            `more than ${MAX_REDIRECTS} redirects`,
-            res.status,
-            false,
-            null,
-          );
-        }
-        const verdict = scope.check(target);
-        if (verdict !== 'ok') {
-          return failure(
-            target,
-            'out-of-scope',
-            `redirect to ${target} (${verdict})`,
-            res.status,
-            false,
-            null,
-          );
-        }
-        if (!seen.add(target) && !this.ownHops.get(entry.url)?.has(target)) {
-          // Already collected or queued under its own URL: record the redirect, do not fetch twice.
-          return { kind: 'answer', res, finalUrl: target, data: { redirectTo: target, redirectSeen: true } };
-        }
-        const own = this.ownHops.get(entry.url) ?? new Set<string>();
-        this.ownHops.set(entry.url, own.add(target));
-        hops.push(target);
-        url = target;
-        const deniedHop = await this.robotsGate(entry, url);
-        if (deniedHop) return deniedHop;
+        const next = await this.hop(entry, trail, res, this.parts.sessionIds.strip(target));
+        if (typeof next !== 'string') return next;
+        url = next;
         continue;
       }
       const retryable = policy.afterStatus(entry.host, res.status, res.headers);
@@ -145,19 +146,85 @@ export class HopLoop {
           res,
         );
       }
-      return { kind: 'answer', res, finalUrl: url };
+      return { kind: 'answer', res, finalUrl: url, trail };
     }
+  }
+
+  /**
+   * The page of `answer` redirects by declarative refresh to canonical `target`: a hop of the
+   * same try, checked like a 3xx Location. When it may be followed, the trail is kept and the
+   * entry's next try (the caller puts it back in its host's queue, so the request waits for its
+   * politeness gap) fetches the target first.
+   * @returns the URL the next try fetches, or how this try ends (a failure, or a redirect to a
+   *   URL already seen, recorded as it is).
+   */
+  async refresh(entry: FrontierEntry, answer: HopAnswer, target: string): Promise<HopResult | string> {
+    const next = await this.hop(entry, answer.trail, answer.res, this.parts.sessionIds.strip(target));
+    if (typeof next === 'string') this.refreshTrails.set(entry.url, answer.trail);
+    return next;
+  }
+
+  /**
+   * One redirect hop (a 3xx Location, or a page's refresh redirect) to canonical `target`:
+   * checked for a loop (the same URL with the same cookies again), the hop limit, scope, the
+   * seen-set and robots.txt, then added to the trail.
+   * @returns the URL to fetch next, or the result that ends this try.
+   */
+  private async hop(
+    entry: FrontierEntry,
+    trail: HopTrail,
+    res: HopResponse,
+    target: string,
+  ): Promise<HopResult | string> {
+    const { fetcher, scope, seen } = this.parts;
+    const state = fetcher.sessionState(target);
+    if (trail.repeats(target, state)) {
+      const loop = `redirect loop: ${[...trail.urls, target].join(' -> ')}`;
+      return failure(target, 'redirect-loop', loop, res.status, false, null);
+    }
+    if (trail.redirects >= MAX_REDIRECTS) {
+      const message = `more than ${MAX_REDIRECTS} redirects`;
+      return failure(target, 'redirect-loop', message, res.status, false, null);
+    }
+    const verdict = scope.check(target);
+    if (verdict !== 'ok') {
+      const message = `redirect to ${target} (${verdict})`;
+      return failure(target, 'out-of-scope', message, res.status, false, null);
+    }
+    // A URL of this very trail (a cookie wall's redirect to itself) is this try's own.
+    if (!trail.has(target) && !seen.add(target) && !this.ownHops.get(entry.url)?.has(target)) {
+      // Already collected or queued under its own URL: record the redirect, do not fetch twice.
+      const data = { redirectTo: target, redirectSeen: true };
+      return { kind: 'answer', res, finalUrl: target, data, trail };
+    }
+    const own = this.ownHops.get(entry.url) ?? new Set<string>();
+    this.ownHops.set(entry.url, own.add(target));
+    trail.add(target, state);
+    return (await this.robotsGate(entry, target)) ?? target;
   }
 
   /** The item of `url` is written: its own redirect targets need no longer be remembered. */
   forget(url: string): void {
     this.ownHops.delete(url);
+    this.refreshTrails.delete(url);
+  }
+
+  /**
+   * The extra headers of one hop of a source with `authorize()`: the request's own, and on the
+   * request's own origin those `authorize()` gives.
+   */
+  private async authorized(entry: FrontierEntry, url: string): Promise<Record<string, string> | undefined> {
+    const own = entry.meta?.headers;
+    const authorize = this.parts.authorize;
+    if (authorize === undefined || originOf(url) !== originOf(entry.url)) return own;
+    const secret = await authorize(url, entry.meta?.label);
+    return secret === null ? own : { ...own, ...secret };
   }
 
   /** robots.txt for one hop (and its Crawl-delay for the host). @returns a failure when denied. */
   private async robotsGate(entry: FrontierEntry, url: string): Promise<HopFailure | null> {
     const robots = this.parts.robots;
-    if (robots === null) return null;
+    if (robots === null || entry.meta?.robots === false) return null;
     const verdict = robots.peek(url) ?? (await robots.check(url));
     this.parts.policy.afterRobots(entry.host, verdict.crawlDelayMs);
     if (verdict.allowed) return null;
@@ -167,6 +234,11 @@ export class HopLoop {
     }
     return failure(url, 'robots-disallowed', 'disallowed by robots.txt', null, false, null);
   }
+}
+
+/** `scheme://host[:port]` of a canonical URL. */
+function originOf(url: string): string {
+  return `${url.slice(0, url.indexOf(':'))}://${hostKey(url)}`;
 }
 
 function failure(

@@ -1,37 +1,38 @@
 /**
  * The {@link PageProcessor} on the crawler's own thread, for plans with more processes than
- * cores (a page thread would cost memory and save no time): `work` runs synchronously, stores
- * use async fs.
+ * cores (a page thread would cost memory and save no time) and for sources that are not
+ * thread-safe: `work` runs synchronously (unless the source's `handle` is async), stores use
+ * async fs.
  */
 import { FileSink } from '../sinks/file-sink.js';
-import type { Source } from '../sources/source.js';
+import type { RunningSource } from '../sources/source-runner.js';
 import type { PageProcessor } from './page-processor.js';
 import { type PageJob, type WorkedPage, workPage } from './page-work.js';
 
-/** Same-thread {@link PageProcessor}: `work` runs synchronously, stores use async fs. */
+/** Same-thread {@link PageProcessor}. */
 export class InlinePageProcessor implements PageProcessor {
   private readonly kept = new Map<number, Buffer>();
   private readonly sink: FileSink | null;
 
   constructor(
-    private readonly source: Source,
+    private readonly source: RunningSource,
     opts: { outDir: string; storeBodies: boolean },
   ) {
     this.sink = opts.storeBodies ? new FileSink({ outDir: opts.outDir }) : null;
   }
 
-  work(job: PageJob): Promise<WorkedPage> {
-    const { worked, body } = workPage(job, this.source);
+  async work(job: PageJob): Promise<WorkedPage> {
+    const { worked, body } = await workPage(job, this.source);
     if (body !== null) this.kept.set(job.id, body);
-    return Promise.resolve(worked);
+    return worked;
   }
 
-  store(id: number, url: string): Promise<string> {
+  store(id: number, url: string, extension?: string): Promise<string> {
     const body = this.kept.get(id);
     this.kept.delete(id);
     if (body === undefined) return Promise.reject(new Error(`no body kept for ${url}`));
     if (this.sink === null) return Promise.reject(new Error('bodies are not stored (--no-store)'));
-    return this.sink.write(url, body);
+    return this.sink.write(url, body, extension);
   }
 
   drop(id: number): void {

@@ -84,11 +84,17 @@ export class ItemStore {
   }
 
   /**
-   * Store the body kept under `bodyId` (off the fetch path), then write the item. A duplicate
-   * whose original is known only by its line first reads the original's URL back.
+   * Store the body kept under `bodyId` (off the fetch path; with the file `extension` the source
+   * chose), then write the item. A duplicate whose original is known only by its line first
+   * reads the original's URL back.
    * @returns that read-back when there is one (the caller awaits it), else undefined.
    */
-  storeAndWrite(entry: FrontierEntry, item: Item, bodyId: number | undefined): Promise<void> | undefined {
+  storeAndWrite(
+    entry: FrontierEntry,
+    item: Item,
+    bodyId: number | undefined,
+    extension?: string,
+  ): Promise<void> | undefined {
     const ticket = this.tickets.get(item);
     if (ticket?.kind === 'duplicate') {
       this.tickets.delete(item);
@@ -123,7 +129,7 @@ export class ItemStore {
     this.pending += size;
     void this.track(
       this.parts.pages
-        .store(bodyId, item.finalUrl)
+        .store(bodyId, item.finalUrl, extension)
         .then(
           (file) => {
             item.file = file;

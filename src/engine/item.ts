@@ -30,6 +30,10 @@ export interface Item {
   bytes: number;
   /** Hex SHA-256 of those bytes; null without a body. */
   sha256: string | null;
+  /** The request's label (a source's routing of its requests); absent without one. */
+  label?: string;
+  /** The request's userData (any JSON value a source attached); absent without one. */
+  userData?: unknown;
   /** Title of an HTML page (null when it has none); absent for other content. */
   title?: string | null;
   /** The stored body, relative to `<out>` (`files/<host>/<path>`); absent when not stored. */
@@ -51,8 +55,9 @@ export interface Item {
 export interface ItemError {
   /**
    * `timeout`, `too-large`, `redirect-loop`, `robots-disallowed`, `http-status` (a 4xx/5xx
-   * status), `network`, `decode` (a corrupt body, or the source failed on it), `out-of-scope`
-   * (a redirect leaving the scope).
+   * status), `network`, `decode` (a corrupt body), `out-of-scope` (a redirect leaving the
+   * scope), `source` (the source threw on the page, or returned something wrong, or its
+   * `authorize()` failed).
    */
   kind: FetchErrorKind;
   /** One line for a person, e.g. `HTTP 404` or `redirect loop: a -> b -> a`. */
@@ -65,15 +70,15 @@ export interface ItemOrigin {
   worker: string;
 }
 
-/** A new item for `entry`: no body, no error yet. */
+/** A new item for `entry`: no body, no error yet; the request's label and userData when it has them. */
 export function newItem(
   origin: ItemOrigin,
-  entry: Pick<FrontierEntry, 'url' | 'depth'>,
+  entry: Pick<FrontierEntry, 'url' | 'depth' | 'meta'>,
   finalUrl: string,
   status: number | null,
   contentType: string | null,
 ): Item {
-  return {
+  const item: Item = {
     url: entry.url,
     finalUrl,
     status,
@@ -85,6 +90,12 @@ export function newItem(
     bytes: 0,
     sha256: null,
   };
+  const meta = entry.meta;
+  if (meta !== undefined) {
+    if (meta.label !== undefined) item.label = meta.label;
+    if (meta.userData !== undefined) item.userData = meta.userData;
+  }
+  return item;
 }
 
 /**
@@ -93,7 +104,7 @@ export function newItem(
  */
 export function errorItem(
   origin: ItemOrigin,
-  entry: Pick<FrontierEntry, 'url' | 'depth'>,
+  entry: Pick<FrontierEntry, 'url' | 'depth' | 'meta'>,
   finalUrl: string,
   error: ItemError,
   status: number | null,
@@ -139,7 +150,7 @@ export function countsAsError(item: { error?: unknown; data?: Record<string, unk
 function decodedOrRaw(res: HopResponse, maxBytes: number): Buffer {
   if (!res.encoded) return res.body;
   try {
-    return decodeContent(res.body, res.contentEncoding, maxBytes).body;
+    return decodeContent(res.body, res.contentEncoding, maxBytes, res.contentType).body;
   } catch {
     return res.body;
   }

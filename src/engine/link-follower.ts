@@ -1,11 +1,15 @@
 /**
- * Where a page's links go: past `--max-depth` or out of scope (the scope, `--include`/`--exclude`
+ * Where a page's links go: session ids are removed from them (`--keep-param`); past `--max-depth`
+ * or out of scope (the scope, `--include`/`--exclude`
  * and the trap rules) they are counted and skipped, the first {@link TRAP_LOG_LIMIT} traps of each
  * kind logged; a link owned by another process goes to the handoff outbox; the rest are queued
  * here.
  */
 import type { Logger } from 'pino';
+import type { RequestMeta } from '../frontier/request-meta.js';
+import type { EngineRequest } from '../sources/request.js';
 import type { Scope } from '../url/scope.js';
+import type { SessionIdStripper } from '../url/session-ids.js';
 import type { CrawlStats } from './crawl-stats.js';
 import { type HandoffOutbox, ownerOf, type Partition } from './handoff-outbox.js';
 
@@ -15,6 +19,8 @@ export const TRAP_LOG_LIMIT = 100;
 /** What the follower works with. */
 export interface LinkFollowerParts {
   scope: Scope;
+  /** Session-id removal, before the scope sees a link. */
+  sessionIds: SessionIdStripper;
   /** Counters of links skipped, by reason (changed in place). */
   skipped: CrawlStats['skipped'];
   log: Logger;
@@ -23,21 +29,29 @@ export interface LinkFollowerParts {
   /** With sibling processes: who owns which URL, and the outbox to them. */
   handoff: { partition: Partition; outbox: HandoffOutbox } | null;
   /** Queue a link this worker owns (when it is new). */
-  enqueue(url: string, depth: number): void;
+  enqueue(url: string, depth: number, meta: RequestMeta | undefined): void;
 }
 
 /** Follows the links of one worker's pages. */
 export class LinkFollower {
   constructor(private readonly parts: LinkFollowerParts) {}
 
-  /** Follow `links` (absolute canonical URLs) found at depth `depth - 1`. */
-  follow(links: string[], depth: number): void {
-    const { scope, skipped, log, maxDepth, handoff } = this.parts;
+  /**
+   * Follow `links` (canonical URLs, with their metadata when they have some) found at depth
+   * `depth - 1`; session ids are removed from their URLs first.
+   */
+  follow(links: EngineRequest[], depth: number): void {
+    const { scope, sessionIds, skipped, log, maxDepth, handoff } = this.parts;
     if (maxDepth !== undefined && depth > maxDepth) {
       skipped.depth += links.length;
       return;
     }
-    for (const link of links) {
+    for (const request of links) {
+      let found: string;
+      let meta: RequestMeta | undefined;
+      if (typeof request === 'string') found = request;
+      else ({ url: found, meta } = request);
+      const link = sessionIds.strip(found);
       const verdict = scope.check(link);
       if (verdict !== 'ok') {
         const n = ++skipped[verdict];
@@ -50,11 +64,11 @@ export class LinkFollower {
         const { partition, outbox } = handoff;
         const owner = ownerOf(link, partition.count, partition.by);
         if (owner !== partition.index) {
-          outbox.add(owner, link, depth);
+          outbox.add(owner, link, depth, meta);
           continue;
         }
       }
-      this.parts.enqueue(link, depth);
+      this.parts.enqueue(link, depth, meta);
     }
   }
 }

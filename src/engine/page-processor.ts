@@ -12,6 +12,8 @@
  * turn in both directions.
  */
 import type { MessagePort } from 'node:worker_threads';
+import type { SourceRef } from '../sources/load-source.js';
+import type { WorkerInfo } from '../sources/source.js';
 import type { PageJob, WorkedPage } from './page-work.js';
 
 /** Handles responses for the crawler (see the module comment). */
@@ -24,10 +26,11 @@ export interface PageProcessor {
   work(job: PageJob): Promise<WorkedPage>;
   /**
    * Store the body kept under `id` for `url` and release it.
+   * @param extension the stored file's extension chosen by the source (without the dot).
    * @returns the path relative to `<out>`, e.g. `files/host/a.html`.
    * @throws when storing fails or there is no body store (`storeBodies` off).
    */
-  store(id: number, url: string): Promise<string>;
+  store(id: number, url: string, extension?: string): Promise<string>;
   /** Release the body kept under `id` without storing it. */
   drop(id: number): void;
   /** Wait for pending stores, then release everything (the thread ends). */
@@ -49,7 +52,7 @@ export interface PageProcessorOptions {
 /** A message to the page thread. */
 export type PageRequest =
   | { op: 'work'; job: PageJob }
-  | { op: 'store'; id: number; url: string }
+  | { op: 'store'; id: number; url: string; extension?: string }
   | { op: 'drop'; id: number };
 
 /** A message from the page thread. */
@@ -58,10 +61,18 @@ export type PageReply =
   | { op: 'stored'; id: number; file: string }
   | { op: 'stored'; id: number; error: string };
 
+/** The worker's source as a page thread loads it again: where from, and its context. */
+export interface PageThreadSource {
+  ref: SourceRef;
+  /** The source's options as written (parsed again in the thread). */
+  options: Record<string, unknown>;
+  seeds: string[];
+  worker: WorkerInfo;
+}
+
 /** What the page thread is started with (`workerData`). */
 export interface PageThreadData {
-  /** Registered source name (created again in the thread). */
-  source: string;
+  source: PageThreadSource;
   /** The body-writer thread's request port; absent when bodies are not stored. */
   writer?: MessagePort;
   /** One Int32: the id of the job the thread is working on, 0 between jobs. */

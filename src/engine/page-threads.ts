@@ -6,7 +6,7 @@
 import { fileURLToPath } from 'node:url';
 import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
 import type { StoreReply } from './body-writer.js';
-import type { PageReply, PageRequest, PageThreadData } from './page-processor.js';
+import type { PageReply, PageRequest, PageThreadData, PageThreadSource } from './page-processor.js';
 
 /** The compiled thread entry points, next to this module in dist/. */
 export const PAGE_THREAD_FILES: PageThreadFiles = {
@@ -45,7 +45,7 @@ export class PageThreads {
 
   constructor(
     files: PageThreadFiles,
-    source: string,
+    source: PageThreadSource,
     outDir: string | null,
     maxBytes: number,
     on: PageThreadEvents,

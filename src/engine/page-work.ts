@@ -1,12 +1,15 @@
 /**
  * The CPU-heavy part of handling one response, written once and run either in a page thread
  * ({@link ThreadedPageProcessor}) or inline: Content-Encoding removal, the body's SHA-256 and the
- * source's extraction (charset decoding, HTML tokenizing, link resolution). The crawler's thread
- * keeps the network, the frontier, the seen-set and content dedup.
+ * source's `handle` (charset decoding, parsing, link resolution), its result checked. The
+ * crawler's thread keeps the network, the frontier, the seen-set and content dedup.
  */
 import { createHash } from 'node:crypto';
 import { DecodeError, decodeContent, TooLargeError } from '../http/decompress.js';
-import type { Page, Source, SourceResult } from '../sources/source.js';
+import { ResponsePage } from '../sources/page.js';
+import type { Page } from '../sources/source.js';
+import { checkResult, type SourceOutput } from '../sources/source-result.js';
+import type { RunningSource, SourceLogLevel } from '../sources/source-runner.js';
 
 /** One response to work on. `body` is as received (still Content-Encoded). */
 export interface PageJob {
@@ -20,6 +23,9 @@ export interface PageJob {
   contentEncoding: string | null;
   headers: Page['headers'];
   depth: number;
+  /** The request's label and userData, when it has them. */
+  label?: string;
+  userData?: unknown;
   /** Largest decoded size accepted, bytes. */
   maxBytes: number;
   /** Hand the decoded body to the source (2xx responses); otherwise only decode and hash. */
@@ -27,34 +33,49 @@ export interface PageJob {
   body: Uint8Array;
 }
 
+/** A line a source logged while its page was worked on (in a page thread: sent with the page). */
+export interface SourceLogLine {
+  level: SourceLogLevel;
+  message: string;
+  fields?: Record<string, unknown>;
+}
+
 /** What came of a {@link PageJob}. The decoded body stays with the processor until store/drop. */
 export interface WorkedPage {
   id: number;
-  /** Decoded size, bytes. */
+  /** Size of the body kept (decoded, or the bytes the source chose), bytes. */
   bytes: number;
-  /** SHA-256 of the decoded body, hex. */
+  /** SHA-256 of the body kept, hex. */
   sha256: string;
   /** Set when Content-Encoding was unknown/nested, or claimed but absent (raw bytes kept). */
   flag?: 'unknown-encoding' | 'not-encoded';
   /** Decompression failed: past `maxBytes`, or a corrupt stream. No body is kept. */
   error?: { kind: 'too-large' | 'decode'; message: string };
-  /** The source's result, when asked for and the body was decoded. */
-  result?: SourceResult;
-  /** The source threw: its message. */
+  /** The source's checked result, when asked for and the body was decoded. */
+  result?: SourceOutput;
+  /** The source threw (or returned something wrong): its message. */
   sourceError?: string;
+  /** Lines the source logged meanwhile (page threads only; inline, they are logged at once). */
+  logs?: SourceLogLine[];
+}
+
+/** A worked page and the body kept for it (null after a decompression error). */
+export interface Worked {
+  worked: WorkedPage;
+  body: Buffer | null;
 }
 
 /**
- * Decode, hash and (when `job.extract`, and the encoding was understood) run `source.handle`.
- * Never throws: failures are in the returned `worked`.
- * @returns `worked`, and the decoded body (null after a decompression error).
+ * Decode, hash and (when `job.extract`, and the encoding was understood) run the source's
+ * `handle`. Never throws and never rejects: failures are in the returned `worked`. Synchronous
+ * unless `handle` returns a promise.
  */
-export function workPage(job: PageJob, source: Source): { worked: WorkedPage; body: Buffer | null } {
+export function workPage(job: PageJob, source: RunningSource): Worked | Promise<Worked> {
   const raw = Buffer.from(job.body.buffer, job.body.byteOffset, job.body.byteLength);
   let body: Buffer;
   let flag: WorkedPage['flag'];
   try {
-    const d = decodeContent(raw, job.contentEncoding, job.maxBytes);
+    const d = decodeContent(raw, job.contentEncoding, job.maxBytes, job.contentType);
     body = d.body;
     flag = d.flag;
   } catch (e) {
@@ -62,15 +83,13 @@ export function workPage(job: PageJob, source: Source): { worked: WorkedPage; bo
     const message = e instanceof TooLargeError || e instanceof DecodeError ? e.message : String(e);
     return { worked: { id: job.id, bytes: 0, sha256: '', error: { kind, message } }, body: null };
   }
-  const worked: WorkedPage = {
-    id: job.id,
-    bytes: body.length,
-    sha256: createHash('sha256').update(body).digest('hex'),
-  };
+  const worked: WorkedPage = { id: job.id, bytes: body.length, sha256: sha256(body) };
   if (flag) worked.flag = flag;
-  if (job.extract && flag !== 'unknown-encoding') {
-    try {
-      worked.result = source.handle({
+  if (!job.extract || flag === 'unknown-encoding') return { worked, body };
+  let returned: unknown;
+  try {
+    returned = source.def.handle(
+      new ResponsePage({
         url: job.url,
         finalUrl: job.finalUrl,
         status: job.status,
@@ -78,10 +97,61 @@ export function workPage(job: PageJob, source: Source): { worked: WorkedPage; bo
         headers: job.headers,
         body,
         depth: job.depth,
-      });
-    } catch (e) {
-      worked.sourceError = (e as Error).message;
+        label: job.label,
+        userData: job.userData,
+      }),
+      source.ctx,
+    );
+  } catch (e) {
+    worked.sourceError = messageOf(e);
+    return { worked, body };
+  }
+  if (isThenable(returned)) {
+    return Promise.resolve(returned).then(
+      (r) => withResult(worked, body, r, job.finalUrl, source.builtin),
+      (e) => {
+        worked.sourceError = messageOf(e);
+        return { worked, body };
+      },
+    );
+  }
+  return withResult(worked, body, returned, job.finalUrl, source.builtin);
+}
+
+/** Check the source's result; bytes it chose to store replace the body (size and hash too). */
+function withResult(
+  worked: WorkedPage,
+  body: Buffer,
+  returned: unknown,
+  finalUrl: string,
+  trusted: boolean,
+): Worked {
+  try {
+    const result = checkResult(returned, finalUrl, trusted);
+    worked.result = result;
+    if (result.fileBody !== undefined) {
+      const chosen = result.fileBody;
+      delete result.fileBody;
+      worked.bytes = chosen.length;
+      worked.sha256 = sha256(chosen);
+      return { worked, body: chosen };
     }
+  } catch (e) {
+    worked.sourceError = messageOf(e);
   }
   return { worked, body };
+}
+
+function sha256(b: Buffer): string {
+  return createHash('sha256').update(b).digest('hex');
+}
+
+function isThenable(v: unknown): v is PromiseLike<unknown> {
+  return v !== null && typeof v === 'object' && typeof (v as { then?: unknown }).then === 'function';
+}
+
+/** One line from whatever a source threw. */
+function messageOf(e: unknown): string {
+  const m = e instanceof Error ? e.message : String(e);
+  return m.split('\n')[0] || (e instanceof Error ? e.name : 'error');
 }

@@ -1,23 +1,39 @@
 /**
- * Page-thread side of {@link ThreadedPageProcessor}: runs {@link workPage} on each response,
- * keeps the decoded bodies until the crawler says store or drop, and passes the ones to store to
- * the body-writer thread (`src/runtime/body-writer.ts`), which answers the crawler directly.
- * Messages are batched per event-loop turn.
+ * Page-thread side of {@link ThreadedPageProcessor}: loads the worker's source (a built-in, or a
+ * user module imported by path), runs {@link workPage} on each response, keeps the decoded bodies
+ * until the crawler says store or drop, and passes the ones to store to the body-writer thread
+ * (`body-writer.ts`), which answers the crawler directly. Jobs run one at a time, in order (an
+ * async `handle` is awaited before the next); messages are batched per event-loop turn.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { createSource } from '../sources/registry.js';
+import { loadSource } from '../sources/load-source.js';
+import { parseSourceOptions } from '../sources/source-options.js';
+import { runSource, sourceLog } from '../sources/source-runner.js';
 import type { StoreRequest } from './body-writer.js';
 import type { PageReply, PageRequest, PageThreadData } from './page-processor.js';
-import { workPage } from './page-work.js';
+import { type SourceLogLine, type Worked, workPage } from './page-work.js';
 
 const port = parentPort;
 if (port === null) throw new Error('page-worker must run in a worker thread');
 const data = workerData as PageThreadData;
-const source = createSource(data.source);
 const writer = data.writer;
 const kept = new Map<number, Buffer>();
 // Which job is being worked on, readable by the crawler's thread if this one dies mid-page.
 const progress = new Int32Array(data.progress);
+
+// Lines the source logs go back with the next page answered.
+let logs: SourceLogLine[] = [];
+const setup = data.source;
+const loaded = await loadSource(setup.ref);
+// Checked in full (unknown keys, clashes) before the crawl started; parsed again here.
+const options = parseSourceOptions(loaded.def, setup.options, new Set(), { prefix: '', base: [] });
+const source = runSource(
+  loaded,
+  options,
+  setup.seeds,
+  setup.worker,
+  sourceLog((level, message, fields) => logs.push({ level, message, fields })),
+);
 
 let replies: PageReply[] = [];
 function flushReplies(): void {
@@ -36,7 +52,7 @@ function flushStores(): void {
   if (s.length > 0) writer?.postMessage(s, t);
 }
 
-function store(id: number, url: string): void {
+function store(id: number, url: string, extension: string | undefined): void {
   const body = kept.get(id);
   kept.delete(id);
   if (body === undefined || writer === undefined) {
@@ -51,33 +67,76 @@ function store(id: number, url: string): void {
   // the pool's memory must not be detached).
   const own =
     body.byteOffset === 0 && body.byteLength === body.buffer.byteLength ? body : new Uint8Array(body);
-  toStore.push({ id, url, body: own });
+  toStore.push(extension === undefined ? { id, url, body: own } : { id, url, body: own, extension });
   transfer.push(own.buffer as ArrayBuffer);
 }
 
-port.on('message', (msg: PageRequest[] | 'close') => {
-  if (msg === 'close') {
-    kept.clear();
-    flushStores();
-    writer?.postMessage('close');
-    flushReplies();
-    port.postMessage('closed');
-    return;
+function done(r: Worked): void {
+  if (r.body !== null) kept.set(r.worked.id, r.body);
+  if (logs.length > 0) {
+    r.worked.logs = logs;
+    logs = [];
   }
-  for (const req of msg) {
+  replies.push({ op: 'worked', worked: r.worked });
+}
+
+/** Requests not yet handled, in order, from `head`; `running` while an async `handle` is awaited. */
+let queue: Array<PageRequest | 'close'> = [];
+let head = 0;
+let running = false;
+
+function close(): void {
+  kept.clear();
+  flushStores();
+  writer?.postMessage('close');
+  flushReplies();
+  port?.postMessage('closed');
+}
+
+/** Handle queued requests in order; returns early while an async page is awaited. */
+function pump(): void {
+  while (head < queue.length) {
+    const req = queue[head++];
+    if (req === 'close') {
+      close();
+      continue;
+    }
     if (req.op === 'work') {
       // Set until the next job or the end of the batch: a death while replying still names it.
       Atomics.store(progress, 0, req.job.id);
-      const { worked, body } = workPage(req.job, source);
-      if (body !== null) kept.set(req.job.id, body);
-      replies.push({ op: 'worked', worked });
-    } else if (req.op === 'store') store(req.id, req.url);
+      const r = workPage(req.job, source);
+      if (r instanceof Promise) {
+        running = true;
+        void r.then((w) => {
+          done(w);
+          running = false;
+          pump();
+        });
+        // What is answered so far goes now: the async page may take long.
+        flushStores();
+        flushReplies();
+        return;
+      }
+      done(r);
+    } else if (req.op === 'store') store(req.id, req.url, req.extension);
     else kept.delete(req.id);
   }
+  queue = [];
+  head = 0;
   // Answers go back once per batch received, not once per page.
   flushStores();
   flushReplies();
   Atomics.store(progress, 0, 0);
+}
+
+port.on('message', (msg: PageRequest[] | 'close') => {
+  if (msg === 'close') queue.push(msg);
+  else if (head === queue.length) {
+    // Nothing waiting (the usual case): the batch is the queue.
+    queue = msg;
+    head = 0;
+  } else for (const req of msg) queue.push(req);
+  if (!running) pump();
 });
 
 // Modules are loaded and the source is made: pages sent from now on are handled here.

@@ -1,6 +1,6 @@
 /**
  * `--resume`: a worker's state rebuilt from its files. The frontier is what was enqueued minus
- * what has an item; the seen-set holds every URL of both; the counters and the content index
+ * what has an item, each URL with the metadata its source gave it (label, headers, userData...); the seen-set holds every URL of both; the counters and the content index
  * count the items already written; links already handed to sibling processes count as seen here.
  * Every line read back is checked (log-replay.ts): a URL listed twice is queued once, a damaged,
  * out-of-scope or foreign line is skipped and reported.
@@ -11,6 +11,7 @@ import type { ContentDedup } from '../dedup/content-dedup.js';
 import { contentKeyFromHex } from '../dedup/content-index.js';
 import type { SeenSet } from '../dedup/seen-set.js';
 import { FRONTIER_LOG, readHandoffs, recoverJournal } from '../frontier/journal.js';
+import type { RequestMeta } from '../frontier/request-meta.js';
 import type { CrawlStats } from './crawl-stats.js';
 import { countsAsError } from './item.js';
 import { type ReplayPartition, reportSkippedLines, workerReplayFilter } from './log-replay.js';
@@ -29,8 +30,8 @@ export interface ResumeParts {
   scope(url: string): string;
   /** This worker's place among its siblings (lines it does not own are skipped). */
   partition?: ReplayPartition;
-  /** Queue a pending URL (already in the seen-set and the frontier log). */
-  queue(url: string, depth: number): void;
+  /** Queue a pending URL (already in the seen-set and the frontier log), with its metadata. */
+  queue(url: string, depth: number, meta: RequestMeta | undefined): void;
 }
 
 /**
@@ -62,7 +63,7 @@ export async function restoreState(parts: ResumeParts): Promise<number> {
     (line) => contentIndex.appendLine(line.bytes),
     replay,
   );
-  for (const p of rec.pending) parts.queue(p.url, p.depth);
+  for (const p of rec.pending) parts.queue(p.url, p.depth, p.meta);
   parts.log.info(
     {
       pending: rec.pending.length,

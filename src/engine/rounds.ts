@@ -1,9 +1,24 @@
 /**
- * Continuous collection (`interval`): once the worker is idle, wait `interval`, then fetch its
- * seeds again, bypassing the seen-set, so new links are found. A seed whose body did not change is
+ * Continuous collection (`interval`): once the worker is idle, wait `interval`, then fetch the
+ * round's requests again — the source's `seeds()`, or the configured seeds — bypassing the
+ * seen-set (once each per round), so new links are found. A seed whose body did not change is
  * recorded with `data.unchanged` and not stored again (see content dedup).
  */
 import type { Logger } from 'pino';
+import type { EngineRequest } from '../sources/request.js';
+
+/** What the rounds work with. */
+export interface RoundParts {
+  /** Pause between rounds, ms; undefined = one round (one-shot). */
+  intervalMs: number | undefined;
+  /** The requests of a new round (all of them: the caller keeps those it owns). */
+  load(): Promise<EngineRequest[]>;
+  /** Queue a round's requests, seen or not. */
+  queue(requests: EngineRequest[]): void;
+  log: Logger;
+  /** The round's requests are queued: the dispatch loop has work. */
+  wake(): void;
+}
 
 /** The rounds of one worker. */
 export class Rounds {
@@ -11,26 +26,22 @@ export class Rounds {
   current = 0;
   /** When the next round starts, epoch ms; 0 = not scheduled. */
   private nextAt = 0;
+  private loading = false;
 
-  /**
-   * @param seeds the seeds this worker owns.
-   * @param intervalMs pause between rounds, ms; undefined = one round (one-shot).
-   * @param requeue queue a seed again (into the frontier and its log), seen or not.
-   */
-  constructor(
-    private readonly seeds: readonly string[],
-    private readonly intervalMs: number | undefined,
-    private readonly requeue: (seed: string) => void,
-    private readonly log: Logger,
-  ) {}
+  constructor(private readonly parts: RoundParts) {}
+
+  /** A round's requests are being made (`seeds()` runs): the worker is not idle. */
+  get busy(): boolean {
+    return this.loading;
+  }
 
   /**
    * Called while the worker is idle: schedules the next round, or starts it when it is due.
    * @returns true when a round was started (there is work again).
    */
   startIfDue(now = Date.now()): boolean {
-    if (this.intervalMs === undefined) return false;
-    if (this.nextAt === 0) this.nextAt = now + this.intervalMs;
+    if (this.parts.intervalMs === undefined || this.loading) return false;
+    if (this.nextAt === 0) this.nextAt = now + this.parts.intervalMs;
     else if (now >= this.nextAt) {
       this.nextAt = 0;
       this.start();
@@ -39,10 +50,16 @@ export class Rounds {
     return false;
   }
 
-  /** Start the next round now. */
+  /** Start the next round now (its requests are queued once made). */
   start(): void {
     this.current++;
-    for (const s of this.seeds) this.requeue(s);
-    this.log.info({ round: this.current, seeds: this.seeds.length }, 'round started');
+    const round = this.current;
+    this.loading = true;
+    void this.parts.load().then((requests) => {
+      this.loading = false;
+      this.parts.queue(requests);
+      this.parts.log.info({ round, seeds: requests.length }, 'round started');
+      this.parts.wake();
+    });
   }
 }

@@ -14,6 +14,7 @@ export class SpillRefill {
   /**
    * @param budget URLs queued in memory at most (`--max-queued-in-memory`).
    * @param wake called when spilled URLs are back in the frontier (or reading them failed).
+   * @param priorityOf the priority of a URL read back (the spill file keeps only URL and depth).
    */
   constructor(
     private readonly frontier: FrontierQueue,
@@ -21,12 +22,13 @@ export class SpillRefill {
     private readonly budget: number,
     private readonly log: Logger,
     private readonly wake: () => void,
+    private readonly priorityOf: (url: string) => number = () => 0,
   ) {}
 
   /** Queue a URL: into the frontier, or past its budget to the spill file. */
-  push(url: string, depth: number): void {
+  push(url: string, depth: number, priority = 0): void {
     if (this.spill.size > 0 || this.frontier.queued >= this.budget) this.spill.push(url, depth);
-    else this.frontier.push(url, depth);
+    else this.frontier.push(url, depth, priority);
   }
 
   /** URLs are waiting on disk, or being read back. */
@@ -42,7 +44,7 @@ export class SpillRefill {
     this.refilling = true;
     this.spill.take(room).then(
       (entries) => {
-        for (const [url, depth] of entries) this.frontier.push(url, depth);
+        for (const [url, depth] of entries) this.frontier.push(url, depth, this.priorityOf(url));
         this.refilling = false;
         this.wake();
       },

@@ -3,9 +3,14 @@
  * page thread in batches, answers come back per batch; a thread that dies fails the pages it held
  * ({@link PageThreadLost}) and the next page starts new threads.
  */
-import { type PageProcessor, type PageRequest, PageThreadLost } from './page-processor.js';
+import {
+  type PageProcessor,
+  type PageRequest,
+  PageThreadLost,
+  type PageThreadSource,
+} from './page-processor.js';
 import { type PageThreadEvents, type PageThreadFiles, PageThreads } from './page-threads.js';
-import type { PageJob, WorkedPage } from './page-work.js';
+import type { PageJob, SourceLogLine, WorkedPage } from './page-work.js';
 
 type Waiter<T> = { resolve: (v: T) => void; reject: (e: Error) => void };
 
@@ -53,6 +58,10 @@ export class ThreadedPageProcessor implements PageProcessor {
         // A reply for a page already failed (its thread was replaced) is stale: ignore it.
         if (w === undefined) return;
         this.working.delete(m.worked.id);
+        if (m.worked.logs !== undefined) {
+          this.onSourceLog(m.worked.logs);
+          delete m.worked.logs;
+        }
         if (m.worked.error === undefined) this.held.add(m.worked.id);
         w.resolve(m.worked);
       } else this.events.stored(m);
@@ -84,16 +93,18 @@ export class ThreadedPageProcessor implements PageProcessor {
   /**
    * @param files the compiled `page-worker.js` and `body-writer.js` (the latter used when
    *   `outDir` is set).
-   * @param source registered name of the source run in the page thread.
+   * @param source the source the page thread loads, with its context.
    * @param outDir `<out>` when bodies are stored, else null.
    * @param maxBytes largest decoded body, bytes: the page thread's heap cap is sized from it.
+   * @param onSourceLog receives the lines the source logged in the thread.
    * @param idleMs end the threads after this long with no page, store or kept body (ms).
    */
   constructor(
     private readonly files: PageThreadFiles,
-    private readonly source: string,
+    private readonly source: PageThreadSource,
     private readonly outDir: string | null,
     private readonly maxBytes: number,
+    private readonly onSourceLog: (lines: SourceLogLine[]) => void = () => {},
     private readonly idleMs = 10_000,
   ) {}
 
@@ -172,13 +183,13 @@ export class ThreadedPageProcessor implements PageProcessor {
     });
   }
 
-  store(id: number, url: string): Promise<string> {
+  store(id: number, url: string, extension?: string): Promise<string> {
     if (this.closing) return Promise.reject(new Error(`page processor is closed; cannot store ${url}`));
     if (this.lost.delete(id)) return Promise.reject(new PageThreadLost('page thread exited', true));
     if (!this.held.delete(id)) return Promise.reject(new Error(`no body kept for ${url}`));
     return new Promise<string>((resolve, reject) => {
       this.storing.set(id, { resolve, reject });
-      this.send({ op: 'store', id, url });
+      this.send(extension === undefined ? { op: 'store', id, url } : { op: 'store', id, url, extension });
     });
   }
 

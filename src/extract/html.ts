@@ -1,12 +1,16 @@
 /**
  * HTML extraction in one streaming pass over htmlparser2's `Tokenizer` (no Parser, no DOM): the
- * links a crawler may follow, the title, the robots `nofollow` directive and the declared
- * `<meta>` charset. The tokenizer reports positions; strings are sliced only for the few tags and
- * attributes read, and entities are decoded only in those (2–3× faster than the `Parser`).
+ * links a crawler may follow (frames included), the title, the robots `nofollow` directive, the
+ * declared `<meta>` charset, a declarative refresh, and optionally a sketch of the text. The
+ * tokenizer reports positions; strings are sliced only for the few tags and attributes read, and
+ * entities are decoded only in those (2–3× faster than the `Parser`).
  */
 import { decodeHTML, decodeHTMLAttribute } from 'entities/decode';
 import { Tokenizer } from 'htmlparser2';
 import { canonicalize } from '../url/canonicalize.js';
+import { canonicalizeIn } from '../url/legacy-query.js';
+import { parseRefresh, REFRESH_REDIRECT_MAX_DELAY_S } from './refresh.js';
+import { TextSketch } from './text-sketch.js';
 
 /** What {@link extractHtml} finds in one page. */
 export interface HtmlExtract {
@@ -18,6 +22,28 @@ export interface HtmlExtract {
   nofollow: boolean;
   /** Raw label from the first `<meta charset>` or `<meta http-equiv="content-type" content="...charset=X">`. */
   metaCharset: string | null;
+  /**
+   * Where the page redirects by declarative refresh (the `Refresh` header, else the first
+   * `<meta http-equiv=refresh>` outside `<noscript>`), when its delay is at most
+   * {@link REFRESH_REDIRECT_MAX_DELAY_S} and its URL is another http(s) URL; else null (a longer
+   * delay makes the URL one of `links`).
+   */
+  refresh: string | null;
+  /** Text sketch (`TextSketch.finish`), when asked for with `sketch`. */
+  sketch?: number[];
+}
+
+/** Options of {@link extractHtml}. */
+export interface HtmlExtractOptions {
+  /**
+   * WHATWG name of the encoding the document was decoded from: queries of its URLs are encoded
+   * in it (WHATWG URL "encoding-parse"). Default UTF-8.
+   */
+  encoding?: string;
+  /** The response's `Refresh` header, processed before any `<meta>` refresh (HTML Standard). */
+  refreshHeader?: string | null;
+  /** Collect a {@link TextSketch} of the text outside `<script>` and `<style>`. */
+  sketch?: boolean;
 }
 
 /**
@@ -36,6 +62,11 @@ const enum Tag {
   Meta,
   Title,
   Svg,
+  Frame,
+  Iframe,
+  Noscript,
+  Script,
+  Style,
 }
 
 /** Tag code of a lowercase tag name. */
@@ -55,13 +86,23 @@ function tagOf(name: string): Tag {
       return Tag.Title;
     case 'svg':
       return Tag.Svg;
+    case 'frame':
+      return Tag.Frame;
+    case 'iframe':
+      return Tag.Iframe;
+    case 'noscript':
+      return Tag.Noscript;
+    case 'script':
+      return Tag.Script;
+    case 'style':
+      return Tag.Style;
     default:
       return Tag.Other;
   }
 }
 
 /** Attributes read, per tag. */
-const WANTED_ATTRS = new Set(['href', 'rel', 'charset', 'content', 'name', 'http-equiv']);
+const WANTED_ATTRS = new Set(['href', 'src', 'rel', 'charset', 'content', 'name', 'http-equiv']);
 
 /** ASCII whitespace as defined by the HTML standard (TAB LF FF CR SPACE). */
 const ASCII_WHITESPACE = /[\t\n\f\r ]+/g;
@@ -122,8 +163,9 @@ function charsetFromContentType(content: string): string | null {
 /**
  * Extracts links, title, robots `nofollow` and meta charset from an HTML document.
  *
- * Links come from `<a href>`, `<area href>`, and `<link href>` whose `rel` contains `next`, `prev`
- * or `alternate`. Each is resolved with {@link canonicalize} (so whitespace and newlines inside
+ * Links come from `<a href>`, `<area href>`, `<link href>` whose `rel` contains `next`, `prev`
+ * or `alternate`, and `<frame src>` / `<iframe src>` (frame documents are pages of the site). Each
+ * is resolved with {@link canonicalize} (so whitespace and newlines inside
  * are handled per WHATWG, fragments dropped, non-http(s) schemes like `mailto:`/`javascript:`
  * skipped). The first `<base href>` (itself resolved against `pageUrl`; ignored if not http(s))
  * becomes the base — but, this being a single streaming pass, only for links *after* it; links
@@ -134,12 +176,24 @@ function charsetFromContentType(content: string): string | null {
  * When `<meta name="robots">` contains `nofollow` or `none` (anywhere in the document),
  * `nofollow` is true and `links` is empty. Per-link `rel="nofollow"` is not honoured.
  *
+ * In a document of a legacy encoding (`opts.encoding`), URLs are resolved with
+ * {@link canonicalizeIn}: their queries are encoded in that encoding, as a browser does.
+ *
+ * Declarative refresh follows the HTML Standard: the `Refresh` header first, then `<meta
+ * http-equiv="refresh">` elements in order; the first that parses wins (even one with no URL,
+ * which only reloads the page). A `<meta>` inside `<noscript>` is not seen, as in a browser with
+ * scripting (it is the "no JavaScript" fallback). See {@link HtmlExtract.refresh}.
+ *
  * Never throws: garbage or binary input yields whatever could be parsed.
  *
  * @param html the decoded document text.
  * @param pageUrl the document's URL (after redirects), used as the base for relative links.
  */
-export function extractHtml(html: string, pageUrl: string): HtmlExtract {
+export function extractHtml(html: string, pageUrl: string, opts: HtmlExtractOptions = {}): HtmlExtract {
+  const encoding = opts.encoding ?? 'UTF-8';
+  const resolve =
+    encoding === 'UTF-8' ? canonicalize : (href: string, b: string) => canonicalizeIn(href, b, encoding);
+  const sketch = opts.sketch ? new TextSketch() : null;
   let base = pageUrl;
   let baseSeen = false;
   let title: string | null = null;
@@ -148,6 +202,13 @@ export function extractHtml(html: string, pageUrl: string): HtmlExtract {
   let svgDepth = 0;
   let nofollow = false;
   let metaCharset: string | null = null;
+  let noscriptDepth = 0;
+  /** Inside `<script>` or `<style>`: text that is not the page's words. */
+  let rawText = false;
+  /** The standard's "will declaratively refresh": only the first refresh that parses counts. */
+  let refreshSeen = false;
+  let refresh: string | null = null;
+  let lateRefresh: string | null = null;
   const links: string[] = [];
   const seenLinks = new Set<string>();
   // Raw hrefs already resolved against the current base: menus and footers repeat them a lot.
@@ -162,12 +223,26 @@ export function extractHtml(html: string, pageUrl: string): HtmlExtract {
   const addLink = (href: string): void => {
     if (seenHrefs.has(href)) return;
     seenHrefs.add(href);
-    const url = canonicalize(href, base);
+    const url = resolve(href, base);
     if (url !== null && !seenLinks.has(url)) {
       seenLinks.add(url);
       links.push(url);
     }
   };
+
+  /** The shared declarative refresh steps, given a `content` or `Refresh` value. */
+  const declarativeRefresh = (value: string): void => {
+    if (refreshSeen) return;
+    const r = parseRefresh(value);
+    if (r === null) return;
+    refreshSeen = true;
+    if (r.url === null) return;
+    const url = resolve(r.url, base);
+    if (url === null || url === canonicalize(pageUrl)) return;
+    if (r.delaySeconds <= REFRESH_REDIRECT_MAX_DELAY_S) refresh = url;
+    else lateRefresh = url;
+  };
+  if (opts.refreshHeader) declarativeRefresh(opts.refreshHeader);
 
   const finishTitle = (): void => {
     inTitle = false;
@@ -190,10 +265,21 @@ export function extractHtml(html: string, pageUrl: string): HtmlExtract {
         if (!nofollow && a.href !== undefined && a.rel !== undefined && hasFollowedRel(a.rel))
           addLink(a.href);
         break;
+      case Tag.Frame:
+      case Tag.Iframe:
+        if (!nofollow && a.src !== undefined) addLink(a.src);
+        break;
+      case Tag.Noscript:
+        if (!selfClosing) noscriptDepth++;
+        break;
+      case Tag.Script:
+      case Tag.Style:
+        if (!selfClosing) rawText = true;
+        break;
       case Tag.Base:
         if (!baseSeen && a.href !== undefined) {
           baseSeen = true;
-          const resolved = canonicalize(a.href, pageUrl);
+          const resolved = resolve(a.href, pageUrl);
           if (resolved !== null && resolved !== base) {
             base = resolved;
             seenHrefs = new Set();
@@ -211,6 +297,14 @@ export function extractHtml(html: string, pageUrl: string): HtmlExtract {
           ) {
             metaCharset = charsetFromContentType(a.content);
           }
+        }
+        if (
+          noscriptDepth === 0 &&
+          a.content &&
+          a['http-equiv'] !== undefined &&
+          a['http-equiv'].trim().toLowerCase() === 'refresh'
+        ) {
+          declarativeRefresh(a.content);
         }
         if (
           !nofollow &&
@@ -236,7 +330,7 @@ export function extractHtml(html: string, pageUrl: string): HtmlExtract {
     {
       onopentagname(start, end) {
         // Only short names can be one of ours: skip the slice for the rest.
-        tag = end - start <= 5 ? tagOf(html.slice(start, end).toLowerCase()) : Tag.Other;
+        tag = end - start <= 8 ? tagOf(html.slice(start, end).toLowerCase()) : Tag.Other;
         if (tag !== Tag.Other) attribs = {};
       },
       onattribname(start, end) {
@@ -267,9 +361,16 @@ export function extractHtml(html: string, pageUrl: string): HtmlExtract {
         const len = end - start;
         if (len === 5 && inTitle && html.slice(start, end).toLowerCase() === 'title') finishTitle();
         else if (len === 3 && svgDepth > 0 && html.slice(start, end).toLowerCase() === 'svg') svgDepth--;
+        else if (len === 8 && noscriptDepth > 0 && html.slice(start, end).toLowerCase() === 'noscript')
+          noscriptDepth--;
+        else if (rawText && (len === 6 || len === 5)) {
+          const name = html.slice(start, end).toLowerCase();
+          if (name === 'script' || name === 'style') rawText = false;
+        }
       },
       ontext(start, end) {
         if (inTitle && titleText.length < TITLE_MAX_CHARS * 4) titleText += html.slice(start, end);
+        if (sketch !== null && !rawText) sketch.add(html, start, end);
       },
       ontextentity() {},
       oncdata() {},
@@ -290,5 +391,8 @@ export function extractHtml(html: string, pageUrl: string): HtmlExtract {
   }
   if (inTitle) finishTitle();
 
-  return { title, links: nofollow ? [] : links, nofollow, metaCharset };
+  if (lateRefresh !== null && !nofollow && !seenLinks.has(lateRefresh)) links.push(lateRefresh);
+  const out: HtmlExtract = { title, links: nofollow ? [] : links, nofollow, metaCharset, refresh };
+  if (sketch !== null) out.sketch = sketch.finish();
+  return out;
 }

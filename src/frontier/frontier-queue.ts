@@ -4,6 +4,8 @@
  * {@link Frontier} is the embedded implementation; a shared (Redis) frontier implements the same.
  */
 
+import type { RequestMeta } from './request-meta.js';
+
 /** One URL handed out by {@link FrontierQueue.next}. */
 export interface FrontierEntry {
   /** Canonical URL. */
@@ -14,6 +16,8 @@ export interface FrontierEntry {
   depth: number;
   /** Failed attempts so far (0 on the first try). */
   attempt: number;
+  /** The request's metadata, set by the engine for a URL that has some (absent otherwise). */
+  meta?: RequestMeta;
 }
 
 /**
@@ -26,8 +30,11 @@ export interface FrontierQueue {
   readonly queued: number;
   /** URLs handed out and not yet done or retried. */
   readonly inFlight: number;
-  /** Queue a canonical URL at `depth` (breadth-first: lower depths of a host go first). */
-  push(url: string, depth: number): void;
+  /**
+   * Queue a canonical URL at `depth` (breadth-first: lower depths of a host go first). A
+   * `priority` above 0 goes before its host's other URLs, below 0 after them (higher first).
+   */
+  push(url: string, depth: number, priority?: number): void;
   /** The next URL whose host may be served now, or null; its host's politeness clock advances. */
   next(): FrontierEntry | null;
   /** ms until some host becomes ready: 0 when one is ready now, Infinity when nothing is queued. */

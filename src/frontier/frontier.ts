@@ -8,6 +8,7 @@
 import { hostKey } from '../url/canonicalize.js';
 import type { FrontierEntry, FrontierQueue } from './frontier-queue.js';
 import { type HeapItem, HostHeap } from './host-heap.js';
+import { PriorityLane } from './priority-lane.js';
 
 export type { FrontierEntry };
 
@@ -27,8 +28,12 @@ export interface PolitenessOptions {
   random?: () => number;
 }
 
-/** A FIFO of strings that compacts as it drains (no per-entry objects). */
-class StringFifo {
+/**
+ * A FIFO of strings that compacts as it drains (no per-entry objects): once 1024 or more entries
+ * have been taken and they are at least half the array, the rest is copied down, so each entry
+ * is copied O(1) times on average. Exported for its unit test.
+ */
+export class StringFifo {
   items: string[] = [];
   head = 0;
   get length(): number {
@@ -57,6 +62,10 @@ class HostSlot implements HeapItem {
   minDepth = 0;
   /** Entries put back after a failure; served before new ones. */
   retries: FrontierEntry[] = [];
+  /** URLs pushed with a priority other than 0; made on the first one. */
+  lane: PriorityLane | null = null;
+  /** URLs in `buckets`. */
+  plain = 0;
   queued = 0;
   inFlight = 0;
   /** Earliest start of the next request (delay after the previous start). */
@@ -109,9 +118,21 @@ export class Frontier implements FrontierQueue {
     return this.hosts.size;
   }
 
-  /** Queue a canonical URL at `depth`. */
-  push(url: string, depth: number): void {
+  /**
+   * Queue a canonical URL at `depth`; a `priority` above 0 goes before the host's other URLs,
+   * below 0 after them.
+   */
+  push(url: string, depth: number, priority = 0): void {
     const slot = this.slot(hostKey(url));
+    if (priority !== 0) {
+      if (slot.lane === null) slot.lane = new PriorityLane();
+      slot.lane.push(url, depth, priority);
+      slot.queued++;
+      this.queuedCount++;
+      this.schedule(slot);
+      return;
+    }
+    slot.plain++;
     let q = slot.buckets[depth];
     if (q === undefined) {
       q = new StringFifo();
@@ -135,9 +156,14 @@ export class Frontier implements FrontierQueue {
     const now = this.now();
     if (slot.heapKey > now) return null;
     let entry: FrontierEntry;
+    const lane = slot.lane;
     if (slot.retries.length > 0) {
       entry = slot.retries.shift() as FrontierEntry;
+    } else if (lane !== null && lane.size > 0 && ((lane.topPriority as number) > 0 || slot.plain === 0)) {
+      const p = lane.pop();
+      entry = { url: p.url, host: slot.host, depth: p.depth, attempt: 0 };
     } else {
+      slot.plain--;
       let d = slot.minDepth;
       let q = slot.buckets[d];
       while (q === undefined || q.length === 0) q = slot.buckets[++d];

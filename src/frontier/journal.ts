@@ -1,17 +1,18 @@
 /**
  * The crash-safe record of a crawl: an append-only frontier log (`state/<worker>/frontier.log`,
- * one `depth<TAB>url` line per URL enqueued) and the items JSONL (one line per URL attempted —
+ * one `depth<TAB>url` line per URL enqueued, `depth<TAB>url<TAB>metadata` for a request a source
+ * gave metadata: label, headers, priority, userData, flags, as JSON) and the items JSONL (one line per URL attempted —
  * the acknowledgement). Both are buffered and flushed together, frontier log first, every N
  * items or T ms after the first unwritten line, and at close, so the log always holds the links
  * of every acknowledged page.
  * Saving is O(change): only new lines are written, never the whole set.
  */
-import { createReadStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
 import { AppendFile } from './append-file.js';
+import { type ItemsLine, readLines, readLinesWithPositions, repairTornTail } from './log-lines.js';
 import { ReplayFilter } from './replay-filter.js';
+import { encodeRequestMeta, type RequestMeta } from './request-meta.js';
 
 /** Journal settings. */
 export interface JournalOptions {
@@ -27,118 +28,10 @@ export interface JournalOptions {
   onError?: (e: Error) => void;
 }
 
+export { type ItemsLine, readLines, readLinesWithPositions, repairTornTail } from './log-lines.js';
+
 /** Name of the frontier log inside the state dir. */
 export const FRONTIER_LOG = 'frontier.log';
-
-/**
- * Truncate a torn last line (a line without its newline, left by a kill during a write).
- * @returns bytes removed (0 when the file ends cleanly or does not exist).
- */
-export async function repairTornTail(file: string): Promise<number> {
-  let fh: fs.FileHandle;
-  try {
-    fh = await fs.open(file, 'r+');
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return 0;
-    throw e;
-  }
-  try {
-    const { size } = await fh.stat();
-    if (size === 0) return 0;
-    const buf = Buffer.alloc(Math.min(size, 64 * 1024));
-    let end = size;
-    // Scan backwards for the last newline.
-    while (end > 0) {
-      const start = Math.max(0, end - buf.length);
-      const n = end - start;
-      await fh.read(buf, 0, n, start);
-      if (end === size && buf[n - 1] === 0x0a) return 0;
-      const i = buf.subarray(0, n).lastIndexOf(0x0a);
-      if (i >= 0) {
-        const keep = start + i + 1;
-        await fh.truncate(keep);
-        return size - keep;
-      }
-      end = start;
-    }
-    await fh.truncate(0);
-    return size;
-  } finally {
-    await fh.close();
-  }
-}
-
-/** Call `onLine` for every complete line of a file (missing file = no lines). */
-export async function readLines(file: string, onLine: (line: string) => void): Promise<void> {
-  try {
-    await fs.access(file);
-  } catch {
-    return;
-  }
-  const rl = createInterface({ input: createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity });
-  for await (const line of rl) if (line.length > 0) onLine(line);
-}
-
-/** Where one line of the items file is (see {@link recoverJournal}). */
-export interface ItemsLine {
-  /** 0-based line number; every line counts, also those skipped as unreadable. */
-  index: number;
-  /** Byte offset of the line's first byte in the file. */
-  offset: number;
-  /** Length of the line in bytes, its newline included. */
-  bytes: number;
-}
-
-/**
- * Call `onLine` for every complete line of a file with its exact position: lines are split at
- * LF bytes (a last line without one is not reported) and decoded as UTF-8 (a trailing CR is
- * kept). A missing file has no lines.
- * @throws on I/O errors other than a missing file.
- */
-export async function readLinesWithPositions(
-  file: string,
-  onLine: (line: string, at: ItemsLine) => void,
-): Promise<void> {
-  let fh: fs.FileHandle;
-  try {
-    fh = await fs.open(file, 'r');
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return;
-    throw e;
-  }
-  try {
-    const chunk = Buffer.allocUnsafe(1 << 20);
-    let carry: Buffer[] = [];
-    let carryBytes = 0;
-    let offset = 0;
-    let index = 0;
-    for (;;) {
-      const { bytesRead } = await fh.read(chunk, 0, chunk.length, null);
-      if (bytesRead === 0) break;
-      const data = chunk.subarray(0, bytesRead);
-      let start = 0;
-      for (let nl = data.indexOf(0x0a); nl >= 0; nl = data.indexOf(0x0a, start)) {
-        let line: string;
-        if (carryBytes > 0) {
-          carry.push(data.subarray(start, nl));
-          line = Buffer.concat(carry).toString('utf8');
-        } else line = data.toString('utf8', start, nl);
-        const bytes = carryBytes + nl - start + 1;
-        onLine(line, { index: index++, offset, bytes });
-        offset += bytes;
-        carry = [];
-        carryBytes = 0;
-        start = nl + 1;
-      }
-      if (start < bytesRead) {
-        carry.push(Buffer.from(data.subarray(start)));
-        carryBytes += bytesRead - start;
-      }
-    }
-  } finally {
-    await fh.close();
-  }
-}
 
 /** Lines taken together for one write. */
 interface Batch {
@@ -196,9 +89,9 @@ export class Journal {
     return new Journal(opts, f, i);
   }
 
-  /** Record that `url` entered the frontier at `depth`. */
-  enqueued(url: string, depth: number): void {
-    this.frontierBuf.push(`${depth}\t${url}\n`);
+  /** Record that `url` entered the frontier at `depth`, with the request's metadata if it has some. */
+  enqueued(url: string, depth: number, meta?: RequestMeta): void {
+    this.frontierBuf.push(logLine(url, depth, meta));
     this.arm();
   }
 
@@ -207,13 +100,13 @@ export class Journal {
    * Written (to `handoff-<owner>.log`) before the items that discovered it, so a handoff lost
    * in a crash of the owner can be sent again from this log (see {@link readHandoffs}).
    */
-  handedOff(owner: number, url: string, depth: number): void {
+  handedOff(owner: number, url: string, depth: number, meta?: RequestMeta): void {
     let buf = this.handoffBuf.get(owner);
     if (buf === undefined) {
       buf = [];
       this.handoffBuf.set(owner, buf);
     }
-    buf.push(`${depth}\t${url}\n`);
+    buf.push(logLine(url, depth, meta));
     this.arm();
   }
 
@@ -314,6 +207,11 @@ export class Journal {
   }
 }
 
+/** One line of the frontier or a handoff log (see the module comment). */
+function logLine(url: string, depth: number, meta: RequestMeta | undefined): string {
+  return meta === undefined ? `${depth}\t${url}\n` : `${depth}\t${url}\t${encodeRequestMeta(meta)}\n`;
+}
+
 /** Path of the log of URLs this worker handed to worker number `owner`. */
 export function handoffLogPath(stateDir: string, owner: number): string {
   return path.join(stateDir, `handoff-${owner}.log`);
@@ -327,7 +225,7 @@ export function handoffLogPath(stateDir: string, owner: number): string {
 export async function readHandoffs(
   stateDir: string,
   owner: number,
-  onEntry: (url: string, depth: number) => void,
+  onEntry: (url: string, depth: number, meta: RequestMeta | undefined) => void,
   filter: ReplayFilter = new ReplayFilter(),
 ): Promise<void> {
   let text: string;
@@ -341,14 +239,17 @@ export async function readHandoffs(
   for (let nl = text.indexOf('\n'); nl >= 0; start = nl + 1, nl = text.indexOf('\n', start)) {
     if (nl === start) continue;
     const e = filter.entry(text.slice(start, nl), owner);
-    if (e !== null) onEntry(e.url, e.depth);
+    if (e !== null) onEntry(e.url, e.depth, e.meta);
   }
 }
 
 /** What {@link recoverJournal} rebuilt. */
 export interface RecoveredState {
-  /** URLs enqueued but not acknowledged, in enqueue order, each once: the frontier to restore. */
-  pending: Array<{ url: string; depth: number }>;
+  /**
+   * URLs enqueued but not acknowledged, in enqueue order, each once, with their metadata: the
+   * frontier to restore.
+   */
+  pending: Array<{ url: string; depth: number; meta?: RequestMeta }>;
   /** Items already written. */
   done: number;
   /** Bytes removed from torn tails. */

@@ -1,14 +1,16 @@
 /**
  * Checks each line read back from a state log (the frontier log, handoff logs) before its URL
- * re-enters a frontier: `depth<TAB>url` with a depth that is a non-negative integer, a canonical
- * http(s) URL, in scope, and owned by the worker it is for. A log is trusted no further than
+ * re-enters a frontier: `depth<TAB>url`, or `depth<TAB>url<TAB>metadata` for a request with
+ * metadata (JSON, checked field by field: `request-meta.ts`), with a depth that is a non-negative
+ * integer, a canonical http(s) URL, in scope, and owned by the worker it is for. A log is trusted no further than
  * that: a damaged or hand-edited line is counted by reason and skipped — never fetched, never a
  * crash or a hang — and reported once per file.
  */
 import { canonicalize } from '../url/canonicalize.js';
+import { parseRequestMeta, type RequestMeta } from './request-meta.js';
 
 /** Why a line was skipped: a malformed line, or the rule it breaks (scope verdicts as named there). */
-export type LineReject = 'malformed' | 'bad depth' | 'not a URL' | 'not owned' | string;
+export type LineReject = 'malformed' | 'bad depth' | 'bad metadata' | 'not a URL' | 'not owned' | string;
 
 /** Largest depth accepted from a log (a larger number is damage, not a crawl). */
 export const MAX_REPLAY_DEPTH = 1_000_000;
@@ -17,6 +19,8 @@ export const MAX_REPLAY_DEPTH = 1_000_000;
 export interface LogEntry {
   url: string;
   depth: number;
+  /** The request's metadata, when the line has some. */
+  meta?: RequestMeta;
 }
 
 /** The rules a URL read back must pass, beyond being a canonical http(s) URL. */
@@ -44,8 +48,9 @@ export class ReplayFilter {
   }
 
   /**
-   * Split `depth<TAB>url` (structure only: no URL or rule check).
-   * @returns the entry, or null (counted) when the line is malformed or the depth is not a number.
+   * Split `depth<TAB>url[<TAB>metadata]` (structure and metadata only: no URL or rule check).
+   * @returns the entry, or null (counted) when the line is malformed, the depth is not a number or
+   *   the metadata is not valid.
    */
   parse(line: string): LogEntry | null {
     const tab = line.indexOf('\t');
@@ -53,7 +58,11 @@ export class ReplayFilter {
     const d = line.slice(0, tab);
     const depth = /^\d{1,7}$/.test(d) ? Number(d) : -1;
     if (depth < 0 || depth > MAX_REPLAY_DEPTH) return this.reject('bad depth');
-    return { url: line.slice(tab + 1), depth };
+    const second = line.indexOf('\t', tab + 1);
+    if (second < 0) return { url: line.slice(tab + 1), depth };
+    const meta = parseRequestMeta(line.slice(second + 1));
+    if (meta === null) return this.reject('bad metadata');
+    return { url: line.slice(tab + 1, second), depth, meta };
   }
 
   /**

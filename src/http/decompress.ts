@@ -1,8 +1,10 @@
 /**
  * Removal of Content-Encoding (gzip, deflate in zlib or raw form, br) with an output limit, so a
- * decompression bomb stops at `maxBytes`. A body labelled gzip that is not gzip is used as is.
+ * decompression bomb stops at `maxBytes`. A body labelled gzip that is not gzip is used as is, and
+ * so is one under an unknown label whose bytes plainly are the declared Content-Type.
  */
 import zlib from 'node:zlib';
+import { plainlyOfType } from './mime-sniff.js';
 
 /** Outcome of {@link decodeContent}. */
 export interface DecodedContent {
@@ -37,15 +39,44 @@ function inflateLimited(
 }
 
 /**
+ * Content-Encoding tokens that mean "no coding": RFC 9110 §8.4.1's `identity` and the `none`
+ * that some servers send (Apache's and IIS's misconfigurations); both are dropped from the list.
+ */
+const NO_CODING = new Set(['', 'identity', 'none']);
+
+/**
+ * The codings of a Content-Encoding value, lowercase, in the order applied, without the
+ * "no coding" spellings: `Identity` → `[]`, `gzip, identity` → `['gzip']`.
+ */
+export function contentCodings(encoding: string | null): string[] {
+  if (encoding === null) return [];
+  return encoding
+    .split(',')
+    .map((t) => t.trim().toLowerCase())
+    .filter((t) => !NO_CODING.has(t));
+}
+
+/**
  * Decode `raw` according to the Content-Encoding header value.
- * @param encoding header value or null (e.g. `gzip`, `br`, `deflate`, `identity`, `gzip, br`).
+ * @param encoding header value or null (e.g. `gzip`, `br`, `deflate`, `identity`, `none`,
+ *   `gzip, br`); `identity` and `none` tokens mean no coding.
  * @param maxBytes largest decoded size accepted, bytes.
+ * @param contentType the Content-Type header, or null: under an unknown or nested coding, bytes
+ *   that plainly are this type ({@link plainlyOfType}) are used as is with flag `not-encoded`;
+ *   otherwise they are kept raw with flag `unknown-encoding`.
  * @throws TooLargeError past `maxBytes`; DecodeError for a corrupt or truncated stream.
  */
-export function decodeContent(raw: Buffer, encoding: string | null, maxBytes: number): DecodedContent {
-  const enc = encoding?.trim().toLowerCase() ?? '';
-  if (enc === '' || enc === 'identity') return { body: raw };
+export function decodeContent(
+  raw: Buffer,
+  encoding: string | null,
+  maxBytes: number,
+  contentType: string | null = null,
+): DecodedContent {
+  if (encoding === null) return { body: raw };
+  const codings = contentCodings(encoding);
+  if (codings.length === 0) return { body: raw };
   if (raw.length === 0) return { body: raw };
+  const enc = codings.length === 1 ? codings[0] : 'nested';
   let body: Buffer;
   switch (enc) {
     case 'gzip':
@@ -70,7 +101,9 @@ export function decodeContent(raw: Buffer, encoding: string | null, maxBytes: nu
       );
       break;
     default:
-      return { body: raw, flag: 'unknown-encoding' };
+      // A label we cannot undo: the bytes may still be the content itself (`Content-Encoding:
+      // utf-8`, `text`, `binary`...).
+      return { body: raw, flag: plainlyOfType(contentType, raw) ? 'not-encoded' : 'unknown-encoding' };
   }
   if (body.length > maxBytes) throw new TooLargeError(maxBytes);
   return { body };

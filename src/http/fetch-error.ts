@@ -12,7 +12,9 @@ export type FetchErrorKind =
   | 'http-status'
   | 'network'
   | 'decode'
-  | 'out-of-scope';
+  | 'out-of-scope'
+  /** The source failed on the page (its `handle` threw or returned something wrong), or its `authorize`. */
+  | 'source';
 
 /** A failed fetch of `url`. `status` is set when a response arrived. */
 export class FetchError extends Error {
@@ -42,5 +44,7 @@ export function classifyError(err: unknown, aborted: boolean): FetchErrorKind {
     return 'timeout';
   }
   if (code.startsWith('Z_') || code === 'ERR_BUFFER_TOO_LARGE') return 'decode';
+  // undici's maxHeaderSize: the response is refused for its size, like a body over --max-bytes.
+  if (code === 'UND_ERR_HEADERS_OVERFLOW') return 'too-large';
   return 'network';
 }

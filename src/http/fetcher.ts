@@ -1,13 +1,23 @@
 /**
- * One HTTP hop with undici: a keep-alive Agent per worker (its own session), a whole-request
- * time limit, a body-size limit enforced while reading and again after decompression, and
- * typed errors. Redirects are not followed here: the caller checks each hop (scope, robots,
- * seen-set) and calls again.
+ * One HTTP hop with undici: a keep-alive Agent per worker (its own session, with its own cookie
+ * jar), a whole-request time limit, a header-size limit, a body-size limit enforced while reading
+ * and again after decompression, and typed errors. Redirects are not followed here: the caller
+ * checks each hop (scope, robots, seen-set) and calls again.
  */
 import type { Dispatcher } from 'undici';
-import { Agent, EnvHttpProxyAgent, ProxyAgent } from './dispatchers.js';
+import { CRAWL_DEFAULTS } from '../config/crawl-defaults.js';
+import { CookieSession } from './cookie-jar.js';
 import { DecodeError, decodeContent, TooLargeError } from './decompress.js';
+import { Agent, EnvHttpProxyAgent, ProxyAgent } from './dispatchers.js';
 import { classifyError, FetchError } from './fetch-error.js';
+import { fetchLenient, isObsFoldError } from './lenient-fetch.js';
+import { headerUrl } from './location.js';
+
+/**
+ * Defaults of {@link FetcherOptions}: `maxHeaderBytes` 256 KiB, the crawl option's default (why:
+ * see `config/crawl-defaults.ts`).
+ */
+export const FETCH_DEFAULTS = { maxHeaderBytes: CRAWL_DEFAULTS.maxHeaderBytes } as const;
 
 /** Fetcher settings. */
 export interface FetcherOptions {
@@ -21,6 +31,10 @@ export interface FetcherOptions {
   connections?: number;
   /** Proxy URL for every request; else HTTP_PROXY/HTTPS_PROXY/NO_PROXY are honoured. */
   proxy?: string;
+  /** Largest response header section, bytes; past it the hop fails `too-large`. Default 256 KiB. */
+  maxHeaderBytes?: number;
+  /** Keep a cookie jar for the session (RFC 6265). Default true. */
+  cookies?: boolean;
 }
 
 /** One response, body decoded from its Content-Encoding. */
@@ -56,6 +70,7 @@ const NO_HTTP_TUNNEL = { proxyTunnel: false };
 function makeDispatcher(opts: FetcherOptions): Dispatcher {
   const common = {
     connections: opts.connections ?? 16,
+    maxHeaderSize: opts.maxHeaderBytes ?? FETCH_DEFAULTS.maxHeaderBytes,
     keepAliveTimeout: 30_000,
     keepAliveMaxTimeout: 120_000,
     connect: { timeout: opts.timeoutMs },
@@ -100,14 +115,38 @@ export class Fetcher {
   private readonly headers: Record<string, string>;
   /** Abort functions of the requests in flight (see abortAll). */
   private readonly inFlight = new Set<(reason: AbortReason) => void>();
+  /** The session's cookies; null with `cookies: false`. */
+  private readonly cookies: CookieSession | null;
+  /** Whether requests may go through a proxy (then the obs-fold fallback is not used). */
+  private readonly proxied: boolean;
 
   constructor(private readonly opts: FetcherOptions) {
     this.dispatcher = makeDispatcher(opts);
+    this.cookies = opts.cookies === false ? null : new CookieSession();
+    const env = process.env;
+    this.proxied = Boolean(
+      opts.proxy || env.HTTP_PROXY || env.http_proxy || env.HTTPS_PROXY || env.https_proxy,
+    );
     this.headers = {
       'user-agent': opts.userAgent,
       accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8',
       'accept-encoding': 'gzip, deflate, br',
     };
+  }
+
+  /**
+   * A digest of the cookies a request for `url` would carry (`''` without cookies): two hops to
+   * the same URL with the same digest send the same request. Never the cookies themselves.
+   */
+  sessionState(url: string): string {
+    return this.cookies?.stateFor(url) ?? '';
+  }
+
+  /** The request headers for `url`: the session's, then the request's own `extra`, plus its cookies. */
+  private headersFor(url: string, extra?: Record<string, string>): Record<string, string> {
+    const cookie = this.cookies?.headerFor(url) ?? null;
+    const base = extra === undefined ? this.headers : { ...this.headers, ...extra };
+    return cookie === null ? base : { ...base, cookie };
   }
 
   /**
@@ -117,14 +156,21 @@ export class Fetcher {
    * @param decode remove the Content-Encoding here (default); false returns the body as received
    *   (`encoded: true`) for a page thread to decode with {@link decodeContent} under the same limit.
    * @param maxBytes body limit for this request, bytes (default: the fetcher's `maxBytes`).
-   * @throws FetchError kind timeout | too-large | network | decode, carrying the URL.
+   * @param headers extra request headers (lowercase names), replacing the defaults of the same
+   *   name (`accept`, `user-agent`); none by default. The session's cookies are added.
+   * A response whose only fault is a folded header line (obs-fold) is fetched once more through
+   * {@link fetchLenient} (not through a proxy), as RFC 9112 §5.2 lets a user agent accept it.
+   * @throws FetchError kind timeout | too-large | network | decode, carrying the URL;
+   *   `too-large` also for headers over `maxHeaderBytes`.
    */
   fetchHop(
     url: string,
     signal?: AbortSignal,
     decode = true,
     maxBytes = this.opts.maxBytes,
+    headers?: Record<string, string>,
   ): Promise<HopResponse> {
+    const sent = this.headersFor(url, headers);
     const timeoutMs = this.opts.timeoutMs;
     return new Promise<HopResponse>((resolve, reject) => {
       let target: URL;
@@ -166,6 +212,10 @@ export class Fetcher {
       const fail = (e: unknown): void => {
         if (done) return;
         finish();
+        if (isObsFoldError(e) && !this.proxied && !signal?.aborted) {
+          this.fetchFolded(url, signal, decode, maxBytes, sent).then(resolve, reject);
+          return;
+        }
         if (location !== null && !(e instanceof AbortReason && e.why === 'stop')) {
           // A redirect whose body was cut off, slow or over REDIRECT_BODY_LIMIT (drained): the
           // Location is what counts.
@@ -180,7 +230,12 @@ export class Fetcher {
           reject(new FetchError('timeout', url, e.message));
           return;
         }
-        reject(new FetchError(classifyError(e, false), url, (e as Error)?.message ?? String(e)));
+        const kind = classifyError(e, false);
+        const message =
+          kind === 'too-large'
+            ? `response headers larger than ${this.maxHeaderBytes} bytes`
+            : ((e as Error)?.message ?? String(e));
+        reject(new FetchError(kind, url, message));
       };
       const timer = setTimeout(
         () => abort(new AbortReason('timeout', `no complete response within ${timeoutMs} ms`)),
@@ -198,7 +253,11 @@ export class Fetcher {
           if (statusCode < 200) return; // 1xx: the real response follows
           status = statusCode;
           headers = h as HopResponse['headers'];
-          if (statusCode >= 300 && statusCode < 400) location = header(headers, 'location');
+          this.cookies?.receive(url, headers['set-cookie']);
+          if (statusCode >= 300 && statusCode < 400) {
+            const raw = header(headers, 'location');
+            location = raw === null ? null : headerUrl(raw);
+          }
           if (location !== null) return;
           const declared = Number(header(headers, 'content-length') ?? -1);
           if (declared > maxBytes) {
@@ -231,7 +290,12 @@ export class Fetcher {
             return;
           }
           try {
-            const decoded = decodeContent(raw, header(headers, 'content-encoding'), maxBytes);
+            const decoded = decodeContent(
+              raw,
+              header(headers, 'content-encoding'),
+              maxBytes,
+              header(headers, 'content-type'),
+            );
             resolve(response(decoded.body, { encodingFlag: decoded.flag }));
           } catch (e) {
             if (e instanceof TooLargeError) reject(new FetchError('too-large', url, e.message, status));
@@ -247,7 +311,7 @@ export class Fetcher {
             origin: target.origin,
             path: target.pathname + target.search,
             method: 'GET',
-            headers: this.headers,
+            headers: sent,
           },
           handler,
         );
@@ -255,6 +319,47 @@ export class Fetcher {
         fail(e);
       }
     });
+  }
+
+  private get maxHeaderBytes(): number {
+    return this.opts.maxHeaderBytes ?? FETCH_DEFAULTS.maxHeaderBytes;
+  }
+
+  /** {@link fetchHop} again through the lenient parser, after an obs-fold was refused. */
+  private async fetchFolded(
+    url: string,
+    signal: AbortSignal | undefined,
+    decode: boolean,
+    maxBytes: number,
+    sent: Record<string, string>,
+  ): Promise<HopResponse> {
+    const r = await fetchLenient(url, {
+      headers: sent,
+      timeoutMs: this.opts.timeoutMs,
+      maxBytes,
+      maxHeaderBytes: this.maxHeaderBytes,
+      signal,
+    });
+    this.cookies?.receive(url, r.headers['set-cookie']);
+    const raw = r.status >= 300 && r.status < 400 ? header(r.headers, 'location') : null;
+    const res: HopResponse = {
+      url,
+      status: r.status,
+      headers: r.headers,
+      contentType: header(r.headers, 'content-type'),
+      location: raw === null ? null : headerUrl(raw),
+      body: r.body,
+      contentEncoding: header(r.headers, 'content-encoding'),
+    };
+    if (res.location !== null) return res;
+    if (!decode) return { ...res, encoded: true };
+    try {
+      const d = decodeContent(r.body, res.contentEncoding, maxBytes, res.contentType);
+      return { ...res, body: d.body, encodingFlag: d.flag };
+    } catch (e) {
+      const kind = e instanceof TooLargeError ? 'too-large' : 'decode';
+      throw new FetchError(kind, url, (e as Error).message, r.status);
+    }
   }
 
   /** Abort every request in flight (their fetchHop rejects with kind `timeout`, "aborted at stop"). */

@@ -86,6 +86,8 @@ interface Entry {
   crawlDelayMs: number | null;
   /** The robots.txt URL the rules apply to (robots-parser checks the URL's origin against it). */
   robotsUrl: string;
+  /** Absolute http(s) URLs of its `Sitemap:` lines, in file order (empty unless 'rules'). */
+  sitemaps: readonly string[];
   expiresAt: number;
 }
 
@@ -174,6 +176,17 @@ export class RobotsCache {
     return this.verdict(entry, u, url);
   }
 
+  /**
+   * The `Sitemap:` URLs of the robots.txt governing `url`'s origin, if it is cached and fresh
+   * (empty when it has none, failed, or was not found); undefined when not cached. Synchronous:
+   * it never fetches — call {@link check} first. A sitemap source uses {@link sitemapsInRobotsTxt}
+   * on a robots.txt it fetched itself instead.
+   * @throws TypeError if `url` is not an absolute URL.
+   */
+  sitemaps(url: string): readonly string[] | undefined {
+    return this.fresh(new URL(url).origin)?.sitemaps;
+  }
+
   /** The cached, unexpired entry for an origin (touching its recency), or undefined. */
   private fresh(origin: string): Entry | undefined {
     const entry = this.entries.get(origin);
@@ -247,19 +260,44 @@ export class RobotsCache {
 
   private entry(kind: 'allow' | 'unavailable', robotsUrl: string): Entry {
     const ttl = kind === 'allow' ? this.ttlMs : this.errorRetryMs;
-    return { kind, robot: null, crawlDelayMs: null, robotsUrl, expiresAt: this.now() + ttl };
+    return { kind, robot: null, crawlDelayMs: null, robotsUrl, sitemaps: [], expiresAt: this.now() + ttl };
   }
 
   private parse(robotsUrl: string, body: string): Entry {
-    let text = truncateUtf8(body, this.maxBytes);
-    // a UTF-8 BOM would otherwise glue itself to the first "User-agent" and hide that group
-    if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-    const robot = robotsParser(robotsUrl, text);
+    const robot = robotsParser(robotsUrl, cleanText(body, this.maxBytes));
     const delay = robot.getCrawlDelay(this.agent);
     const crawlDelayMs =
       typeof delay === 'number' && Number.isFinite(delay) && delay > 0 ? Math.round(delay * 1000) : null;
-    return { kind: 'rules', robot, crawlDelayMs, robotsUrl, expiresAt: this.now() + this.ttlMs };
+    const sitemaps = sitemapUrls(robot, robotsUrl);
+    return { kind: 'rules', robot, crawlDelayMs, robotsUrl, sitemaps, expiresAt: this.now() + this.ttlMs };
   }
+}
+
+/**
+ * The `Sitemap:` lines of a robots.txt body (RFC 9309 §2.2.4; sitemaps.org "Specifying the
+ * Sitemap location"): absolute http(s) URLs in file order, each once, relative values resolved
+ * against `robotsUrl`, others dropped. Lines are read wherever they stand (outside any group).
+ * @param body the robots.txt text; bytes past {@link ROBOTS_DEFAULTS}.maxBytes are ignored.
+ * @param robotsUrl the URL it was fetched from.
+ */
+export function sitemapsInRobotsTxt(body: string, robotsUrl: string): string[] {
+  return sitemapUrls(robotsParser(robotsUrl, cleanText(body, ROBOTS_DEFAULTS.maxBytes)), robotsUrl);
+}
+
+function sitemapUrls(robot: Robot, robotsUrl: string): string[] {
+  const out: string[] = [];
+  for (const raw of robot.getSitemaps()) {
+    const url = resolveLocation(raw, robotsUrl);
+    if (url !== null && !out.includes(url)) out.push(url);
+  }
+  return out;
+}
+
+/** The body cut at `maxBytes` (whole lines) without a leading BOM. */
+function cleanText(body: string, maxBytes: number): string {
+  const text = truncateUtf8(body, maxBytes);
+  // a UTF-8 BOM would otherwise glue itself to the first "User-agent" and hide that group
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }
 
 function nonNegative(name: string, value: number): number {

@@ -31,6 +31,7 @@ export const METRIC_NAMES = [
   'collector_fetch_duration_seconds',
   'collector_rate_limit_waits_total',
   'collector_rate_limit_wait_seconds_total',
+  'collector_source_log_lines_total',
   'collector_queue',
   'collector_in_flight',
   'collector_workers_expected',
@@ -155,6 +156,17 @@ export function createMetricsRegistry(source: MetricsSource, defaults = true): c
     for (const { type, value } of perType((ws) => sumCounters(ws).rateLimitWaitMs / 1000))
       c.inc({ type }, value);
   });
+  counter(
+    'collector_source_log_lines_total',
+    "Warning and error lines the worker type's source logged (ctx.log; see the worker logs).",
+    ['type', 'level'],
+    (c) => {
+      for (const { type, value } of perType((ws) => sumCounters(ws).sourceWarnings ?? 0))
+        c.inc({ type, level: 'warn' }, value);
+      for (const { type, value } of perType((ws) => sumCounters(ws).sourceErrors ?? 0))
+        c.inc({ type, level: 'error' }, value);
+    },
+  );
   gauge('collector_queue', 'URLs queued.', ['type'], (g) => {
     for (const { type, value } of perType((ws) => ws.reduce((a, w) => a + w.queue, 0)))
       g.set({ type }, value);

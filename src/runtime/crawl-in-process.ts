@@ -1,35 +1,44 @@
 /**
  * A crawl in this process (`--processes 1`): one Crawler on the embedded backend, a progress line
- * on a TTY, signal handling (first signal: graceful stop; second: abandon in-flight requests),
- * and status.json (and the metrics server, when asked for) as its own supervisor.
+ * on a TTY, status.json (and the metrics server, when asked for) as its own supervisor, and
+ * stopping: by SIGINT/SIGTERM for the command line (first signal: graceful stop; second: abandon
+ * in-flight requests), by an AbortSignal for the library.
  */
 import type { CrawlOptions } from '../config/crawl-options.js';
 import { Crawler } from '../engine/crawler.js';
 import { DISK_FULL_EXIT_CODE, diskFullLine, diskFullPath, isDiskFull } from '../sinks/disk-full.js';
-import { CrawlSource } from '../sources/crawl.js';
 import type { LaunchRecord } from '../supervision/launch-record.js';
 import { onStopSignals } from '../supervision/signals.js';
 import { CounterSet } from '../supervision/worker-counters.js';
 import { embeddedBackend } from './backend.js';
+import type { CrawlEnd, StopControl } from './crawl-end-report.js';
 import { InProcessStatus } from './in-process-status.js';
 import { openWorkerLog } from './logger.js';
 import { startOpsServer } from './ops-server.js';
 import { ProgressLine } from './progress-line.js';
-import { summaryLine } from './summary-line.js';
+import type { SourceSetup } from './source-setup.js';
+
+/** How a crawl in this process is set up beyond its options. */
+export interface InProcessSetup {
+  /** The configured seeds (canonical): `ctx.seeds`, and the first round without `seeds()`. */
+  seeds: string[];
+  source: SourceSetup;
+  /** How this process was started (status.json, for the watchdog). */
+  launch: LaunchRecord;
+  /** The memory limit the plan was checked against (status.json). */
+  memoryLimitBytes: number;
+}
 
 /**
- * Crawl `seeds` to the end or to a signal, in this process (`<out>` already prepared and locked).
- * @param launch how this process was started (status.json, for the watchdog).
- * @param memoryLimitBytes the memory limit the plan was checked against (status.json).
- * @returns exit code: 0 completed or stopped, 1 runtime failure, {@link DISK_FULL_EXIT_CODE} when a
- *   full disk stopped it.
+ * Crawl in this process to the end or to a stop (`<out>` already prepared and locked).
+ * @returns the exit code (0 completed or stopped, 1 runtime failure, {@link DISK_FULL_EXIT_CODE}
+ *   when a full disk stopped it), the failure's line, and the counts.
  */
 export async function runInProcess(
   opts: CrawlOptions,
-  seeds: string[],
-  launch: LaunchRecord,
-  memoryLimitBytes: number,
-): Promise<number> {
+  setup: InProcessSetup,
+  control: StopControl,
+): Promise<CrawlEnd> {
   const workerId = 'crawl-0';
   const { log, close: closeLog } = openWorkerLog(opts.out, workerId);
   const counters = new CounterSet();
@@ -38,7 +47,7 @@ export async function runInProcess(
   const metrics = await startOpsServer(opts.metrics, opts.out, () => (status as InProcessStatus).status());
   const crawler = new Crawler(opts, {
     workerId,
-    source: new CrawlSource(),
+    source: { ...setup.source, seeds: setup.seeds },
     log,
     backend: embeddedBackend(opts),
     onItem: (item) => {
@@ -47,8 +56,9 @@ export async function runInProcess(
     },
     onFetch: (ms) => counters.fetch(ms),
     onRateLimitWait: (ms) => counters.rateLimitWait(ms),
+    onSourceLog: (level) => counters.sourceLog(level),
   });
-  status = new InProcessStatus(workerId, crawler, counters, opts, launch, memoryLimitBytes);
+  status = new InProcessStatus(workerId, crawler, counters, opts, setup.launch, setup.memoryLimitBytes);
   const inProcess = status;
   const progress =
     !opts.quiet && process.stderr.isTTY
@@ -60,23 +70,29 @@ export async function runInProcess(
           stopping: crawler.isStopping,
         }))
       : null;
-  const offSignals = onStopSignals(
-    (sig) => {
-      log.info({ sig }, 'stopping');
-      inProcess.stopping();
-      crawler.stop();
-    },
-    (sig) => {
-      log.info({ sig }, 'abandoning in-flight requests');
-      crawler.abort();
-    },
-  );
+  const stop = (why: string) => {
+    log.info({ why }, 'stopping');
+    inProcess.stopping();
+    crawler.stop();
+  };
+  const offSignals = control.handleSignals
+    ? onStopSignals(
+        (sig) => stop(sig),
+        (sig) => {
+          log.info({ sig }, 'abandoning in-flight requests');
+          crawler.abort();
+        },
+      )
+    : () => {};
+  const onAbort = () => stop('aborted');
+  control.signal?.addEventListener('abort', onAbort, { once: true });
   let failed: unknown = null;
   let completed = false;
   try {
     // Before the state is loaded (long for a big resume): a watchdog must see this process alive.
     inProcess.start();
-    await crawler.start(seeds);
+    await crawler.start();
+    if (control.signal?.aborted) stop('aborted');
     progress?.start();
     completed = await crawler.run();
     log.info({ completed, ...crawler.stats }, completed ? 'frontier empty' : 'stopped');
@@ -91,20 +107,36 @@ export async function runInProcess(
     // A full disk stops the crawl with its own line and exit code; any other failure is exit 1.
     failed = crawler.writeError ?? failed;
     offSignals();
+    control.signal?.removeEventListener('abort', onAbort);
     await inProcess.end(completed && failed === null);
     await metrics?.close();
     await closeLog();
   }
+  let code = 0;
+  let failure: string | null = null;
   if (failed !== null) {
     if (isDiskFull(failed)) {
-      process.stderr.write(`collector: ${diskFullLine(diskFullPath(failed, opts.out))}\n`);
-      return DISK_FULL_EXIT_CODE;
+      code = DISK_FULL_EXIT_CODE;
+      failure = diskFullLine(diskFullPath(failed, opts.out));
+    } else {
+      code = 1;
+      failure = `crawl failed: ${(failed as Error).message}`;
     }
-    process.stderr.write(`collector: crawl failed: ${(failed as Error).message}\n`);
-    return 1;
   }
-  if (!opts.quiet) {
-    process.stderr.write(summaryLine(opts, { ...crawler.stats, queued: crawler.frontier.queued }));
-  }
-  return 0;
+  const s = crawler.stats;
+  return {
+    code,
+    failure,
+    completed,
+    totals: {
+      items: s.items,
+      itemsThisRun: s.itemsThisRun,
+      errors: s.errors,
+      bytes: s.bytes,
+      queued: crawler.frontier.queued,
+      skipped: s.skipped,
+      sourceWarnings: s.sourceWarnings,
+      sourceErrors: s.sourceErrors,
+    },
+  };
 }

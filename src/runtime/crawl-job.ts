@@ -1,8 +1,9 @@
 /**
- * One `collector crawl` run: check the seeds and `--out`, take the lock, then crawl — in this
- * process when `--processes 1`, else under the supervisor with N worker processes. Progress on a
- * TTY; SIGINT/SIGTERM stop gracefully (a second signal abandons in-flight requests at once;
- * state stays consistent either way).
+ * One crawl (`collector crawl`, or the library's `crawl()`): check the options, seeds, source and
+ * `--out`, take the lock, then crawl — in this process when `--processes 1`, else under the
+ * supervisor with N worker processes. Progress on a TTY; SIGINT/SIGTERM (or the library's
+ * AbortSignal) stop gracefully (a second signal abandons in-flight requests at once; state stays
+ * consistent either way).
  */
 
 import { SupervisorSettingsSchema } from '../config/config-file.js';
@@ -14,21 +15,36 @@ import {
 } from '../config/crawl-options.js';
 import { UsageError } from '../config/usage-error.js';
 import { diskFullLine } from '../sinks/disk-full.js';
+import { describeRef, sourceRef } from '../sources/load-source.js';
+import type { SourceDefinition } from '../sources/source.js';
 import { launchRecord } from '../supervision/launch-record.js';
 import { checkPlan, memoryLimitBytes, readMeasuredRss } from '../supervision/memory-guard.js';
 import type { StatusFile } from '../supervision/status-format.js';
 import { Supervisor, supervisorTimings } from '../supervision/supervisor.js';
+import type { WorkerCounters } from '../supervision/worker-counters.js';
 import { defaultPartition, splitPoliteness, type WorkerSpec } from '../supervision/worker-spec.js';
 import { canonicalize } from '../url/canonicalize.js';
+import type { CrawlEnd, StopControl } from './crawl-end-report.js';
 import { openWorkerLog } from './logger.js';
 import { startOpsServer } from './ops-server.js';
-import { prepareOutput } from './output-dir.js';
+import { prepareOutput, readCrawlRecord } from './output-dir.js';
 import { lockOutput } from './output-lock.js';
 import { checkAndRecordPlan } from './plan-record.js';
 import { recordedPlan } from './plan-recovery.js';
 import { ProgressLine } from './progress-line.js';
+import { type SourceSetup, setUpSource } from './source-setup.js';
 import { summaryLine } from './summary-line.js';
 import { WORKER_ENTRY } from './worker-entry.js';
+
+/** What a crawl takes beyond its options. */
+export interface CrawlSourceChoice {
+  /** A built-in name, a module path (relative to the current directory) or a definition. Default `crawl`. */
+  source?: string | SourceDefinition;
+  /** The source's options as written. */
+  sourceOptions?: Record<string, unknown>;
+  /** How the options are named in messages: `--source-option ` (CLI) or `sourceOptions.` (library). */
+  optionsPrefix?: string;
+}
 
 /**
  * Canonicalize seed URLs.
@@ -63,13 +79,37 @@ export function parseCrawlFlags(input: CrawlOptionsInput): CrawlOptions {
 }
 
 /**
- * Run a crawl to the end (or to a stop signal).
+ * Run a crawl to the end (or to a stop signal), from the command line: a failure is one line on
+ * stderr.
  * @returns the process exit code: 0 completed or stopped, 1 runtime failure, 75 stopped by a full
  *   disk (DISK_FULL_EXIT_CODE).
- * @throws UsageError for bad options or seeds or an unusable `--out` (exit 2, nothing touched).
+ * @throws UsageError for bad options, seeds or source, or an unusable `--out` (exit 2, nothing touched).
  */
-export async function runCrawl(input: CrawlOptionsInput): Promise<number> {
+export async function runCrawl(input: CrawlOptionsInput, choice: CrawlSourceChoice = {}): Promise<number> {
+  const end = await runCrawlJob(input, choice, { handleSignals: true });
+  if (end.failure !== null) process.stderr.write(`collector: ${end.failure}\n`);
+  return end.code;
+}
+
+/**
+ * Run a crawl to the end or to a stop; prints the summary line unless `quiet` or it failed.
+ * @throws UsageError as {@link runCrawl}.
+ */
+export async function runCrawlJob(
+  input: CrawlOptionsInput,
+  choice: CrawlSourceChoice,
+  control: StopControl,
+): Promise<CrawlEnd> {
+  // A source given as an object can only run here: one process unless told otherwise.
+  const objectSource = choice.source !== undefined && typeof choice.source !== 'string';
+  if (objectSource && input.processes === undefined) input = { ...input, processes: 1 };
   const opts = parseCrawlFlags(input);
+  if (objectSource && opts.processes > 1) {
+    throw new UsageError(
+      'a source given as an object runs in this process only: use processes: 1, or give the path of its module',
+    );
+  }
+  const record = opts.resume ? await readCrawlRecord(opts.out) : null;
   // A lost or damaged state/plan.json is recovered from the state (or the resume refused).
   const recorded = opts.resume
     ? await recordedPlan(opts.out, { crawl: input.partition }, `--out ${opts.out}`)
@@ -81,6 +121,7 @@ export async function runCrawl(input: CrawlOptionsInput): Promise<number> {
     if (was && input.processes === undefined) opts.processes = was.processes;
     if (was && input.partition === undefined && was.processes > 1) opts.partition = was.partition;
   }
+  const setup = await chooseSource(choice, record);
   // Without a second core per process, a page thread costs memory and saves no time.
   opts.pageThread = input.pageThread ?? pageThreadByDefault(opts.processes);
   const given = canonicalSeeds(opts.seeds);
@@ -89,8 +130,14 @@ export async function runCrawl(input: CrawlOptionsInput): Promise<number> {
   // the memory limit is refused before anything is written.
   const plan = [{ processes: opts.processes, concurrency: opts.concurrency }];
   checkPlan(plan, limit, opts.memoryLimitFraction, readMeasuredRss(opts.out));
-  const seeds = await prepareOutput(opts.out, given, opts.resume);
+  const ref = setup.loaded.ref;
+  const seeds = await prepareOutput(opts.out, given, opts.resume, {
+    source: ref === null || (ref.kind === 'builtin' && ref.name === 'crawl') ? undefined : describeRef(ref),
+    sourceOptions: Object.keys(setup.rawOptions).length > 0 ? setup.rawOptions : undefined,
+    seedsOptional: setup.loaded.def.seeds !== undefined,
+  });
   const unlock = await lockOutput(opts.out);
+  let end: CrawlEnd;
   try {
     const layout = { processes: opts.processes, partition: partitionFor(opts, seeds) };
     await checkAndRecordPlan(
@@ -102,13 +149,44 @@ export async function runCrawl(input: CrawlOptionsInput): Promise<number> {
         '(they decide which process owns each URL), or start a new --out',
       recorded,
     );
-    if (opts.processes > 1) return await runSupervised(opts, seeds, limit);
-    // Loaded only here: the supervisor process of a multi-process crawl never loads the crawler.
-    const { runInProcess } = await import('./crawl-in-process.js');
-    return await runInProcess(opts, seeds, launchRecord('crawl', opts.out), limit);
+    if (opts.processes > 1) end = await runSupervised(opts, seeds, limit, setup, control);
+    else {
+      // Loaded only here: the supervisor process of a multi-process crawl never loads the crawler.
+      const { runInProcess } = await import('./crawl-in-process.js');
+      const launch = launchRecord('crawl', opts.out);
+      end = await runInProcess(opts, { seeds, source: setup, launch, memoryLimitBytes: limit }, control);
+    }
   } finally {
     await unlock();
   }
+  if (!opts.quiet && end.failure === null) process.stderr.write(summaryLine(opts, end.totals));
+  return end;
+}
+
+/**
+ * The crawl's source: as chosen, else (on resume) the one it was written with, else `crawl`. A
+ * resume with another source than the recorded one is refused: labels and options would change
+ * meaning.
+ * @throws UsageError (see `setUpSource`).
+ */
+async function chooseSource(
+  choice: CrawlSourceChoice,
+  record: { source?: string; sourceOptions?: Record<string, unknown> } | null,
+): Promise<SourceSetup> {
+  const cwd = process.cwd();
+  const recorded = record?.source ?? (record !== null ? 'crawl' : undefined);
+  let spec = choice.source;
+  if (typeof spec === 'string' && recorded !== undefined) {
+    const now = describeRef(sourceRef(spec, cwd));
+    if (now !== recorded) {
+      throw new UsageError(
+        `--source ${spec}: this crawl was written with --source ${recorded}; resume with the same, or start a new --out`,
+      );
+    }
+  }
+  spec ??= recorded ?? 'crawl';
+  const raw = choice.sourceOptions ?? record?.sourceOptions ?? {};
+  return setUpSource(spec, cwd, raw, { prefix: choice.optionsPrefix ?? '--source-option ', base: [] });
 }
 
 /** The partition of a crawl: as given, else `url` for a single-host seed list, else `host`. */
@@ -117,27 +195,37 @@ export function partitionFor(opts: CrawlOptions, seeds: string[]): 'host' | 'url
 }
 
 /** Worker specs of a multi-process crawl: ownership by host, or by URL for a single-host site. */
-export function crawlWorkerSpecs(opts: CrawlOptions, seeds: string[]): WorkerSpec[] {
+export function crawlWorkerSpecs(opts: CrawlOptions, seeds: string[], setup: SourceSetup): WorkerSpec[] {
   const n = opts.processes;
   const partition = partitionFor(opts, seeds);
+  const ref = setup.loaded.ref;
+  if (ref === null) throw new UsageError('a source given as an object runs in this process only');
   let perWorker: CrawlOptions = { ...opts, seeds, processes: 1 };
   if (partition === 'url') perWorker = splitPoliteness(perWorker, n);
   if (opts.maxPages !== undefined) perWorker.maxPages = Math.ceil(opts.maxPages / n);
   return Array.from({ length: n }, (_, i) => ({
     id: `crawl-${i}`,
-    type: 'crawl',
+    type: setup.loaded.def.name,
     group: 'crawl',
     index: i,
     count: n,
     partition,
     options: perWorker,
     seeds,
+    source: ref,
+    sourceOptions: setup.rawOptions,
   }));
 }
 
-async function runSupervised(opts: CrawlOptions, seeds: string[], limit: number): Promise<number> {
+async function runSupervised(
+  opts: CrawlOptions,
+  seeds: string[],
+  limit: number,
+  setup: SourceSetup,
+  control: StopControl,
+): Promise<CrawlEnd> {
   const { log, close: closeLog } = openWorkerLog(opts.out, 'supervisor');
-  const sup = new Supervisor(crawlWorkerSpecs(opts, seeds), {
+  const sup = new Supervisor(crawlWorkerSpecs(opts, seeds, setup), {
     dataDir: opts.out,
     workerEntry: WORKER_ENTRY,
     log,
@@ -158,19 +246,46 @@ async function runSupervised(opts: CrawlOptions, seeds: string[], limit: number)
   progress?.start();
   let code: number;
   try {
-    code = await sup.runWithSignals();
+    code = await superviseUntilDone(sup, control);
   } finally {
     progress?.stop();
     await metrics?.close();
     await closeLog();
   }
-  if (sup.diskFull !== null) {
-    process.stderr.write(`collector: ${diskFullLine(sup.diskFull)}\n`);
-    return code;
+  return { code, ...supervisedEnd(sup) };
+}
+
+/**
+ * Whether a supervised crawl or run completed, what stopped it (a full disk), and its totals (over
+ * every worker and restart).
+ */
+export function supervisedEnd(sup: Supervisor): Omit<CrawlEnd, 'code'> {
+  const status = sup.status();
+  const t = status.totals as typeof status.totals & { counters?: WorkerCounters };
+  const c = t.counters;
+  return {
+    failure: sup.diskFull !== null ? diskFullLine(sup.diskFull) : null,
+    // `finished`, not `stopped`: the plan ended by itself.
+    completed: t.queue === 0 && status.state === 'finished',
+    totals: {
+      ...t,
+      queued: t.queue,
+      bytes: c?.bytes ?? 0,
+      sourceWarnings: c?.sourceWarnings ?? 0,
+      sourceErrors: c?.sourceErrors ?? 0,
+    },
+  };
+}
+
+/** Run the supervisor to its end: with signal handling (CLI), and/or stopped by the AbortSignal. */
+export async function superviseUntilDone(sup: Supervisor, control: StopControl): Promise<number> {
+  const onAbort = () => sup.stop();
+  control.signal?.addEventListener('abort', onAbort, { once: true });
+  try {
+    const done = control.handleSignals ? sup.runWithSignals() : sup.run();
+    if (control.signal?.aborted) sup.stop();
+    return await done;
+  } finally {
+    control.signal?.removeEventListener('abort', onAbort);
   }
-  if (!opts.quiet) {
-    const t = sup.status().totals;
-    process.stderr.write(summaryLine(opts, { ...t, queued: t.queue }));
-  }
-  return code;
 }

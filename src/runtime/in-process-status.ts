@@ -4,16 +4,16 @@
  * read it exactly as they read a supervised crawl's.
  */
 import path from 'node:path';
+import { SupervisorSettingsSchema } from '../config/config-file.js';
 import type { CrawlOptions } from '../config/crawl-options.js';
+import type { Crawler } from '../engine/crawler.js';
 import { writeFileAtomic } from '../sinks/atomic-file.js';
 import type { LaunchRecord } from '../supervision/launch-record.js';
+import { memoryOf } from '../supervision/memory-guard.js';
 import { selfIdentity } from '../supervision/process-identity.js';
 import { STATUS_FILE_FORMAT, type StatusFile, statusPath } from '../supervision/status-format.js';
-import type { CounterSet } from '../supervision/worker-counters.js';
-import type { Crawler } from '../engine/crawler.js';
-import { memoryOf } from '../supervision/memory-guard.js';
-import { SupervisorSettingsSchema } from '../config/config-file.js';
 import { STATUS_INTERVAL_MS } from '../supervision/supervisor.js';
+import type { CounterSet } from '../supervision/worker-counters.js';
 
 /** The supervisor's default timings, recorded for the watchdog as a supervised crawl's would be. */
 const SUPERVISOR_DEFAULTS = SupervisorSettingsSchema.parse({});

@@ -13,6 +13,28 @@ export interface CrawlRecord {
   version: 1;
   seeds: string[];
   createdAt: string;
+  /** The `--source` it was started with (a built-in name or an absolute module path); absent: crawl. */
+  source?: string;
+  /** The source's options as written (`--source-option`). */
+  sourceOptions?: Record<string, unknown>;
+}
+
+/** What a new crawl records besides its seeds. */
+export interface CrawlSourceRecord {
+  source?: string;
+  sourceOptions?: Record<string, unknown>;
+  /** The source makes its own requests (`seeds()`): no seed URL is needed. */
+  seedsOptional: boolean;
+}
+
+/** The record of the crawl in `out` (`state/crawl.json`), or null when there is none (or it is unreadable). */
+export async function readCrawlRecord(out: string): Promise<CrawlRecord | null> {
+  try {
+    const rec = JSON.parse(await fs.readFile(path.join(out, 'state', 'crawl.json'), 'utf8')) as CrawlRecord;
+    return rec !== null && typeof rec === 'object' && Array.isArray(rec.seeds) ? rec : null;
+  } catch {
+    return null;
+  }
 }
 
 /**
@@ -57,7 +79,12 @@ async function nonEmptyDir(p: string): Promise<boolean> {
  * @throws UsageError when `out` is not writable, holds another crawl without `resume`, or
  *   there is nothing to resume.
  */
-export async function prepareOutput(out: string, seeds: string[], resume: boolean): Promise<string[]> {
+export async function prepareOutput(
+  out: string,
+  seeds: string[],
+  resume: boolean,
+  source: CrawlSourceRecord = { seedsOptional: false },
+): Promise<string[]> {
   try {
     await makeDirectory(out);
     await fs.access(out, fs.constants.W_OK);
@@ -78,22 +105,29 @@ export async function prepareOutput(out: string, seeds: string[], resume: boolea
         `--out ${out}: holds an earlier crawl (items/, state/); add --resume to continue it, or choose an empty directory`,
       );
     }
-    if (seeds.length === 0) throw new UsageError('no URL given: collector crawl <url...>');
+    if (seeds.length === 0 && !source.seedsOptional) {
+      throw new UsageError(
+        'no URL given: collector crawl <url...> (or a --source that makes its own requests)',
+      );
+    }
     await fs.mkdir(path.join(out, 'state'), { recursive: true });
     const rec: CrawlRecord = { version: 1, seeds, createdAt: new Date().toISOString() };
+    if (source.source !== undefined) rec.source = source.source;
+    if (source.sourceOptions !== undefined) rec.sourceOptions = source.sourceOptions;
     await writeFileAtomic(recordPath, `${JSON.stringify(rec, null, 2)}\n`);
     return seeds;
   }
-  let rec: CrawlRecord;
-  try {
-    rec = JSON.parse(await fs.readFile(recordPath, 'utf8')) as CrawlRecord;
-  } catch {
-    if (seeds.length === 0) {
+  let rec = await readCrawlRecord(out);
+  if (rec === null) {
+    if (seeds.length === 0 && !source.seedsOptional) {
       throw new UsageError(
         `--out ${out}: no crawl to resume (no state/crawl.json); give seed URLs or drop --resume`,
       );
     }
-    rec = { version: 1, seeds: [], createdAt: new Date().toISOString() };
+    rec = { version: 1, seeds: [], createdAt: new Date().toISOString(), ...source };
+    delete (rec as Partial<CrawlSourceRecord>).seedsOptional;
+    await fs.mkdir(path.join(out, 'state'), { recursive: true });
+    await writeFileAtomic(recordPath, `${JSON.stringify(rec, null, 2)}\n`);
   }
   const all = [...new Set([...rec.seeds, ...seeds])];
   if (all.length !== rec.seeds.length) {

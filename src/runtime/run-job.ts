@@ -5,24 +5,26 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import type { Config } from '../config/config-file.js';
+import { type Config, WORKER_COMMON_KEYS } from '../config/config-file.js';
 import { type CrawlOptions, pageThreadByDefault } from '../config/crawl-options.js';
 import { UsageError } from '../config/usage-error.js';
-import { diskFullLine } from '../sinks/disk-full.js';
 import { notify } from '../ops/notify.js';
-import { checkSourceName } from '../sources/registry.js';
+import { type LoadedSource, loadSource, type SourceRef, sourceRef } from '../sources/load-source.js';
+import { parseSourceOptions } from '../sources/source-options.js';
 import { launchRecord } from '../supervision/launch-record.js';
 import { checkPlan, memoryLimitBytes, readMeasuredRss } from '../supervision/memory-guard.js';
 import type { StatusFile } from '../supervision/status-format.js';
 import { Supervisor, supervisorTimings } from '../supervision/supervisor.js';
 import { defaultPartition, splitPoliteness, type WorkerSpec } from '../supervision/worker-spec.js';
-import { canonicalSeeds } from './crawl-job.js';
+import type { CrawlEnd, StopControl } from './crawl-end-report.js';
+import { canonicalSeeds, supervisedEnd, superviseUntilDone } from './crawl-job.js';
 import { openWorkerLog } from './logger.js';
 import { startOpsServer } from './ops-server.js';
 import { makeDirectory } from './output-dir.js';
 import { lockOutput } from './output-lock.js';
 import { checkAndRecordPlan, type PlanRecord, type TypeLayout } from './plan-record.js';
 import { recordedPlan } from './plan-recovery.js';
+import type { SourceSetup } from './source-setup.js';
 import { WORKER_ENTRY } from './worker-entry.js';
 
 function describeLayout(l: TypeLayout): string {
@@ -34,27 +36,32 @@ export interface RunFlags {
   /** Overrides `memory.limit` (simulate a smaller box). */
   memoryLimit?: number;
   quiet?: boolean;
+  /** What the config's module paths (`source: ./x.mjs`) are relative to: the config file's directory. */
+  baseDir: string;
   /** The config file's path (recorded for the watchdog, which reads its notify settings). */
   configFile?: string;
 }
 
 /**
- * Worker specs for a config: ids `<type>-<i>`, where the type is the source name (suffixed with
- * its position when a source appears twice).
- * @throws UsageError for an unknown source or a bad seed.
+ * Worker specs for a config: each worker type's source loaded and its options parsed (the keys
+ * beside the common ones), ids `<type>-<i>`, where the type is its `name`, else the source's name
+ * (suffixed with its position when a source appears twice).
+ * @param baseDir what module paths are relative to (the config file's directory).
+ * @throws UsageError for a source that cannot be loaded, an unknown key, an option or seed the
+ *   schemas refuse; messages start with `workers[i]`.
  */
-export function runWorkerSpecs(config: Config): WorkerSpec[] {
+export async function runWorkerSpecs(config: Config, baseDir: string): Promise<WorkerSpec[]> {
   const specs: WorkerSpec[] = [];
-  const counts = new Map<string, number>();
   const totalProcesses = config.workers.reduce((a, w) => a + w.processes, 0);
-  for (const w of config.workers) counts.set(w.source, (counts.get(w.source) ?? 0) + 1);
+  const setups: SourceSetup[] = [];
+  for (const [t, w] of config.workers.entries()) setups.push(await workerSource(w, t, baseDir));
+  const counts = new Map<string, number>();
+  for (const s of setups) counts.set(s.loaded.def.name, (counts.get(s.loaded.def.name) ?? 0) + 1);
   config.workers.forEach((w, t) => {
-    try {
-      checkSourceName(w.source);
-    } catch (e) {
-      throw new UsageError(`workers[${t}].source: ${(e as Error).message}`);
-    }
-    const group = w.name ?? ((counts.get(w.source) ?? 0) > 1 ? `${w.source}${t}` : w.source);
+    const setup = setups[t];
+    const def = setup.loaded.def;
+    const ref = setup.loaded.ref as SourceRef;
+    const group = w.name ?? ((counts.get(def.name) ?? 0) > 1 ? `${def.name}${t}` : def.name);
     if (specs.some((s) => s.group === group)) {
       throw new UsageError(
         `workers[${t}].name: "${group}" is used by another worker type; give each a different name`,
@@ -66,11 +73,17 @@ export function runWorkerSpecs(config: Config): WorkerSpec[] {
     } catch (e) {
       throw new UsageError(`workers[${t}].seeds: ${(e as Error).message}`);
     }
-    if (seeds.length === 0) throw new UsageError(`workers[${t}].seeds: expected at least one seed URL`);
-    const { source: _s, processes: n, name: _n, pageThread, ...common } = w;
+    if (seeds.length === 0 && def.seeds === undefined) {
+      throw new UsageError(
+        `workers[${t}].seeds: expected at least one seed URL (source ${def.name} has no seeds())`,
+      );
+    }
+    const common: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(w)) if (WORKER_COMMON_KEYS.has(k)) common[k] = v;
+    const { source: _s, processes: n, name: _n, pageThread, ...crawlKeys } = common as typeof w;
     const partition = w.partition ?? defaultPartition(seeds);
     let options: CrawlOptions = {
-      ...common,
+      ...crawlKeys,
       seeds,
       out: config.data,
       resume: true,
@@ -83,7 +96,7 @@ export function runWorkerSpecs(config: Config): WorkerSpec[] {
     for (let i = 0; i < n; i++) {
       specs.push({
         id: `${group}-${i}`,
-        type: w.source,
+        type: def.name,
         group,
         index: i,
         count: n,
@@ -91,6 +104,8 @@ export function runWorkerSpecs(config: Config): WorkerSpec[] {
         options,
         seeds,
         intervalMs: w.interval,
+        source: ref,
+        sourceOptions: setup.rawOptions,
       });
     }
   });
@@ -98,16 +113,47 @@ export function runWorkerSpecs(config: Config): WorkerSpec[] {
 }
 
 /**
+ * Load worker type `t`'s source and parse its own keys.
+ * @throws UsageError starting with `workers[t]`.
+ */
+async function workerSource(w: Config['workers'][number], t: number, baseDir: string): Promise<SourceSetup> {
+  const own: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(w)) if (!WORKER_COMMON_KEYS.has(k)) own[k] = v;
+  let loaded: LoadedSource;
+  try {
+    loaded = await loadSource(sourceRef(w.source, baseDir));
+  } catch (e) {
+    throw new UsageError(`workers[${t}].source: ${(e as Error).message}`);
+  }
+  const options = parseSourceOptions(loaded.def, own, WORKER_COMMON_KEYS, {
+    prefix: '',
+    base: ['workers', t],
+  });
+  return { loaded, options, rawOptions: own };
+}
+
+/**
  * Run the config until a signal (continuous types) or until every one-shot type is done.
  * @returns exit code (0 stopped or completed, 1 a worker type was parked, 75 a full disk stopped
  *   it: DISK_FULL_EXIT_CODE).
- * @throws UsageError for an invalid plan, backend or data dir.
+ * @throws UsageError for an invalid plan, source, backend or data dir.
  */
 export async function runConfig(config: Config, flags: RunFlags): Promise<number> {
+  const end = await runConfigJob(config, flags, { handleSignals: true });
+  if (end.failure !== null) process.stderr.write(`collector: ${end.failure}\n`);
+  return end.code;
+}
+
+/**
+ * {@link runConfig}, stopped by SIGINT/SIGTERM and/or an AbortSignal (`control`).
+ * @returns the exit code, and the totals over every worker.
+ * @throws UsageError as {@link runConfig}.
+ */
+export async function runConfigJob(config: Config, flags: RunFlags, control: StopControl): Promise<CrawlEnd> {
   if (config.backend !== 'embedded') {
     throw new UsageError(`backend "${config.backend}": only "embedded" is available in this version`);
   }
-  const specs = runWorkerSpecs(config);
+  const specs = await runWorkerSpecs(config, flags.baseDir);
   const limit = flags.memoryLimit ?? config.memory.limit ?? memoryLimitBytes();
   checkPlan(
     config.workers.map((w) => ({ processes: w.processes, concurrency: w.concurrency })),
@@ -172,13 +218,13 @@ export async function runConfig(config: Config, flags: RunFlags): Promise<number
         `${metrics ? `, metrics at ${metrics.url}/metrics` : ''}\n`,
     );
   }
+  let code: number;
   try {
-    const code = await sup.runWithSignals();
-    if (sup.diskFull !== null) process.stderr.write(`collector: ${diskFullLine(sup.diskFull)}\n`);
-    return code;
+    code = await superviseUntilDone(sup, control);
   } finally {
     await metrics?.close();
     await closeLog();
     await unlock();
   }
+  return { code, ...supervisedEnd(sup) };
 }

@@ -15,6 +15,9 @@ export interface CrawlTotals {
   queued: number;
   /** Links not followed, by reason. */
   skipped: Record<string, number>;
+  /** Warning and error lines the source logged this run (see the logs). */
+  sourceWarnings?: number;
+  sourceErrors?: number;
 }
 
 /**
@@ -26,7 +29,7 @@ export function summaryLine(opts: Pick<CrawlOptions, 'processes' | 'out'>, t: Cr
   const procs = opts.processes > 1 ? `, ${opts.processes} processes` : '';
   return (
     `collector: ${t.itemsThisRun} items this run (${t.items} total), ${t.errors} errors, ${t.queued} queued${left}` +
-    `${skippedText(t.skipped)}${procs}, out ${opts.out}\n`
+    `${skippedText(t.skipped)}${sourceText(t)}${procs}, out ${opts.out}\n`
   );
 }
 
@@ -37,4 +40,12 @@ function skippedText(skipped: Record<string, number>): string {
     .map(([k, n]) => `${k} ${n}`)
     .join(', ');
   return skips ? `, links skipped: ${skips}` : '';
+}
+
+/** `, source logged 2 errors, 1 warnings (see logs/)` when it logged any, or nothing. */
+function sourceText(t: CrawlTotals): string {
+  const e = t.sourceErrors ?? 0;
+  const w = t.sourceWarnings ?? 0;
+  if (e === 0 && w === 0) return '';
+  return `, source logged ${e} errors, ${w} warnings (see logs/)`;
 }

@@ -4,8 +4,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
+import { copyFile, link, open, readFile, rename, unlink } from 'node:fs/promises';
 import nodePath from 'node:path';
-import { link, open, readFile, rename, unlink } from 'node:fs/promises';
 
 /** Infix of temp file names: `<name>.part-<12 hex>`. Leftovers after a crash are safe to delete. */
 export const TEMP_INFIX = '.part-';
@@ -143,6 +143,66 @@ export function writeFileAtomicSync(
     }
     if (options.tempDir && isExdev(error)) {
       writeFileAtomicSync(path, data, { ...options, tempDir: undefined });
+      return;
+    }
+    throw error;
+  }
+}
+
+/** Codes of a filesystem that cannot hard-link (the caller then copies). */
+const NO_LINK_CODES = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'EMLINK', 'ENOSYS']);
+
+/**
+ * Makes `path` another name of the existing file `source` (a hard link, so no bytes are copied),
+ * replacing what `path` held atomically: a link under a temp name, then a rename over `path`.
+ * Where hard links are not supported, `source` is copied instead (same atomicity). Used to point a
+ * page's own path at its current version.
+ *
+ * @param source existing file.
+ * @param path destination; its directory must exist.
+ * @throws the fs error (with `code`), e.g. ENOTDIR when a path component is a file, EISDIR when
+ *   `path` is a directory.
+ */
+export async function linkAtomic(
+  source: string,
+  path: string,
+  options: { tempDir?: string } = {},
+): Promise<void> {
+  const temp = tempFor(path, options.tempDir);
+  try {
+    try {
+      await link(source, temp);
+    } catch (error) {
+      if (!NO_LINK_CODES.has((error as NodeJS.ErrnoException).code ?? '')) throw error;
+      await copyFile(source, temp);
+    }
+    await rename(temp, path);
+  } catch (error) {
+    await unlink(temp).catch(() => {});
+    if (options.tempDir && isExdev(error)) return linkAtomic(source, path, {});
+    throw error;
+  }
+}
+
+/** {@link linkAtomic}'s synchronous twin (for the body-writer thread); same contract. */
+export function linkAtomicSync(source: string, path: string, options: { tempDir?: string } = {}): void {
+  const temp = tempFor(path, options.tempDir);
+  try {
+    try {
+      fs.linkSync(source, temp);
+    } catch (error) {
+      if (!NO_LINK_CODES.has((error as NodeJS.ErrnoException).code ?? '')) throw error;
+      fs.copyFileSync(source, temp);
+    }
+    fs.renameSync(temp, path);
+  } catch (error) {
+    try {
+      fs.unlinkSync(temp);
+    } catch {
+      // never made
+    }
+    if (options.tempDir && isExdev(error)) {
+      linkAtomicSync(source, path, {});
       return;
     }
     throw error;

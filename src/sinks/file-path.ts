@@ -12,6 +12,16 @@ import { createHash } from 'node:crypto';
  */
 export const CONFLICTS_DIR = '_conflicts';
 
+/**
+ * Name of the per-host directory that holds the immutable version files of pages stored with
+ * versions on (`files/<host>/_versions/<url hash>/<body hash>`, see {@link versionPathFor}). A URL
+ * whose first path segment is literally `_versions` is escaped (`%5Fversions`) so it cannot reach it.
+ */
+export const VERSIONS_DIR = '_versions';
+
+/** Hex digits of a hash used in a name: 64 bits, unique enough per host and per URL. */
+const HASH_NAME_HEX = 16;
+
 /** File name used for directory-like URLs (path ending in `/`), as wget does. */
 export const INDEX_FILE = 'index.html';
 
@@ -50,7 +60,7 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /** First 16 hex digits (64 bits) of the SHA-1 of `text`. */
 function hash16(text: string): string {
-  return createHash('sha1').update(text).digest('hex').slice(0, 16);
+  return createHash('sha1').update(text).digest('hex').slice(0, HASH_NAME_HEX);
 }
 
 function byteLength(text: string): number {
@@ -147,6 +157,12 @@ function boundName(name: string): string {
   return byteLength(name) > MAX_SEGMENT_BYTES ? shortenName(name) : name;
 }
 
+/** `name.<extension>`, unless `name` already ends so (case-insensitive). */
+function withExtension(name: string, extension: string): string {
+  const dot = `.${extension}`;
+  return name.toLowerCase().endsWith(dot.toLowerCase()) ? name : `${name}${dot}`;
+}
+
 /** `@q=<query>` when the query is short and plain, else `@q~<16 hex of its SHA-1>`. */
 function querySuffix(query: string): string {
   if (query.length <= MAX_QUERY_BYTES && PLAIN_QUERY.test(query)) return `@q=${query}`;
@@ -177,26 +193,31 @@ function hostDir(url: URL): string {
  * - Names over 200 bytes become their first 60 characters + `~` + 16 hex of SHA-1; a path
  *   over 3800 bytes keeps its leading segments and hashes the rest into `_tail~<16 hex>`.
  *
+ * - With `extension` (chosen by a source, e.g. `md`), the last name ends in `.<extension>`:
+ *   added unless it is there already (`/readme` → `readme.md`, `/` → `index.md`).
+ *
  * The result is never absolute, never has an empty, `.` or `..` segment, and is at most
  * 3800 UTF-8 bytes. Pure and synchronous.
  *
  * @param url absolute http: or https: URL (ideally canonicalized by `url/`).
+ * @param extension letters and digits, without the dot.
  * @returns relative POSIX path, e.g. `example.org/docs/index.html`.
  * @throws TypeError when `url` does not parse; Error when its scheme is not http(s).
  */
-export function filePathFor(url: string): string {
+export function filePathFor(url: string, extension?: string): string {
   const parsed = new URL(url);
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
     throw new Error(`filePathFor: not an http(s) URL: ${url}`);
   }
   // An http(s) pathname always starts with '/', so `raw` has at least one element.
   const raw = parsed.pathname.split('/').slice(1);
-  if (raw[raw.length - 1] === '') raw[raw.length - 1] = INDEX_FILE;
+  if (raw[raw.length - 1] === '') raw[raw.length - 1] = extension === undefined ? INDEX_FILE : 'index';
 
   const names = raw.map(sanitizeSegment);
-  if (names[0] === CONFLICTS_DIR) names[0] = `%5F${CONFLICTS_DIR.slice(1)}`;
+  if (names[0] === CONFLICTS_DIR || names[0] === VERSIONS_DIR) names[0] = `%5F${names[0].slice(1)}`;
   const query = parsed.search.slice(1);
   if (query !== '') names[names.length - 1] += querySuffix(query);
+  if (extension !== undefined) names[names.length - 1] = withExtension(names[names.length - 1], extension);
 
   const host = hostDir(parsed);
   const bounded = names.map(boundName);
@@ -217,4 +238,24 @@ export function filePathFor(url: string): string {
   }
   const tail = bounded.slice(head.length).join('/');
   return [host, ...head, `_tail~${hash16(tail)}`].join('/');
+}
+
+/**
+ * Where one version of a page is stored with versions on: `<host>/_versions/<16 hex of SHA-1(url)>/
+ * <16 hex of the body's SHA-256>`. The name is a function of the URL and the bytes, so a file there
+ * never changes (the same bytes give the same name; other bytes another), and the flat, fixed-length
+ * names never clash with each other or with the pages' own paths.
+ *
+ * @param url absolute http(s) URL.
+ * @param sha256 hex SHA-256 of the body (64 digits).
+ * @throws TypeError when `url` does not parse; Error when its scheme is not http(s) or `sha256` is
+ *   not 64 hex digits.
+ */
+export function versionPathFor(url: string, sha256: string): string {
+  const parsed = new URL(url);
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    throw new Error(`versionPathFor: not an http(s) URL: ${url}`);
+  }
+  if (!/^[0-9a-f]{64}$/.test(sha256)) throw new Error(`versionPathFor: not a hex SHA-256: ${sha256}`);
+  return `${hostDir(parsed)}/${VERSIONS_DIR}/${hash16(url)}/${sha256.slice(0, HASH_NAME_HEX)}`;
 }

@@ -1,13 +1,29 @@
 /**
  * Stores response bodies under `<out>/files/<host>/<path>` with atomic writes and a
  * bounded FIFO write queue, so the fetch loop hands bodies off without waiting on disk.
+ *
+ * Versions (for sources that fetch a page again in later rounds; option `versions`): each
+ * different body of a URL is one version, stored once under an immutable name that depends only
+ * on the URL and the bytes (`files/<host>/_versions/<url hash>/<body hash>`, `versionPathFor`),
+ * and that name is what {@link FileSink.write} returns for the item's `file`. The page's own path
+ * `files/<host>/<path>` always shows the current version (a hard link to it, replaced atomically).
+ * So an item's `file` holds exactly the bytes of its `sha256` for ever, however often the page
+ * changes; with `keep: false` superseded versions are deleted (their items' `file` is then
+ * missing, never wrong). Without `versions` (a one-shot crawl) nothing changes: a body is stored
+ * at its page's path and never replaced.
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import { mkdirSync, readdirSync, unlinkSync } from 'node:fs';
+import { mkdir, readdir, unlink } from 'node:fs/promises';
 import path from 'node:path';
-import { writeFileAtomic, writeFileAtomicSync } from './atomic-file.js';
-import { CONFLICTS_DIR, filePathFor } from './file-path.js';
+import {
+  linkAtomic,
+  linkAtomicSync,
+  TEMP_INFIX,
+  writeFileAtomic,
+  writeFileAtomicSync,
+} from './atomic-file.js';
+import { CONFLICTS_DIR, filePathFor, versionPathFor } from './file-path.js';
 
 /** Default number of bodies written to disk at the same time. */
 export const DEFAULT_MAX_CONCURRENT_WRITES = 8;
@@ -18,11 +34,23 @@ export interface FileSinkOptions {
   outDir: string;
   /** Bodies written concurrently, ≥ 1 (default 8); further writes wait in FIFO order. */
   maxConcurrentWrites?: number;
+  /** Store pages as versions (see the module comment); absent = one body per page, never replaced. */
+  versions?: VersionOptions;
+}
+
+/** How versions are kept. */
+export interface VersionOptions {
+  /**
+   * Keep every version's file (true), or delete the older ones once a newer one is current
+   * (false: less disk; the items of older versions then name a file that no longer exists).
+   */
+  keep: boolean;
 }
 
 interface WriteJob {
   url: string;
   body: Buffer;
+  extension: string | undefined;
   resolve: (file: string) => void;
   reject: (error: unknown) => void;
 }
@@ -81,6 +109,7 @@ export class FileSink {
   private readonly tempDir: string;
   private tempDirMade = false;
   private readonly maxConcurrent: number;
+  private readonly versions: VersionOptions | undefined;
   private readonly createdDirs = new Set<string>();
   private readonly queue: Array<WriteJob | undefined> = [];
   private queueHead = 0;
@@ -98,6 +127,7 @@ export class FileSink {
       throw new RangeError(`FileSink: maxConcurrentWrites must be an integer >= 1, got ${max}`);
     }
     this.maxConcurrent = max;
+    this.versions = opts.versions;
     this.filesRoot = path.resolve(opts.outDir, 'files');
     this.tempDir = bodyTempDir(opts.outDir);
   }
@@ -118,15 +148,16 @@ export class FileSink {
    *
    * @param url canonical http(s) URL the body was fetched from.
    * @param body the body bytes, written as-is.
+   * @param extension the file's extension chosen by a source (see {@link filePathFor}).
    * @returns path relative to `outDir`, POSIX separators, e.g. `files/host/a/index.html`
    *   or `files/host/_conflicts/0123456789abcdef`.
    * @throws (rejects) Error when the sink is closed, the URL is not http(s) (TypeError
    *   if it does not parse), the resolved path escapes `<outDir>/files`, or an fs error.
    */
-  write(url: string, body: Buffer): Promise<string> {
+  write(url: string, body: Buffer, extension?: string): Promise<string> {
     if (this.closed) return Promise.reject(new Error(`FileSink is closed; cannot write ${url}`));
     return new Promise<string>((resolve, reject) => {
-      this.queue.push({ url, body, resolve, reject });
+      this.queue.push({ url, body, extension, resolve, reject });
       this.queuedBytes += body.length;
       this.pump();
     });
@@ -149,8 +180,9 @@ export class FileSink {
    *
    * @throws Error when the path escapes `<outDir>/files`; fs errors other than clashes.
    */
-  protected async store(url: string, body: Buffer): Promise<string> {
-    const relative = filePathFor(url);
+  protected async store(url: string, body: Buffer, extension?: string): Promise<string> {
+    if (this.versions !== undefined) return this.storeVersion(url, body, this.versions, extension);
+    const relative = filePathFor(url, extension);
     try {
       // Exclusive: `/a/` and `/a/index.html` (or two processes) must not replace each other's
       // different bodies; identical bytes are shared.
@@ -171,8 +203,9 @@ export class FileSink {
    * @returns the path relative to `outDir`, as {@link write} resolves.
    * @throws as {@link write} rejects.
    */
-  storeSync(url: string, body: Buffer): string {
-    const relative = filePathFor(url);
+  storeSync(url: string, body: Buffer, extension?: string): string {
+    if (this.versions !== undefined) return this.storeVersionSync(url, body, this.versions, extension);
+    const relative = filePathFor(url, extension);
     try {
       this.writeUnderSync(relative, body, url, true);
       return `files/${relative}`;
@@ -182,6 +215,110 @@ export class FileSink {
     const fallback = this.conflictPath(relative, url);
     this.writeUnderSync(fallback, body, url, false);
     return `files/${fallback}`;
+  }
+
+  /**
+   * Versions on: the body under its version name (exclusive: the same bytes are already there),
+   * then the page's path pointed at it, then, without `keep`, the URL's other versions removed.
+   * @returns the version's path relative to `outDir`.
+   */
+  private async storeVersion(
+    url: string,
+    body: Buffer,
+    versions: VersionOptions,
+    extension?: string,
+  ): Promise<string> {
+    const sha256 = createHash('sha256').update(body).digest('hex');
+    let relative = versionPathFor(url, sha256);
+    try {
+      await this.writeUnder(relative, body, url, true);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      // two versions sharing 64 bits of hash: the full hash tells them apart
+      relative += sha256.slice(16);
+      await this.writeUnder(relative, body, url, true);
+    }
+    const stored = this.target(relative, url);
+    const current = filePathFor(url, extension);
+    try {
+      await this.ensureDir(this.target(current, url));
+      await linkAtomic(stored, this.target(current, url), { tempDir: this.tempDir });
+    } catch (error) {
+      if (!isConflict(error)) throw error;
+      // the page's path is taken by a directory (or the reverse): show the current version here
+      const fallback = this.target(this.conflictPath(current, url), url);
+      await this.ensureDir(fallback);
+      await linkAtomic(stored, fallback, { tempDir: this.tempDir });
+    }
+    if (!versions.keep) {
+      const dir = path.dirname(stored);
+      for (const name of await readdir(dir)) {
+        if (name !== path.basename(stored) && !name.includes(TEMP_INFIX))
+          await unlink(path.join(dir, name)).catch(() => {});
+      }
+    }
+    return `files/${relative}`;
+  }
+
+  /** {@link storeVersion}'s synchronous twin, for {@link storeSync}. */
+  private storeVersionSync(url: string, body: Buffer, versions: VersionOptions, extension?: string): string {
+    const sha256 = createHash('sha256').update(body).digest('hex');
+    let relative = versionPathFor(url, sha256);
+    try {
+      this.writeUnderSync(relative, body, url, true);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      relative += sha256.slice(16);
+      this.writeUnderSync(relative, body, url, true);
+    }
+    const stored = this.target(relative, url);
+    const current = filePathFor(url, extension);
+    try {
+      this.ensureDirSync(this.target(current, url));
+      linkAtomicSync(stored, this.target(current, url), { tempDir: this.tempDir });
+    } catch (error) {
+      if (!isConflict(error)) throw error;
+      const fallback = this.target(this.conflictPath(current, url), url);
+      this.ensureDirSync(fallback);
+      linkAtomicSync(stored, fallback, { tempDir: this.tempDir });
+    }
+    if (!versions.keep) {
+      const dir = path.dirname(stored);
+      for (const name of readdirSync(dir)) {
+        if (name === path.basename(stored) || name.includes(TEMP_INFIX)) continue;
+        try {
+          unlinkSync(path.join(dir, name));
+        } catch {
+          // already gone
+        }
+      }
+    }
+    return `files/${relative}`;
+  }
+
+  /** Creates the directory of an absolute target (once per directory) and the temp directory. */
+  private async ensureDir(target: string): Promise<void> {
+    const dir = path.dirname(target);
+    if (!this.createdDirs.has(dir)) {
+      await mkdir(dir, { recursive: true });
+      this.createdDirs.add(dir);
+    }
+    if (!this.tempDirMade) {
+      await mkdir(this.tempDir, { recursive: true });
+      this.tempDirMade = true;
+    }
+  }
+
+  private ensureDirSync(target: string): void {
+    const dir = path.dirname(target);
+    if (!this.createdDirs.has(dir)) {
+      mkdirSync(dir, { recursive: true });
+      this.createdDirs.add(dir);
+    }
+    if (!this.tempDirMade) {
+      mkdirSync(this.tempDir, { recursive: true });
+      this.tempDirMade = true;
+    }
   }
 
   private conflictPath(relative: string, url: string): string {
@@ -199,30 +336,14 @@ export class FileSink {
 
   private writeUnderSync(relative: string, body: Buffer, url: string, exclusive: boolean): void {
     const target = this.target(relative, url);
-    const dir = path.dirname(target);
-    if (!this.createdDirs.has(dir)) {
-      mkdirSync(dir, { recursive: true });
-      this.createdDirs.add(dir);
-    }
-    if (!this.tempDirMade) {
-      mkdirSync(this.tempDir, { recursive: true });
-      this.tempDirMade = true;
-    }
+    this.ensureDirSync(target);
     writeFileAtomicSync(target, body, { exclusive, tempDir: this.tempDir });
   }
 
   /** Resolves `relative` under `filesRoot`, checks containment, creates dirs, writes. */
   private async writeUnder(relative: string, body: Buffer, url: string, exclusive: boolean): Promise<void> {
     const target = this.target(relative, url);
-    const dir = path.dirname(target);
-    if (!this.createdDirs.has(dir)) {
-      await mkdir(dir, { recursive: true });
-      this.createdDirs.add(dir);
-    }
-    if (!this.tempDirMade) {
-      await mkdir(this.tempDir, { recursive: true });
-      this.tempDirMade = true;
-    }
+    await this.ensureDir(target);
     await writeFileAtomic(target, body, { exclusive, tempDir: this.tempDir });
   }
 
@@ -234,7 +355,7 @@ export class FileSink {
       this.queueHead++;
       this.queuedBytes -= job.body.length;
       this.active++;
-      this.store(job.url, job.body)
+      this.store(job.url, job.body, job.extension)
         .then(job.resolve, job.reject)
         .finally(() => {
           this.active--;

@@ -1,54 +1,26 @@
 /**
- * Worker types by name: the sources a config may name in `workers[].source`.
+ * The built-in sources by name: what a config's `source:` or `--source` may name without a path.
+ * Test sources are not here: they are modules under `test/fixtures/sources/`, loaded by path like
+ * any user source.
  */
-import { isMainThread } from 'node:worker_threads';
-import { UsageError } from '../config/usage-error.js';
-import { CrawlSource } from './crawl.js';
-import { MemoryHogSource, ThreadCrashSource } from './memory-hog.js';
-import type { Source } from './source.js';
+import { crawlSource } from './crawl.js';
+import type { SourceDefinition } from './source.js';
 
-const SOURCES: Record<string, () => Source> = {
-  crawl: () => new CrawlSource(),
+const BUILTINS: Readonly<Record<string, SourceDefinition>> = {
+  crawl: crawlSource,
 };
-if (process.env.COLLECTOR_TEST_SOURCES === '1') {
-  SOURCES['memory-hog'] = () => new MemoryHogSource();
-  // A worker that dies 200 ms after it starts, every time: exercises restarts and parking.
-  // Crawl, but the page thread dies on any URL ending in /crash.html: victims must be fetched again.
-  SOURCES['thread-crash'] = () => new ThreadCrashSource();
-  // Crawl, but a page thread that dies as it starts, every time: lost pages must not loop.
-  SOURCES['thread-dead'] = () => {
-    if (!isMainThread) process.exit(1);
-    return new ThreadCrashSource('thread-dead');
-  };
-  SOURCES['crash-loop'] = () => {
-    setTimeout(() => process.exit(3), 200).unref();
-    return new CrawlSource();
-  };
+
+/** Names of the built-in sources. */
+export function builtinNames(): string[] {
+  return Object.keys(BUILTINS);
 }
 
-/** Names of the known sources. */
-export function sourceNames(): string[] {
-  return Object.keys(SOURCES);
+/** The built-in source named `name`, or undefined. */
+export function builtinSource(name: string): SourceDefinition | undefined {
+  return Object.hasOwn(BUILTINS, name) ? BUILTINS[name] : undefined;
 }
 
-/**
- * Check that a source named `name` exists, without creating one.
- * @throws UsageError naming the known sources when it does not.
- */
-export function checkSourceName(name: string): void {
-  if (SOURCES[name] === undefined) {
-    throw new UsageError(`unknown source "${name}": expected one of ${sourceNames().join(', ')}`);
-  }
-}
-
-/**
- * Create the source named `name`.
- * @throws UsageError naming the known sources when `name` is unknown.
- */
-export function createSource(name: string): Source {
-  const make = SOURCES[name];
-  if (make === undefined) {
-    throw new UsageError(`unknown source "${name}": expected one of ${sourceNames().join(', ')}`);
-  }
-  return make();
+/** Whether `def` is one of the built-ins (their results are trusted: links already canonical). */
+export function isBuiltin(def: SourceDefinition): boolean {
+  return Object.values(BUILTINS).includes(def);
 }

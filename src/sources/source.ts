@@ -1,47 +1,191 @@
 /**
- * The Source contract: what a worker type collects and how it reads a response. A source sees
- * only the page it is handed and returns an item's extra fields and the links to follow; it
- * never imports the runtime or a backend (DESIGN §2).
+ * The Source contract (DESIGN §2b): what a worker type collects and how it reads responses. A
+ * source is a plain object made with {@link defineSource} — the built-in `crawl` too — that sees
+ * only the page and context it is handed; it never imports the engine, the runtime or a backend.
  */
 
-/** A fetched response handed to a source (after redirects and Content-Encoding removal). */
+/**
+ * A request a source asks for: a URL string (absolute, or relative to the page it was found on),
+ * or this object. Every request, wherever it comes from, passes scope, depth, dedup, politeness
+ * and robots.txt, survives `--resume` and the handoff to its owning process with its metadata,
+ * and ends in exactly one item line.
+ */
+export interface RequestSpec {
+  /** Absolute http(s) URL, or relative to the page's final URL; canonicalized (WHATWG URL). */
+  url: string;
+  /** Routes the response back (`page.label`); written to the item as `label`. At most 200 characters. */
+  label?: string;
+  /**
+   * Extra request headers (`Accept`, `If-None-Match`, ...), sent on every hop of this request.
+   * Stored with the request, so never credentials: `Authorization`, `Cookie` and
+   * `Proxy-Authorization` are refused here (add them with {@link SourceDefinition.authorize}).
+   */
+  headers?: Record<string, string>;
+  /** Higher goes first among its host's queued URLs; default 0, negative goes after the rest. */
+  priority?: number;
+  /** Any JSON value (at most 64 KiB as JSON): carried to the page and written to the item. */
+  userData?: unknown;
+  /** `false`: the body is not stored under `files/` (the item line is still written). */
+  store?: boolean;
+  /**
+   * `false`: an API call that robots.txt does not govern (the source's documentation should say
+   * why); its hops are not checked against robots.txt.
+   */
+  robots?: boolean;
+  /**
+   * `true`: fetched again in every round (a listing, a feed, a sitemap: pages where new links
+   * appear), although it was seen before; at most once per round. Requests from `seeds()` are
+   * fetched again each round anyway.
+   */
+  everyRound?: boolean;
+}
+
+/** A URL string or a {@link RequestSpec}. */
+export type Request = string | RequestSpec;
+
+/** A fetched 2xx response handed to {@link SourceDefinition.handle}. */
 export interface Page {
   /** Canonical requested URL. */
-  url: string;
-  /** URL of the last hop. */
-  finalUrl: string;
+  readonly url: string;
+  /** URL of the last hop, after redirects. */
+  readonly finalUrl: string;
   /** HTTP status of the last hop. */
-  status: number;
+  readonly status: number;
   /** Content-Type header, or null. */
-  contentType: string | null;
+  readonly contentType: string | null;
   /** Response headers of the last hop (lowercase names). */
-  headers: Record<string, string | string[] | undefined>;
-  /** Body bytes (decompressed, not charset-decoded). */
-  body: Buffer;
-  /** Link distance from a seed. */
-  depth: number;
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+  /** Body bytes after Content-Encoding removal (not charset-decoded). */
+  readonly body: Buffer;
+  /** Link distance from a seed (seeds are 0). */
+  readonly depth: number;
+  /** The request's label, or undefined. */
+  readonly label: string | undefined;
+  /** The request's userData, or undefined. */
+  readonly userData: unknown;
+  /** The body decoded by its charset (BOM, Content-Type, `<meta>` for HTML, else UTF-8). */
+  text(): string;
+  /** `JSON.parse(text())`. @throws SyntaxError on a body that is not JSON. */
+  json<T = unknown>(): T;
 }
 
-/** What a source extracts from a page. */
-export interface SourceResult {
-  /** Page title (HTML), written to the item's `title`. */
+/** Stored bytes and file extension chosen by a source (e.g. a README from a JSON API as `.md`). */
+export interface FileChoice {
+  /** The bytes to store instead of the response body (a string is stored as UTF-8). */
+  body?: string | Uint8Array;
+  /** Extension of the stored file, e.g. `md` (letters and digits, at most 16). */
+  extension?: string;
+}
+
+/** What {@link SourceDefinition.handle} returns for a page (every field optional). */
+export interface HandleResult {
+  /** Written to the item's `title`. */
   title?: string | null;
-  /** Absolute canonical URLs to follow; the runtime applies scope, depth and dedup. */
-  links?: string[];
-  /** Source-specific fields, written under the item's `data`. */
+  /** Source-specific fields, written under the item's `data` (JSON). */
   data?: Record<string, unknown>;
+  /** Requests to follow, at the page's depth + 1. */
+  follow?: Request[];
+  /** Store these bytes or this extension instead of the response as it came. */
+  file?: FileChoice;
+  /**
+   * A client-side redirect of the page (declarative refresh with a short delay): an absolute
+   * canonical URL the runtime follows as a redirect hop of this page, checked like a 3xx
+   * Location; the page itself then yields no item of its own.
+   */
+  refresh?: string;
+  /**
+   * A sketch of the page's text (`TextSketch`, ascending word hashes) the runtime's trap defence
+   * compares between pages of one URL shape; optional.
+   */
+  sketch?: number[];
 }
 
-/** A worker type's reader of responses. `handle` must not throw for odd input. */
-export interface Source {
-  /** Name written to each item's `source`. */
-  readonly name: string;
+/** Log lines of a source: written to the worker's log; warnings and errors counted in status. */
+export interface SourceLog {
+  info(message: string, fields?: Record<string, unknown>): void;
+  warn(message: string, fields?: Record<string, unknown>): void;
+  error(message: string, fields?: Record<string, unknown>): void;
+}
+
+/** Which process of its worker type a source runs in. */
+export interface WorkerInfo {
+  /** e.g. `hn-1`: names its items file, state and log. */
+  id: string;
+  /** Position among the processes of its type, 0-based. */
+  index: number;
+  /** Processes of its type. */
+  count: number;
+}
+
+/** What a source is handed besides the page. */
+export interface SourceContext<O = Record<string, unknown>> {
+  /** The source's options, parsed by its `options` schema (empty without one). */
+  options: O;
+  /** The configured seeds (the worker's `seeds:`, or the URLs given to `collector crawl`), canonical. */
+  seeds: readonly string[];
+  log: SourceLog;
+  worker: WorkerInfo;
+}
+
+/** A zod-like schema (zod 3 or 4): what the source's `options` must offer. */
+export interface OptionsSchema<O> {
+  safeParse(
+    input: unknown,
+  ): { success: true; data: O } | { success: false; error: { issues: ReadonlyArray<OptionsIssue> } };
+}
+
+/** One problem found by an {@link OptionsSchema}. */
+export interface OptionsIssue {
+  path: ReadonlyArray<PropertyKey>;
+  message: string;
+  code?: string;
+  keys?: ReadonlyArray<string>;
+}
+
+/** Headers a source adds at send time: credentials, never stored or logged. */
+export type AuthorizeHeaders = Record<string, string> | undefined | null;
+
+/**
+ * A source. `handle` is the only required method; `seeds` and `authorize` are optional.
+ * Methods may be sync or async.
+ */
+export interface SourceDefinition<O = Record<string, unknown>> {
+  /** Written to each item's `source`; letters, digits, `_`, `-`. */
+  name: string;
   /**
-   * Whether `handle` may run in a page thread: the source is then created again there with
-   * `createSource(name)`, so it must keep no state the runtime reads and need nothing but the
-   * page. Sources that set it get their parsing off the crawler's event loop.
+   * A zod schema of the source's own option keys, which sit beside the common keys of a worker
+   * entry (`api: …` next to `processes: 2`) or come from `--source-option k=v`. Its keys must
+   * not be common keys. Unknown keys are refused.
    */
-  readonly offThread?: boolean;
-  /** Read one successful (2xx) response. */
-  handle(page: Page): SourceResult;
+  options?: OptionsSchema<O>;
+  /**
+   * `true`: `handle` keeps no state the rest of the process reads, so it may run in a page
+   * thread (its module is imported there by path). Parsing then runs off the fetch loop.
+   */
+  threadSafe?: boolean;
+  /**
+   * The requests of a round: called at start and at each `interval`, in each process (each
+   * keeps the requests it owns). Without it, a round is the configured seeds. Seeds go again
+   * each round, although seen before.
+   */
+  seeds?(ctx: SourceContext<O>): Request[] | Promise<Request[]>;
+  /** Read one 2xx response. Throwing makes the page's item an `error.kind: "source"` item. */
+  handle(page: Page, ctx: SourceContext<O>): HandleResult | undefined | Promise<HandleResult | undefined>;
+  /**
+   * Headers added when a request of this source is sent (e.g. `Authorization` from
+   * `process.env.GITHUB_TOKEN`), for each hop to the request's own origin; never for a
+   * redirect to another origin. The result is never stored, logged or written to an item.
+   */
+  authorize?(
+    request: { url: string; label: string | undefined },
+    ctx: SourceContext<O>,
+  ): AuthorizeHeaders | Promise<AuthorizeHeaders>;
+}
+
+/**
+ * Define a source: returns `def` as it is, typed. A module's default export (`export default
+ * defineSource({...})`) is what a config's `source: ./path.mjs` or `--source PATH` loads.
+ */
+export function defineSource<O = Record<string, unknown>>(def: SourceDefinition<O>): SourceDefinition<O> {
+  return def;
 }

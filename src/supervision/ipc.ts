@@ -4,6 +4,7 @@
  */
 import type { CrawlOptions } from '../config/crawl-options.js';
 import type { HandoffLink } from '../engine/handoff-outbox.js';
+import type { SourceRef } from '../sources/load-source.js';
 import type { WorkerCounters } from './worker-counters.js';
 
 export type { HandoffLink } from '../engine/handoff-outbox.js';
@@ -13,7 +14,7 @@ export interface WorkerInit {
   t: 'init';
   /** e.g. `crawl-1`: names its items file, state dir and log. */
   id: string;
-  /** Worker type (source name). */
+  /** Source name (items' `source`). */
   type: string;
   index: number;
   count: number;
@@ -21,6 +22,10 @@ export interface WorkerInit {
   options: CrawlOptions;
   /** All seeds of the type; each worker queues those it owns. */
   seeds: string[];
+  /** The type's source, loaded again in the worker. */
+  source: SourceRef;
+  /** The source's options as written (checked before the start; parsed again in the worker). */
+  sourceOptions: Record<string, unknown>;
 }
 
 /** Supervisor → worker. */

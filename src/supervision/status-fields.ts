@@ -71,7 +71,10 @@ export class StatusFields {
     doc: D,
     procs: Array<{ id: string; group: string; pid: number | null }>,
   ): D {
-    const workers = doc.workers.map((w, i) => ({ ...w, ...this.worker(procs[i].id, procs[i].group, procs[i].pid) }));
+    const workers = doc.workers.map((w, i) => ({
+      ...w,
+      ...this.worker(procs[i].id, procs[i].group, procs[i].pid),
+    }));
     return {
       ...this.header(),
       ...doc,

@@ -26,6 +26,10 @@ export interface WorkerCounters {
   rateLimitWaits: number;
   /** Total of those pauses, ms. */
   rateLimitWaitMs: number;
+  /** Warning lines the source logged (`ctx.log.warn`; see the worker's log). */
+  sourceWarnings: number;
+  /** Error lines the source logged (`ctx.log.error`, a failed `seeds()`). */
+  sourceErrors: number;
 }
 
 /** Zeroed counters. */
@@ -39,6 +43,8 @@ export function emptyCounters(): WorkerCounters {
     fetches: 0,
     rateLimitWaits: 0,
     rateLimitWaitMs: 0,
+    sourceWarnings: 0,
+    sourceErrors: 0,
   };
 }
 
@@ -55,6 +61,9 @@ export function addCounters(a: WorkerCounters, b: WorkerCounters): WorkerCounter
     fetches: a.fetches + b.fetches,
     rateLimitWaits: a.rateLimitWaits + b.rateLimitWaits,
     rateLimitWaitMs: a.rateLimitWaitMs + b.rateLimitWaitMs,
+    // Absent in a report from before these counters existed.
+    sourceWarnings: (a.sourceWarnings ?? 0) + (b.sourceWarnings ?? 0),
+    sourceErrors: (a.sourceErrors ?? 0) + (b.sourceErrors ?? 0),
   };
 }
 
@@ -90,6 +99,12 @@ export class CounterSet {
   rateLimitWait(ms: number): void {
     this.c.rateLimitWaits++;
     this.c.rateLimitWaitMs += ms;
+  }
+
+  /** The source logged a line (warnings and errors are counted). */
+  sourceLog(level: 'info' | 'warn' | 'error'): void {
+    if (level === 'warn') this.c.sourceWarnings++;
+    else if (level === 'error') this.c.sourceErrors++;
   }
 
   /** A copy of the counters (safe to send or keep). */

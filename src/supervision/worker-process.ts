@@ -145,6 +145,8 @@ export class WorkerProcess {
       partition: s.partition,
       options: { ...s.options, resume, quiet: true },
       seeds: s.seeds,
+      source: s.source,
+      sourceOptions: s.sourceOptions,
     } satisfies ToWorker);
   }
 

@@ -27,6 +27,8 @@ export interface WorkerWiring {
   onFetch(ms: number): void;
   /** Call when a host is paused by Retry-After or rate-limit headers, ms (metrics). */
   onRateLimitWait(ms: number): void;
+  /** Call on every line the source logs (warnings and errors are counted). */
+  onSourceLog(level: 'info' | 'warn' | 'error'): void;
 }
 
 /** The engine of a worker, with its log. */
@@ -65,11 +67,14 @@ function exitAfter(msg: FromWorker, code: number): void {
 }
 
 /**
- * Serve the supervisor from this process: wait for `init`, build the engine with `open`, run it.
- * The process exits 0 when the run is over, 1 (after a `fatal` message) when it failed,
- * DISK_FULL_EXIT_CODE (after a `diskFull` message) when a full disk stopped it.
+ * Serve the supervisor from this process: wait for `init`, build the engine with `open` (which may
+ * load the source first), run it. The process exits 0 when the run is over, 1 (after a `fatal`
+ * message) when it failed, DISK_FULL_EXIT_CODE (after a `diskFull` message) when a full disk
+ * stopped it.
  */
-export function serveSupervisor(open: (init: WorkerInit, wiring: WorkerWiring) => OpenedWorker): void {
+export function serveSupervisor(
+  open: (init: WorkerInit, wiring: WorkerWiring) => OpenedWorker | Promise<OpenedWorker>,
+): void {
   let crawler: Crawler | null = null;
   let received = 0;
   let idle = false;
@@ -138,7 +143,7 @@ export function serveSupervisor(open: (init: WorkerInit, wiring: WorkerWiring) =
       closeLog,
       resume,
       joinTimeoutMs,
-    } = open(init, {
+    } = await open(init, {
       partition: {
         index: init.index,
         count: init.count,
@@ -155,6 +160,7 @@ export function serveSupervisor(open: (init: WorkerInit, wiring: WorkerWiring) =
       },
       onFetch: (ms) => counters.fetch(ms),
       onRateLimitWait: (ms) => counters.rateLimitWait(ms),
+      onSourceLog: (level) => counters.sourceLog(level),
     });
     // The supervisor died (IPC closed): stop by ourselves, never linger as an orphan.
     process.on('disconnect', () => {
@@ -166,7 +172,7 @@ export function serveSupervisor(open: (init: WorkerInit, wiring: WorkerWiring) =
     process.on('SIGINT', () => {
       // The terminal's Ctrl-C reaches the whole process group; the supervisor decides.
     });
-    await c.start(init.seeds);
+    await c.start();
     // Messages that arrived while the state was loading are handled now, in order.
     crawler = c;
     for (const m of early.splice(0)) handle(m);

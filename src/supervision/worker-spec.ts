@@ -3,6 +3,7 @@
  * worker type whose processes share one host (`partition: url`).
  */
 import type { CrawlOptions } from '../config/crawl-options.js';
+import type { SourceRef } from '../sources/load-source.js';
 import { hostKey } from '../url/canonicalize.js';
 
 /** One worker process to run. */
@@ -22,6 +23,10 @@ export interface WorkerSpec {
   options: CrawlOptions;
   /** All seeds of the type; each worker queues those it owns. */
   seeds: string[];
+  /** The type's source, as each worker loads it. */
+  source: SourceRef;
+  /** The source's options as written. */
+  sourceOptions: Record<string, unknown>;
   /** Pause between rounds for continuous sources, ms; undefined = one round (one-shot). */
   intervalMs?: number;
 }

@@ -14,3 +14,12 @@ declare module 'undici/lib/dispatcher/env-http-proxy-agent.js' {
   import { EnvHttpProxyAgent } from 'undici';
   export default EnvHttpProxyAgent;
 }
+declare module 'undici/lib/dispatcher/dispatcher.js' {
+  import { Dispatcher } from 'undici';
+  export default Dispatcher;
+}
+declare module 'undici/lib/api/api-connect.js' {
+  import { Dispatcher } from 'undici';
+  const connect: Dispatcher['connect'];
+  export default connect;
+}

@@ -4,6 +4,8 @@
  */
 import { createRequire } from 'node:module';
 import { canonicalize, hostKey } from './canonicalize.js';
+import { HashSet32 } from './hash-set32.js';
+import { ShapeBudget } from './shape-budget.js';
 
 // tldts (the public-suffix list) is loaded only by scope `domain`: it costs ~100 ms of start-up.
 type GetDomain = typeof import('tldts')['getDomain'];
@@ -36,8 +38,17 @@ export type ScopeMode = 'prefix' | 'host' | 'domain' | 'any';
  * - `excluded`: matches no include pattern (when some are given) or matches an exclude pattern.
  * - `trap-repeat`: a run of path segments repeats more than `maxPathRepeat` times in a row.
  * - `trap-query`: its path already has `maxQueryVariants` other distinct queries.
+ * - `trap-shape`: its URL shape (digits generalised) is full (`maxShapeVariants`) or was frozen
+ *   by {@link Scope.freezeShape} (near-duplicate pages: a calendar).
  */
-export type ScopeVerdict = 'ok' | 'out-of-scope' | 'excluded' | 'trap-length' | 'trap-repeat' | 'trap-query';
+export type ScopeVerdict =
+  | 'ok'
+  | 'out-of-scope'
+  | 'excluded'
+  | 'trap-length'
+  | 'trap-repeat'
+  | 'trap-query'
+  | 'trap-shape';
 
 /** Options of a {@link Scope}; see {@link SCOPE_DEFAULTS} for the numeric defaults. */
 export interface ScopeOptions {
@@ -61,6 +72,12 @@ export interface ScopeOptions {
    * URLs without a query are never counted. 0 = unlimited.
    */
   maxQueryVariants: number;
+  /**
+   * Most distinct URLs accepted per URL shape (host, path and query with digit runs generalised,
+   * see `shape-budget.ts`). 0 = unlimited (the default); {@link Scope.freezeShape} applies
+   * either way.
+   */
+  maxShapeVariants?: number;
 }
 
 /**
@@ -103,55 +120,6 @@ function fnv1a(s: string, from: number, to: number): number {
   let h = 0x811c9dc5;
   for (let i = from; i < to; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
   return h >>> 0;
-}
-
-/**
- * A growable open-addressing set of non-zero 32-bit integers in a Uint32Array: 4–8 bytes per
- * member, against ~30 for a `Set<number>` of heap numbers.
- */
-class HashSet32 {
-  private slots = new Uint32Array(8);
-  size = 0;
-
-  /** Adds `h` (0 is mapped to 1); returns true when it was not present. */
-  add(h: number): boolean {
-    if (h === 0) h = 1;
-    if ((this.size + 1) * 2 > this.slots.length) this.grow();
-    return this.insert(this.slots, h);
-  }
-
-  /** Whether `h` (0 mapped to 1) is present. */
-  has(h: number): boolean {
-    if (h === 0) h = 1;
-    const slots = this.slots;
-    const mask = slots.length - 1;
-    for (let i = h & mask; ; i = (i + 1) & mask) {
-      const v = slots[i];
-      if (v === h) return true;
-      if (v === 0) return false;
-    }
-  }
-
-  private insert(slots: Uint32Array, h: number): boolean {
-    const mask = slots.length - 1;
-    for (let i = h & mask; ; i = (i + 1) & mask) {
-      const v = slots[i];
-      if (v === h) return false;
-      if (v === 0) {
-        slots[i] = h;
-        this.size++;
-        return true;
-      }
-    }
-  }
-
-  private grow(): void {
-    const old = this.slots;
-    const next = new Uint32Array(old.length * 2);
-    this.size = 0;
-    for (const v of old) if (v !== 0) this.insert(next, v);
-    this.slots = next;
-  }
 }
 
 /** Index just after `scheme://` of a canonical URL. */
@@ -222,6 +190,7 @@ export class Scope {
   private readonly domainCache = new Map<string, string>();
   /** hash(host+path) → the only query hash seen so far, or the set of them. */
   private readonly queries = new Map<number, number | HashSet32>();
+  private readonly shapes: ShapeBudget;
 
   /**
    * @param opts see {@link ScopeOptions}; regexes with the `g`/`y` flag are copied without it.
@@ -234,6 +203,7 @@ export class Scope {
     this.maxUrlLength = opts.maxUrlLength;
     this.maxPathRepeat = opts.maxPathRepeat;
     this.maxQueryVariants = opts.maxQueryVariants;
+    this.shapes = new ShapeBudget(opts.maxShapeVariants);
     for (const seed of opts.seeds) this.addSeed(seed);
   }
 
@@ -275,7 +245,7 @@ export class Scope {
 
   /**
    * Checks one canonical URL: length → scope → include/exclude → path repetition → query
-   * variants (see {@link ScopeVerdict}). Only a URL passing all earlier checks is counted
+   * variants → shape budget (see {@link ScopeVerdict}). Only a URL passing all earlier checks is counted
    * toward its path's query variants; re-checking an already counted URL stays `ok`.
    *
    * @param url a canonical URL from {@link canonicalize}.
@@ -293,7 +263,16 @@ export class Scope {
     if (this.maxQueryVariants > 0 && query < url.length && !this.countQuery(url, authority, query)) {
       return 'trap-query';
     }
+    if (!this.shapes.admit(url)) return 'trap-shape';
     return 'ok';
+  }
+
+  /**
+   * Stop admitting new URLs of the shape of `url` (its pages were found to be near-duplicates);
+   * URLs already admitted stay `ok`. @returns whether the shape was newly frozen.
+   */
+  freezeShape(url: string): boolean {
+    return this.shapes.freeze(url);
   }
 
   private inScope(url: string, path: number): boolean {

@@ -161,3 +161,34 @@ describe('parseCrawlOptions: errors are `path: message`', () => {
     expect(errorOf(null)).toMatch(/^options: /);
   });
 });
+
+describe('parseCrawlOptions: issue 14 options', () => {
+  it('cookies on, no kept parameters, 256 KiB of headers and no cap per URL shape by default', () => {
+    expect(parseCrawlOptions({ seeds: SEED })).toMatchObject({
+      cookies: true,
+      keepParams: [],
+      maxHeaderBytes: 256 * 1024,
+      maxShapeVariants: 0,
+    });
+  });
+
+  it('takes cookies: false, keepParams, a header size and a shape cap', () => {
+    expect(
+      parseCrawlOptions({
+        seeds: SEED,
+        cookies: false,
+        keepParams: ['sid'],
+        maxHeaderBytes: '1MB',
+        maxShapeVariants: 500,
+      }),
+    ).toMatchObject({
+      cookies: false,
+      keepParams: ['sid'],
+      maxHeaderBytes: 1024 * 1024,
+      maxShapeVariants: 500,
+    });
+    expect(() => parseCrawlOptions({ seeds: SEED, maxHeaderBytes: '1KB' })).toThrow(
+      'maxHeaderBytes: expected at least 16KB',
+    );
+  });
+});

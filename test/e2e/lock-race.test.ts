@@ -2,8 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  crawlArgs,
   type CliResult,
+  crawlArgs,
   readItems,
   runCli,
   startCli,

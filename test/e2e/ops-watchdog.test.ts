@@ -12,6 +12,7 @@ import { crawlArgs, readItems, runCli, startCli, tempDir, waitExit, waitFor } fr
 import { freePort, readStatus, stopRecordedCollector } from '../fixtures/ops.js';
 import { parsePrometheusText } from '../fixtures/prometheus-text.js';
 import { type FixtureServer, html, page, startServer } from '../fixtures/site-server.js';
+import { testSource } from '../fixtures/test-sources.js';
 
 const PAGES = 30;
 let site: FixtureServer;
@@ -171,7 +172,7 @@ describe('collector status, watchdog and metrics on a running collector', { time
     const config = writeConfig(
       dir,
       `notify: { command: "cat >> ${notes}" }\n`,
-      `  - name: loop\n    source: crash-loop\n    processes: 1\n    seeds: [${site.origin}/p0.html]\n`,
+      `  - name: loop\n    source: ${testSource('crash-loop')}\n    processes: 1\n    seeds: [${site.origin}/p0.html]\n`,
     ).replace(/$/, '');
     fs.writeFileSync(
       config,
@@ -179,7 +180,7 @@ describe('collector status, watchdog and metrics on a running collector', { time
         .readFileSync(config, 'utf8')
         .replace('restartBackoff: 200ms', 'restartBackoff: 100ms, maxCrashes: 1'),
     );
-    const env = { COLLECTOR_TEST_SOURCES: '1' };
+    const env = {};
     started.push(data);
     const first = await runCli(['run', '--config', config, '--quiet'], env);
     expect(first.code).toBe(1); // its only worker parked

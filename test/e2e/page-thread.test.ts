@@ -8,6 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readItems, runCli, tempDir } from '../fixtures/cli.js';
 import { type FixtureServer, html, page, startServer } from '../fixtures/site-server.js';
+import { testSource } from '../fixtures/test-sources.js';
 
 const LEAVES = Array.from({ length: 20 }, (_, i) => `p${i}.html`);
 let site: FixtureServer;
@@ -32,7 +33,7 @@ describe('page thread failure', () => {
         [
           `data: ${path.join(dir, 'data')}`,
           'workers:',
-          '  - source: thread-crash',
+          `  - source: ${testSource('thread-crash')}`,
           '    processes: 1',
           '    pageThread: true',
           '    concurrency: 8',
@@ -45,7 +46,7 @@ describe('page thread failure', () => {
           '',
         ].join('\n'),
       );
-      const r = await runCli(['run', '--config', config, '--quiet'], { COLLECTOR_TEST_SOURCES: '1' });
+      const r = await runCli(['run', '--config', config, '--quiet']);
       expect(r.code).toBe(0);
       const items = readItems(path.join(dir, 'data'));
       const byPath = new Map(items.map((i) => [new URL(i.url).pathname, i]));
@@ -66,7 +67,7 @@ describe('page thread failure', () => {
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
-  }, 30_000);
+  });
 
   it('a page thread that dies at every start does not loop the crawl: the page ends as an error', async () => {
     const dir = tempDir();
@@ -76,7 +77,7 @@ describe('page thread failure', () => {
       [
         `data: ${path.join(dir, 'data')}`,
         'workers:',
-        '  - source: thread-dead',
+        `  - source: ${testSource('thread-dead')}`,
         '    processes: 1',
         '    pageThread: true',
         '    delay: 0',
@@ -88,7 +89,7 @@ describe('page thread failure', () => {
       ].join('\n'),
     );
     const before = site.hits('/');
-    const r = await runCli(['run', '--config', config, '--quiet'], { COLLECTOR_TEST_SOURCES: '1' });
+    const r = await runCli(['run', '--config', config, '--quiet']);
     expect(r.code).toBe(0);
     const items = readItems(path.join(dir, 'data'));
     expect(items).toHaveLength(1);
@@ -96,5 +97,5 @@ describe('page thread failure', () => {
     expect(items[0].error.message).toMatch(/page thread failed/);
     // 3 free tries, then the first try and one retry (--retries 1) that count.
     expect(site.hits('/') - before).toBe(5);
-  }, 30_000);
+  });
 });

@@ -2,7 +2,11 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, startCli, tempDir, waitExit, waitFor } from '../fixtures/cli.js';
+import { hostKey } from '../../src/url/canonicalize.js';
+import { hash32 } from '../../src/url/fingerprint.js';
+import { readItems, runCli, startCli, tempDir, waitExit, waitFor } from '../fixtures/cli.js';
+import { type FixtureServer, html, page, type Route, startServer } from '../fixtures/site-server.js';
+import { testSource } from '../fixtures/test-sources.js';
 
 // Restarts: a worker crashing in a loop is parked and reported; a worker with work and no
 // progress (a request that never answers) is restarted.
@@ -39,18 +43,18 @@ describe('supervisor restarts', () => {
     const { file, data } = writeConfig([
       'supervisor: { restartBackoff: 50ms, maxCrashes: 3 }',
       'workers:',
-      '  - source: crash-loop',
+      `  - source: ${testSource('crash-loop')}`,
       '    processes: 1',
       '    robots: false',
       `    seeds: ["http://127.0.0.1:${silentPort}/"]`,
     ]);
-    const r = await runCli(['run', '--config', file, '--quiet'], { COLLECTOR_TEST_SOURCES: '1' });
+    const r = await runCli(['run', '--config', file, '--quiet']);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/worker crash-loop-0 crashed 3 times; parked/);
     const s = status(data);
     expect(s.workers[0]).toMatchObject({ id: 'crash-loop-0', state: 'parked', restarts: 2 });
     expect(s.totals.parked).toBe(1);
-  }, 30_000);
+  });
 
   it('restarts a worker that has work but makes no progress', async () => {
     const { file, data } = writeConfig([
@@ -66,10 +70,85 @@ describe('supervisor restarts', () => {
     const exited = waitExit(child);
     await waitFor(
       () => fs.existsSync(path.join(data, 'status.json')) && status(data).workers[0].restarts >= 1,
-      15_000,
     );
     expect(status(data).workers[0].lastError).toMatch(/no progress for \d+ s with work pending/);
     child.kill('SIGTERM');
     expect((await exited).code).toBe(0);
-  }, 30_000);
+  });
+});
+
+describe('handoff after a restart', () => {
+  it("links handed to a worker while it was down reach it from the sender's handoff log", async () => {
+    // Two hosts owned by different workers (partition host: hash(host) mod 2); a server's routes
+    // are filled once its port, and so its owner, is known.
+    const owner = (origin: string) => hash32(hostKey(`${origin}/`)) % 2;
+    const servers: Array<{ server: FixtureServer; routes: Record<string, Route> }> = [];
+    let releaseGate: () => void = () => {};
+    const gate = new Promise<void>((r) => {
+      releaseGate = r;
+    });
+    try {
+      for (let i = 21; servers.length < 2 && i < 60; i++) {
+        const routes: Record<string, Route> = {};
+        const server = await startServer(routes, undefined, `127.0.0.${i}`);
+        if (servers.length === 1 && owner(server.origin) === owner(servers[0].server.origin))
+          await server.close();
+        else servers.push({ server, routes });
+      }
+      const [a, b] = servers;
+      const A = a.server.origin;
+      const B = b.server.origin;
+      expect(owner(A)).not.toBe(owner(B));
+      // A's seed links gate.html, answered when the test says, which links a page on B.
+      a.routes['/'] = html(page('A', ['gate.html']));
+      a.routes['/gate.html'] = (req, res) =>
+        void gate.then(() => html(page('Gate', [`${B}/new.html`]))(req, res));
+      b.routes['/'] = html(page('B'));
+      b.routes['/new.html'] = html(page('New on B'));
+      const { file, data } = writeConfig([
+        // B's worker stays down 8 s after its crash: the handoff happens meanwhile
+        'supervisor: { restartBackoff: 8s }',
+        'workers:',
+        '  - source: crawl',
+        '    processes: 2',
+        '    partition: host',
+        '    scope: any',
+        '    delay: 0',
+        '    robots: false',
+        `    seeds: ["${A}/", "${B}/"]`,
+      ]);
+      const child = startCli(['run', '--config', file, '--quiet']);
+      const exited = waitExit(child);
+      await waitFor(() => a.server.hits('/gate.html') === 1 && b.server.hits('/') === 1);
+      await waitFor(
+        () => fs.existsSync(path.join(data, 'status.json')) && status(data).workers[1].pid !== null,
+      );
+      const victim = status(data).workers[owner(B)];
+      const killedAt = performance.now();
+      process.kill(victim.pid, 'SIGKILL');
+      const log = path.join(data, 'logs', 'supervisor.log');
+      await waitFor(
+        () => fs.existsSync(log) && fs.readFileSync(log, 'utf8').includes('worker crashed; restarting'),
+      );
+      // B's worker is down: A's worker now finds B/new.html and hands it over; the supervisor
+      // cannot deliver it, A's worker keeps it in state/<A's worker>/handoff-<B's>.log
+      releaseGate();
+      const items = path.join(data, 'items', `${status(data).workers[owner(A)].id}.jsonl`);
+      await waitFor(() => fs.existsSync(items) && fs.readFileSync(items, 'utf8').includes('/gate.html'));
+      // (the handoff went out before gate.html's item was written: still within B's downtime)
+      expect(
+        performance.now() - killedAt,
+        'B restarted before the handoff: raise restartBackoff',
+      ).toBeLessThan(7000);
+      const r = await exited;
+      expect(r.code).toBe(0);
+      expect(b.server.hits('/new.html')).toBe(1);
+      const urls = readItems(data).map((i) => i.url);
+      expect(urls.sort()).toEqual([`${A}/`, `${A}/gate.html`, `${B}/`, `${B}/new.html`].sort());
+      expect(status(data).workers[owner(B)].restarts).toBe(1);
+    } finally {
+      releaseGate();
+      await Promise.all(servers.map((s) => s.server.close()));
+    }
+  });
 });

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { crawlArgs, readItems, runCli, startCli, tempDir, waitExit } from '../fixtures/cli.js';
+import { crawlArgs, readItems, runCli, startCli, tempDir, waitExit, waitFor } from '../fixtures/cli.js';
 import { type FixtureServer, page, startServer } from '../fixtures/site-server.js';
 
 // A 400-page site: each page links to the next 3 and to its "parent", answering after 5 ms so
@@ -33,14 +33,10 @@ afterAll(async () => {
 
 const args = (out: string) => crawlArgs(`${site.origin}/p/0.html`, out, '--no-robots');
 
+/** Wait until the crawl has written more than `n` items (a deadline for a hung crawl, not a speed check). */
 async function waitForItems(out: string, n: number): Promise<void> {
   const file = path.join(out, 'items', 'crawl-0.jsonl');
-  // A deadline, not a count of polls: on a loaded machine a start can take seconds.
-  for (const end = Date.now() + 20_000; Date.now() < end; ) {
-    if (fs.existsSync(file) && fs.readFileSync(file, 'utf8').split('\n').length > n) return;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  throw new Error('crawl made no progress');
+  await waitFor(() => fs.existsSync(file) && fs.readFileSync(file, 'utf8').split('\n').length > n);
 }
 
 function expectExactlyOnce(out: string): void {

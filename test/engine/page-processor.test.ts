@@ -3,12 +3,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { InlinePageProcessor } from '../../src/engine/inline-page-processor.js';
 import { type PageProcessor, PageThreadLost } from '../../src/engine/page-processor.js';
 import type { PageJob } from '../../src/engine/page-work.js';
 import { ThreadedPageProcessor } from '../../src/engine/threaded-page-processor.js';
-import { CrawlSource } from '../../src/sources/crawl.js';
+import { crawlSource } from '../../src/sources/crawl.js';
+import { runSource, sourceLog } from '../../src/sources/source-runner.js';
 
 // The thread runs the compiled worker (`npm test` builds dist/ first).
 const FILES = {
@@ -16,6 +17,17 @@ const FILES = {
   bodyWriter: path.resolve('dist/engine/body-writer.js'),
 };
 const dirs: string[] = [];
+const WORKER = { id: 'crawl-0', index: 0, count: 1 };
+/** The crawl source as a page thread loads it. */
+const CRAWL = { ref: { kind: 'builtin' as const, name: 'crawl' }, options: {}, seeds: [], worker: WORKER };
+const crawlRunning = () =>
+  runSource(
+    { def: crawlSource, ref: CRAWL.ref, builtin: true },
+    {},
+    [],
+    WORKER,
+    sourceLog(() => {}),
+  );
 afterAll(() => {
   for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
 });
@@ -42,11 +54,11 @@ function job(id: number, over: Partial<PageJob> = {}): PageJob {
 }
 
 const kinds: Array<[string, (out: string) => PageProcessor | Promise<PageProcessor>]> = [
-  ['inline', (out) => new InlinePageProcessor(new CrawlSource(), { outDir: out, storeBodies: true })],
+  ['inline', (out) => new InlinePageProcessor(crawlRunning(), { outDir: out, storeBodies: true })],
   [
     'page thread',
     async (out) => {
-      const p = new ThreadedPageProcessor(FILES, 'crawl', out, 1 << 20);
+      const p = new ThreadedPageProcessor(FILES, CRAWL, out, 1 << 20);
       await p.whenReady();
       return p;
     },
@@ -54,7 +66,7 @@ const kinds: Array<[string, (out: string) => PageProcessor | Promise<PageProcess
   [
     // Pages that come while the page thread starts are handled on the caller's thread.
     'page thread, while starting',
-    (out) => new ThreadedPageProcessor(FILES, 'crawl', out, 1 << 20),
+    (out) => new ThreadedPageProcessor(FILES, CRAWL, out, 1 << 20),
   ],
 ];
 
@@ -67,7 +79,7 @@ describe.each(kinds)('%s page processor', (_name, open) => {
     expect(a.bytes).toBe(HTML.length);
     expect(a.sha256).toBe(createHash('sha256').update(HTML).digest('hex'));
     expect(a.result?.title).toBe('Caf\u00e9 page');
-    expect(a.result?.links).toEqual(['http://127.0.0.1/b', 'http://127.0.0.1/a/c.html']);
+    expect(a.result?.follow).toEqual(['http://127.0.0.1/b', 'http://127.0.0.1/a/c.html']);
     expect(b.sha256).toBe(a.sha256);
     const file = await p.store(1, 'http://127.0.0.1/a/');
     expect(file).toBe('files/127.0.0.1/a/index.html');
@@ -84,17 +96,22 @@ describe.each(kinds)('%s page processor', (_name, open) => {
     const p = await open(out);
     const bomb = zlib.gzipSync(Buffer.alloc(4096, 0x20));
     const corrupt = Buffer.from(zlib.gzipSync(HTML).subarray(0, 20));
-    const [big, bad, odd, notFor] = await Promise.all([
+    const oddBytes = zlib.gzipSync(HTML);
+    const [big, bad, odd, notFor, plain] = await Promise.all([
       p.work(job(1, { body: bomb, maxBytes: 1000 })),
       p.work(job(2, { body: corrupt })),
-      p.work(job(3, { contentEncoding: 'x-custom', body: HTML })),
+      p.work(job(3, { contentEncoding: 'x-custom', body: oddBytes })),
       p.work(job(4, { extract: false })),
+      // an unknown label on bytes that plainly are the declared HTML: used as is and parsed
+      p.work(job(5, { contentEncoding: 'x-custom', body: HTML })),
     ]);
     expect(big.error?.kind).toBe('too-large');
     expect(bad.error?.kind).toBe('decode');
     expect(odd.flag).toBe('unknown-encoding');
     expect(odd.result).toBeUndefined();
-    expect(odd.bytes).toBe(HTML.length);
+    expect(odd.bytes).toBe(oddBytes.length);
+    expect(plain.flag).toBe('not-encoded');
+    expect(plain.result?.title).toBe('Caf\u00e9 page');
     expect(notFor.result).toBeUndefined();
     expect(notFor.bytes).toBe(HTML.length);
     await p.close();
@@ -105,7 +122,7 @@ describe('page threads: failure and idle', () => {
   it('fails what a dead thread held, then starts new threads for the next page', async () => {
     const out = fs.mkdtempSync(path.join(os.tmpdir(), 'collector-pages-'));
     dirs.push(out);
-    const p = new ThreadedPageProcessor(FILES, 'crawl', out, 1 << 20);
+    const p = new ThreadedPageProcessor(FILES, CRAWL, out, 1 << 20);
     await p.whenReady();
     await p.work(job(1));
     const pending = p.work(job(2));
@@ -127,7 +144,7 @@ describe('page threads: failure and idle', () => {
   it('replaces both threads when the body writer dies; what they held is lost, nothing hangs', async () => {
     const out = fs.mkdtempSync(path.join(os.tmpdir(), 'collector-pages-'));
     dirs.push(out);
-    const p = new ThreadedPageProcessor(FILES, 'crawl', out, 1 << 20);
+    const p = new ThreadedPageProcessor(FILES, CRAWL, out, 1 << 20);
     await p.whenReady();
     await p.work(job(1));
     const threads = (p as unknown as { threads: { writer: { terminate(): Promise<number> } } }).threads;
@@ -141,16 +158,16 @@ describe('page threads: failure and idle', () => {
   it('starts threads with the first page and ends them when idle', async () => {
     const out = fs.mkdtempSync(path.join(os.tmpdir(), 'collector-pages-'));
     dirs.push(out);
-    const p = new ThreadedPageProcessor(FILES, 'crawl', out, 1 << 20, 100);
+    const p = new ThreadedPageProcessor(FILES, CRAWL, out, 1 << 20, undefined, 100);
     expect(p.running).toBe(false);
     await p.work(job(1));
     expect(p.running).toBe(true);
-    // A kept body keeps them alive.
+    // A kept body keeps them alive: this timer fires after the 100 ms idle one would have.
     await new Promise((r) => setTimeout(r, 250));
     expect(p.running).toBe(true);
     p.drop(1);
-    await new Promise((r) => setTimeout(r, 400));
-    expect(p.running).toBe(false);
+    // then they end by themselves (however late a busy machine runs the idle timer)
+    await vi.waitFor(() => expect(p.running).toBe(false), { timeout: 30_000, interval: 10 });
     const done = await p.work(job(2));
     expect(p.running).toBe(true);
     expect(done.bytes).toBe(HTML.length);

@@ -80,7 +80,13 @@ describe('extractHtml: links', () => {
   });
 
   it('returns no links from an empty document', () => {
-    expect(extractHtml('', PAGE)).toEqual({ title: null, links: [], nofollow: false, metaCharset: null });
+    expect(extractHtml('', PAGE)).toEqual({
+      title: null,
+      links: [],
+      nofollow: false,
+      metaCharset: null,
+      refresh: null,
+    });
   });
 });
 

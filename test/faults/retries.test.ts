@@ -44,26 +44,24 @@ describe('retries and rate limits (kinds 5 and 6)', () => {
     expect(b.result.code).toBe(0);
     expectFaultItems(waits, b);
     const s = waits.server;
+    // Lower bounds only, counted from the failed try's arrival (the crawler got the answer later,
+    // so it can only be later): what each mechanism decides alone, and its upper limits, is
+    // pinned in politeness.test.ts, where no other mechanism shares the host.
     const [a1, a2] = s.requestsFor('/ra/seconds.html');
-    // The four are fetched together, so the host waits for the longest pause asked (the capped one);
-    // then the retries go one per penalty gap (three 429/503 grew it to 1 s): at most CAP + 2 s.
-    const late = CAP + 2000;
     expect(a2.at - a1.at).toBeGreaterThanOrEqual(1000); // Retry-After: 1
-    expect(a2.at - a1.at).toBeLessThan(late);
-    const [d1, d2] = s.requestsFor('/ra/date.html');
+    const [, d2] = s.requestsFor('/ra/date.html');
     expect(probe.retryAfterDate).not.toBeNull();
     expect(d2.wall).toBeGreaterThanOrEqual(probe.retryAfterDate!); // no earlier than the date asked
-    expect(d2.at - d1.at).toBeLessThan(late);
     const [h1, h2] = s.requestsFor('/ra/huge.html');
     expect(h2.at - h1.at).toBeGreaterThanOrEqual(CAP); // Retry-After: 86400 capped at --max-retry-after
-    expect(h2.at - h1.at).toBeLessThan(late);
     // X-RateLimit-Remaining: 0 with X-RateLimit-Reset (epoch seconds) pauses the host until then
     const [after] = s.requestsFor('/ra/after-rate-limit.html');
     expect(after.wall).toBeGreaterThanOrEqual(probe.rateLimitReset! * 1000);
-    // and no other request reaches the host meanwhile (once the pause is known)
+    // and no other request reaches the host meanwhile, once the crawler has had the answer (it
+    // may start one more request before it reads the headers: 500 ms of slack for a busy machine)
     const [limited] = s.requestsFor('/ra/rate-limit.html');
     const during = s.requests.filter(
-      (q) => q.at > (limited.closedAt ?? 0) + 50 && q.wall < probe.rateLimitReset! * 1000,
+      (q) => q.at > (limited.endedAt ?? 0) + 500 && q.wall < probe.rateLimitReset! * 1000,
     );
     expect(during.map((q) => q.path)).toEqual([]);
   });
@@ -86,17 +84,17 @@ describe('retries and rate limits (kinds 5 and 6)', () => {
       });
       const g = gaps(s.requestsFor('/').map((q) => q.at));
       expect(g).toHaveLength(3);
-      // base × 2^(n-1) plus up to 50 % jitter (and a little scheduling slack)
+      // base × 2^(n-1), plus jitter (the exact draw: retry-policy.test.ts), counted from the failed
+      // try's arrival: a lower bound whatever the load
       [200, 400, 800].forEach((base, i) => {
         expect(g[i]).toBeGreaterThanOrEqual(base);
-        expect(g[i]).toBeLessThan(base * 1.5 + 100);
       });
     } finally {
       await s.close();
     }
   });
 
-  it('slows a host down after 429/503 (the gap grows, then decays) and never exceeds --host-concurrency', async () => {
+  it('retries 503s on a host with --host-concurrency 2 and never has more than 2 requests open', async () => {
     const leaves = Array.from({ length: 10 }, (_, i) => `p${i}.html`);
     const first = new Set<string>();
     const s = await startServer({ '/': html(page('Slow down', leaves)) }, (req, res) => {
@@ -119,23 +117,11 @@ describe('retries and rate limits (kinds 5 and 6)', () => {
       expect(crawl.result.code).toBe(0);
       expect(crawl.items).toHaveLength(11);
       expect(crawl.items.every((i) => i.status === 200)).toBe(true);
-      // never more than --host-concurrency at the server (p0 and p1 overlap: usually exactly 2)
+      expect(s.hits('/p0.html')).toBe(2);
+      expect(s.hits('/p1.html')).toBe(2);
+      // never more than --host-concurrency at the server: a slowed-down host is never given more
+      // concurrency (the gap the 503s set, and its decay: politeness.test.ts, frontier.test.ts)
       expect(s.maxConcurrent).toBeLessThanOrEqual(2);
-      // after the two 503s the host's gap is 500 ms (250 doubled), then × 0.8 per success
-      const after = s.requests.slice(3).map((q) => q.at);
-      expect(
-        s.requests
-          .slice(3, 5)
-          .map((q) => q.path)
-          .sort(),
-      ).toEqual(['/p0.html', '/p1.html']);
-      const g = gaps(after);
-      const msg = `gaps ${g.map(Math.round).join(' ')}`;
-      g.forEach((gap, i) => {
-        expect(gap, msg).toBeGreaterThanOrEqual(500 * 0.8 ** i - 5);
-      });
-      // decayed: the last gap is due at 500 × 0.8^8 ≈ 84 ms (generous bound for a loaded machine)
-      expect(g[g.length - 1], msg).toBeLessThan(250);
     } finally {
       await s.close();
     }

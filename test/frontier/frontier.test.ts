@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { Frontier, type FrontierEntry, type PolitenessOptions } from '../../src/frontier/frontier.js';
+import {
+  Frontier,
+  type FrontierEntry,
+  type PolitenessOptions,
+  StringFifo,
+} from '../../src/frontier/frontier.js';
 import { mulberry32 } from '../fixtures/prng.js';
 
 /** A frontier on a fake clock (`clock.t`, ms) with a fixed random value. */
@@ -458,5 +463,178 @@ describe('Frontier: retry, pause, slow-down, crawl-delay', () => {
     expect(frontier.inFlight).toBe(0);
     // 20,000 hosts seen; only a bounded number of recently idle ones are still held
     expect(frontier.hostCount).toBeLessThan(2 * n);
+  });
+});
+
+describe('StringFifo: compaction', () => {
+  /** The FIFO's backing array length (what compaction bounds). */
+  const backing = (q: StringFifo) => (q as unknown as { items: string[] }).items.length;
+
+  it('copies the rest down once 1024 entries are taken and they are half the array, not before', () => {
+    const q = new StringFifo();
+    for (let i = 0; i < 2048; i++) q.push(String(i));
+    for (let i = 0; i < 1023; i++) expect(q.shift()).toBe(String(i));
+    expect(backing(q)).toBe(2048); // 1023 taken: not yet
+    expect(q.shift()).toBe('1023'); // the 1024th: exactly half of 2048
+    expect(backing(q)).toBe(1024);
+    expect(q.length).toBe(1024);
+    expect(q.shift()).toBe('1024');
+  });
+
+  it('never copies a short FIFO', () => {
+    const q = new StringFifo();
+    for (let i = 0; i < 4; i++) q.push(String(i));
+    q.shift();
+    q.shift();
+    expect(backing(q)).toBe(4);
+    expect(q.shift()).toBe('2');
+  });
+
+  it('waits until the taken entries are half the array', () => {
+    const q = new StringFifo();
+    for (let i = 0; i < 2049; i++) q.push(String(i));
+    for (let i = 0; i < 1024; i++) q.shift();
+    expect(backing(q)).toBe(2049); // 1024 × 2 < 2049
+    q.shift();
+    expect(backing(q)).toBe(1024);
+    expect(q.shift()).toBe('1025');
+  });
+});
+
+describe('Frontier: defaults and edge cases (mutation testing)', () => {
+  it('without a clock option it runs on performance.now', () => {
+    const f = new Frontier({ delayMs: 1000, jitter: 0, hostConcurrency: 2 });
+    f.push('http://a.example/1', 0);
+    f.push('http://a.example/2', 0);
+    expect(take(f).url).toBe('http://a.example/1');
+    const wait = f.nextReadyIn();
+    expect(wait).toBeGreaterThan(0);
+    expect(wait).toBeLessThanOrEqual(1000);
+  });
+
+  it('done() counts as a success by default: the penalty decays', () => {
+    const { frontier } = make({ delayMs: 0, jitter: 0 });
+    frontier.push('http://a.example/1', 0);
+    const e = take(frontier);
+    frontier.slowDown('a.example');
+    frontier.done(e);
+    expect(frontier.gapFor('a.example')).toBe(200);
+  });
+
+  it('done() of an entry whose host is unknown changes nothing', () => {
+    const { frontier } = make();
+    frontier.done({ url: 'http://x.example/', host: 'x.example', depth: 0, attempt: 0 });
+    expect(frontier.inFlight).toBe(0);
+    expect(frontier.hostCount).toBe(0);
+  });
+
+  it('a penalty of exactly 50 ms decays by × 0.8; only below 50 it drops to 0', () => {
+    const { frontier, clock } = make({ delayMs: 0, jitter: 0, maxPenaltyMs: 50 });
+    frontier.slowDown('a.example'); // min(50, 250)
+    expect(frontier.gapFor('a.example')).toBe(50);
+    frontier.push('http://a.example/1', 0);
+    frontier.done(take(frontier), true);
+    expect(frontier.gapFor('a.example')).toBe(40);
+    frontier.push('http://a.example/2', 0);
+    clock.t += 100;
+    frontier.done(take(frontier), true);
+    expect(frontier.gapFor('a.example')).toBe(0);
+  });
+
+  it('retry() of an entry already released does not count it out again; a free retry keeps its attempt', () => {
+    const { frontier } = make({ delayMs: 0 });
+    frontier.push('http://a.example/1', 0);
+    const e = take(frontier);
+    frontier.done(e);
+    frontier.retry(e, 0, true, false);
+    expect(frontier.inFlight).toBe(0);
+    expect(frontier.queued).toBe(1);
+    const again = take(frontier);
+    expect(again.attempt).toBe(0);
+    frontier.retry(again, 0); // counted: attempt 1, slot given back
+    expect(frontier.inFlight).toBe(0);
+    expect(take(frontier).attempt).toBe(1);
+  });
+
+  it('the idle sweep runs at the 1025th idle host kept, and keeps hosts with work, a running clock, a Crawl-delay or a penalty', () => {
+    const { frontier, clock } = make({ delayMs: 1000, jitter: 0, hostConcurrency: 1 });
+    clock.t = 0;
+    // a host with a Crawl-delay and one with a penalty: never idle, never counted
+    frontier.setCrawlDelay('cd.example', 5000);
+    frontier.push('http://cd.example/1', 0);
+    frontier.slowDown('pen.example');
+    frontier.push('http://pen.example/1', 0);
+    for (const e of [take(frontier), take(frontier)]) frontier.done(e, false);
+    // a host that goes idle (kept: 1), then gets a URL it may serve at 1000
+    frontier.push('http://queued.example/0', 0);
+    frontier.done(take(frontier));
+    frontier.push('http://queued.example/1', 0);
+    // 1,023 more hosts go idle with their clock running (ready again at 1000): kept, 1,024 in all
+    for (let i = 0; i < 1023; i++) {
+      frontier.push(`http://h${i}.example/`, 0);
+      frontier.done(take(frontier));
+    }
+    frontier.push('http://waiting.example/1', 0);
+    frontier.push('http://waiting.example/2', 0);
+    const w = take(frontier); // waiting.example: one in flight, one queued
+    expect(frontier.hostCount).toBe(1023 + 4);
+    clock.t = 1000; // the idle hosts' clocks run out exactly now
+    frontier.push('http://last.example/', 0);
+    const last = take(frontier);
+    expect(last.url).toBe('http://last.example/');
+    frontier.done(last);
+    // the 1,025th idle host kept: the sweep ran. Swept: the 1,023 whose clock ran out; kept: last
+    // (clock running), waiting (in flight), queued (work queued), cd (Crawl-delay), pen (penalty)
+    expect(frontier.hostCount).toBe(5);
+    expect(frontier.gapFor('cd.example')).toBe(5000);
+    expect(frontier.gapFor('pen.example')).toBe(2000); // delay 1000 + a penalty of 1000
+    frontier.push('http://last.example/again', 0);
+    const q = take(frontier);
+    expect(q.url).toBe('http://queued.example/1');
+    expect(frontier.next()).toBeNull(); // last.example's clock was kept: not before 2000
+    frontier.done(q);
+    frontier.done(w);
+    expect(frontier.inFlight).toBe(0);
+    clock.t = 2000;
+    expect([take(frontier).url, take(frontier).url].sort()).toEqual([
+      'http://last.example/again',
+      'http://waiting.example/2',
+    ]);
+  });
+});
+
+describe('Frontier: priorities', () => {
+  it('within a host: higher priority first, then breadth-first by depth; below 0 after the plain URLs', () => {
+    const { frontier, clock } = make({ delayMs: 0, hostConcurrency: 100 });
+    frontier.push('http://a.example/plain-d2', 2);
+    frontier.push('http://a.example/low', 0, -1);
+    frontier.push('http://a.example/plain-d1', 1);
+    frontier.push('http://a.example/p1-d3', 3, 1);
+    frontier.push('http://a.example/p5', 4, 5);
+    frontier.push('http://a.example/p1-d0', 0, 1);
+    frontier.push('http://a.example/lower', 0, -5);
+    expect(frontier.queued).toBe(7);
+    const order: string[] = [];
+    for (let e = frontier.next(); e !== null; e = frontier.next()) {
+      order.push(new URL(e.url).pathname.slice(1));
+      clock.t += 1;
+    }
+    expect(order).toEqual(['p5', 'p1-d0', 'p1-d3', 'plain-d1', 'plain-d2', 'low', 'lower']);
+    expect(frontier.queued).toBe(0);
+  });
+
+  it('a prioritized entry keeps its depth; a retry still goes first', () => {
+    const { frontier } = make({ delayMs: 0, hostConcurrency: 100 });
+    frontier.push('http://a.example/first', 0);
+    const first = take(frontier);
+    frontier.push('http://a.example/urgent', 7, 3);
+    frontier.retry(first, 0);
+    expect(take(frontier).url).toBe('http://a.example/first');
+    expect(take(frontier)).toEqual({
+      url: 'http://a.example/urgent',
+      host: 'a.example',
+      depth: 7,
+      attempt: 0,
+    });
   });
 });

@@ -8,6 +8,7 @@ import {
   type ItemsLine,
   Journal,
   type JournalOptions,
+  readHandoffs,
   readLines,
   recoverJournal,
   repairTornTail,
@@ -286,6 +287,48 @@ describe('recoverJournal', () => {
       'http://a.example/1',
       'http://a.example/1/x',
       'http://a.example/2',
+    ]);
+  });
+
+  it('keeps the metadata of requests that have some, in the frontier and handoff logs', async () => {
+    const o = options();
+    const j = await Journal.open(o);
+    const meta = {
+      label: 'item',
+      headers: { accept: 'application/json' },
+      userData: { page: 2, tab: 'a\tb\nc' },
+    };
+    j.enqueued('http://a.example/', 0);
+    j.enqueued('http://a.example/api/1.json', 1, meta);
+    j.enqueued('http://a.example/api/2.json', 1, {
+      priority: 3,
+      store: false,
+      robots: false,
+      everyRound: true,
+    });
+    j.handedOff(1, 'http://b.example/x', 2, { label: 'far' });
+    j.handedOff(1, 'http://b.example/y', 2);
+    await j.close();
+    const log = await read(logOf(o));
+    // One line per request: JSON has no raw tab or newline.
+    expect(log.split('\n')).toHaveLength(4);
+    expect(log.split('\n')[1]).toBe(`1\thttp://a.example/api/1.json\t${JSON.stringify(meta)}`);
+    const { seen } = seenSet();
+    const r = await recoverJournal(o, seen, () => {});
+    expect(r.pending).toEqual([
+      { url: 'http://a.example/', depth: 0 },
+      { url: 'http://a.example/api/1.json', depth: 1, meta },
+      {
+        url: 'http://a.example/api/2.json',
+        depth: 1,
+        meta: { priority: 3, store: false, robots: false, everyRound: true },
+      },
+    ]);
+    const handed: unknown[] = [];
+    await readHandoffs(o.stateDir, 1, (url, depth, m) => handed.push([url, depth, m]));
+    expect(handed).toEqual([
+      ['http://b.example/x', 2, { label: 'far' }],
+      ['http://b.example/y', 2, undefined],
     ]);
   });
 

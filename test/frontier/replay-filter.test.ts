@@ -60,4 +60,29 @@ describe('ReplayFilter', () => {
   it('says nothing when nothing was rejected', () => {
     expect(new ReplayFilter().describe('x')).toBeNull();
   });
+
+  it('checks the metadata of a request line field by field: damaged metadata skips the line', () => {
+    const f = new ReplayFilter({ scope: (u) => scope.check(u) });
+    const url = 'http://a.example/docs/api';
+    const good = { label: 'l', headers: { accept: 'application/json' }, priority: -1, userData: [1] };
+    const lines = [
+      `1\t${url}\t${JSON.stringify(good)}`,
+      `1\t${url}\t{"label":`, // torn JSON
+      `1\t${url}\t[]`,
+      `1\t${url}\t{}`,
+      `1\t${url}\t{"colour":"red"}`,
+      `1\t${url}\t{"label":5}`,
+      `1\t${url}\t{"store":true}`,
+      `1\t${url}\t{"priority":1.5}`,
+      // Credentials never come from state, whoever wrote them there.
+      `1\t${url}\t{"headers":{"authorization":"Bearer x"}}`,
+      `1\t${url}\t{"headers":{"Accept":"x"}}`,
+    ];
+    const kept = lines.map((l) => f.entry(l)).filter((e) => e !== null);
+    expect(kept).toEqual([{ url, depth: 1, meta: good }]);
+    expect(Object.fromEntries(f.rejected)).toEqual({ 'bad metadata': 9 });
+    expect(f.describe('state/w/frontier.log')).toBe(
+      'state/w/frontier.log: 9 invalid lines skipped (bad metadata 9)',
+    );
+  });
 });

@@ -124,3 +124,15 @@ describe('rateLimitPauseMs', () => {
     expect(rateLimitPauseMs('0', '-5', NOW)).toBeNull();
   });
 });
+
+describe('retry policy: boundaries (mutation testing)', () => {
+  it('a month name and a time that is no date at all is no Retry-After', () => {
+    // the HTTP-date shape matches, Date.parse does not
+    expect(parseRetryAfter('jan 99:99:99', NOW)).toBeNull();
+  });
+
+  it('a reset of exactly 1e9 is seconds from now; only larger values are epoch seconds', () => {
+    expect(rateLimitPauseMs('0', '1000000000', NOW)).toBe(1e12);
+    expect(rateLimitPauseMs('0', String(1e9 + 1), NOW)).toBe(0); // 2001: long past
+  });
+});

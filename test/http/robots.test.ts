@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { ROBOTS_DEFAULTS, RobotsCache, type RobotsFetch, type RobotsOptions } from '../../src/http/robots.js';
+import {
+  ROBOTS_DEFAULTS,
+  RobotsCache,
+  type RobotsFetch,
+  type RobotsOptions,
+  sitemapsInRobotsTxt,
+} from '../../src/http/robots.js';
 
 type Reply = { status: number; location?: string; body?: string } | Error;
 
@@ -335,5 +341,172 @@ describe('RobotsCache: concurrency and bounds', () => {
     const { fetch } = fakeFetch({});
     expect(() => cache(fetch, { ttlMs: -1 })).toThrow(RangeError);
     expect(() => cache(fetch, { maxBytes: Number.NaN })).toThrow(RangeError);
+  });
+});
+
+describe('RobotsCache: edge cases (mutation testing)', () => {
+  it('the product token is the first token of the user agent, spaces trimmed; none → `*`', () => {
+    const { fetch } = fakeFetch({});
+    expect(new RobotsCache({ userAgent: '  Collector/1.0 (+x)', fetch }).productToken).toBe('collector');
+    expect(new RobotsCache({ userAgent: '123bot/1.0', fetch }).productToken).toBe('*');
+  });
+
+  it('names the option that is negative, and accepts 0', () => {
+    const { fetch } = fakeFetch({});
+    for (const name of ['ttlMs', 'errorRetryMs', 'maxRedirects', 'maxBytes', 'maxOrigins'] as const) {
+      expect(() => cache(fetch, { [name]: -1 })).toThrow(
+        `robots: ${name} must be a non-negative number, got -1`,
+      );
+      expect(() => cache(fetch, { [name]: 0 })).not.toThrow();
+    }
+  });
+
+  it('peek: non-http URLs and /robots.txt itself are allowed before anything is fetched; http is checked', async () => {
+    const { robots, calls } = robotsAt('User-agent: *\nDisallow: /', 'http://example.com');
+    expect(robots.peek('ftp://example.com/x')).toEqual({ allowed: true, crawlDelayMs: null });
+    expect(robots.peek('http://example.com/robots.txt')).toEqual({ allowed: true, crawlDelayMs: null });
+    expect(robots.peek('http://example.com/x')).toBeUndefined();
+    expect(await allowed(robots, 'http://example.com/x')).toBe(false);
+    expect(robots.peek('http://example.com/x')?.allowed).toBe(false);
+    expect(calls).toEqual(['http://example.com/robots.txt']);
+  });
+
+  it('/robots.txt itself carries the Crawl-delay once it is known', async () => {
+    const { robots } = robotsAt('User-agent: *\nCrawl-delay: 2\nDisallow: /');
+    await robots.check('https://example.com/x');
+    expect(await robots.check('https://example.com/robots.txt')).toEqual({
+      allowed: true,
+      crawlDelayMs: 2000,
+    });
+  });
+
+  it('Crawl-delay: only a positive finite number counts', async () => {
+    for (const value of ['0', '-1', 'Infinity', 'abc']) {
+      const { robots } = robotsAt(`User-agent: *\nCrawl-delay: ${value}\nDisallow: /x`);
+      expect((await robots.check('https://example.com/a')).crawlDelayMs, value).toBeNull();
+    }
+  });
+
+  it('status boundaries: 1xx unavailable, 300 a redirect, 400 and 499 allow all, 500 unavailable', async () => {
+    const rules = 'User-agent: *\nDisallow: /';
+    const verdict = async (status: number) => {
+      // the answer's own body allows everything: only following its Location disallows
+      const { fetch } = fakeFetch({
+        'https://example.com/robots.txt': { status, location: '/real-robots.txt', body: '' },
+        'https://example.com/real-robots.txt': { status: 200, body: rules },
+      });
+      return cache(fetch).check('https://example.com/a');
+    };
+    expect((await verdict(100)).reason).toBe('unavailable');
+    expect((await verdict(199)).reason).toBe('unavailable');
+    expect((await verdict(300)).reason).toBe('disallowed'); // followed to the real file
+    expect((await verdict(399)).reason).toBe('disallowed');
+    expect(await verdict(400)).toEqual({ allowed: true, crawlDelayMs: null }); // not followed
+    expect(await verdict(499)).toEqual({ allowed: true, crawlDelayMs: null });
+    expect((await verdict(500)).reason).toBe('unavailable');
+  });
+
+  it('"allow all" after a 4xx lasts ttlMs, not errorRetryMs', async () => {
+    let t = 0;
+    const { fetch, calls } = fakeFetch({ 'https://example.com/robots.txt': { status: 404 } });
+    const robots = cache(fetch, { now: () => t, ttlMs: 100_000, errorRetryMs: 1000 });
+    await robots.check('https://example.com/a');
+    t = 50_000;
+    await robots.check('https://example.com/b');
+    expect(calls).toHaveLength(1);
+  });
+
+  it('redirects: blank or unparsable Location → allow all, fetched once; only http(s) targets are followed', async () => {
+    for (const location of ['  ', 'http://[bad']) {
+      const { fetch, calls } = fakeFetch({
+        'https://example.com/robots.txt': { status: 302, location, body: 'User-agent: *\nDisallow: /' },
+      });
+      expect(await allowed(cache(fetch), 'https://example.com/a'), location).toBe(true);
+      expect(calls, location).toEqual(['https://example.com/robots.txt']);
+    }
+    const ftp = fakeFetch({
+      'https://example.com/robots.txt': { status: 301, location: 'ftp://example.com/r.txt' },
+    });
+    expect(await allowed(cache(ftp.fetch), 'https://example.com/a')).toBe(true);
+    expect(ftp.calls).toEqual(['https://example.com/robots.txt']);
+    const toHttp = fakeFetch({
+      'https://example.com/robots.txt': { status: 301, location: 'http://example.com/robots.txt' },
+      'http://example.com/robots.txt': { status: 200, body: 'User-agent: *\nDisallow: /' },
+    });
+    expect(await allowed(cache(toHttp.fetch), 'https://example.com/a')).toBe(false);
+  });
+
+  it('maxBytes: a body that fits in bytes is whole, even without a final newline; past it, the cut line is dropped', async () => {
+    const body = 'User-agent: *\nDisallow: /x'; // 26 bytes
+    const at = (maxBytes: number) => {
+      const { fetch } = fakeFetch({ 'https://example.com/robots.txt': { status: 200, body } });
+      return cache(fetch, { maxBytes });
+    };
+    expect(await allowed(at(26), 'https://example.com/x')).toBe(false); // exactly fits
+    expect(await allowed(at(30), 'https://example.com/x')).toBe(false);
+    expect(await allowed(at(25), 'https://example.com/x')).toBe(true); // 'Disallow: /' cut: dropped
+    expect(await allowed(at(25), 'https://example.com/y')).toBe(true);
+    // a multi-byte body over the limit in bytes but not in characters
+    const wide = `User-agent: *\nDisallow: /é\n${'#'.repeat(10)}\nDisallow: /x`;
+    const { fetch } = fakeFetch({ 'https://example.com/robots.txt': { status: 200, body: wide } });
+    const robots = cache(fetch, { maxBytes: Buffer.byteLength(wide) - 1 });
+    expect(await allowed(robots, 'https://example.com/x')).toBe(true);
+    expect(await allowed(robots, 'https://example.com/%C3%A9')).toBe(false);
+    // a single line past the limit: nothing is left
+    const one = fakeFetch({
+      'https://example.com/robots.txt': { status: 200, body: 'Disallow: /'.repeat(10) },
+    });
+    expect(await allowed(cache(one.fetch, { maxBytes: 20 }), 'https://example.com/a')).toBe(true);
+    // an ASCII body of 2× the limit is cut (the characters-vs-bytes shortcut only skips short ones)
+    const long = fakeFetch({
+      'https://example.com/robots.txt': {
+        status: 200,
+        body: `User-agent: *\n${'#'.repeat(20)}\nDisallow: /x\n`,
+      },
+    });
+    expect(await allowed(cache(long.fetch, { maxBytes: 30 }), 'https://example.com/x')).toBe(true);
+  });
+});
+
+describe('Sitemap: lines', () => {
+  const body = [
+    '\uFEFFSitemap: https://example.com/sitemap_index.xml',
+    'User-agent: *',
+    'Disallow: /private/',
+    'sitemap:/relative-sitemap.xml',
+    'Sitemap: https://example.com/sitemap_index.xml',
+    'Sitemap: ftp://example.com/nope.xml',
+    'SITEMAP: https://cdn.example.net/s.xml.gz',
+  ].join('\r\n');
+
+  it('reads them anywhere in the file, resolved, http(s) only, each once', () => {
+    expect(sitemapsInRobotsTxt(body, 'https://example.com/robots.txt')).toEqual([
+      'https://example.com/sitemap_index.xml',
+      'https://example.com/relative-sitemap.xml',
+      'https://cdn.example.net/s.xml.gz',
+    ]);
+  });
+
+  it('are kept by the cache once robots.txt was fetched, and do not change the rules', async () => {
+    const { robots } = robotsAt(body);
+    expect(robots.sitemaps('https://example.com/any')).toBeUndefined(); // not fetched yet
+    expect(await allowed(robots, 'https://example.com/private/x')).toBe(false);
+    expect(robots.sitemaps('https://example.com/any')).toEqual([
+      'https://example.com/sitemap_index.xml',
+      'https://example.com/relative-sitemap.xml',
+      'https://cdn.example.net/s.xml.gz',
+    ]);
+  });
+
+  it('are empty when robots.txt is missing or unavailable', async () => {
+    const { fetch } = fakeFetch({
+      'https://a.example/robots.txt': { status: 404 },
+      'https://b.example/robots.txt': { status: 503 },
+    });
+    const robots = cache(fetch);
+    await robots.check('https://a.example/x');
+    await robots.check('https://b.example/x');
+    expect(robots.sitemaps('https://a.example/')).toEqual([]);
+    expect(robots.sitemaps('https://b.example/')).toEqual([]);
   });
 });

@@ -40,3 +40,40 @@ describe('worker log rotation', () => {
     fs.rmSync(out, { recursive: true, force: true });
   });
 });
+
+describe('worker log rotation at the documented defaults (10 MiB, 3 old files)', () => {
+  it('keeps x.log and x.log.1..3 of about 10 MiB each, dropping the oldest lines', async () => {
+    const MiB = 1024 * 1024;
+    const out = fs.mkdtempSync(path.join(os.tmpdir(), 'collector-log-'));
+    try {
+      const { log, close } = openWorkerLog(out, 'crawl-0');
+      const pad = 'x'.repeat(1000);
+      const lines = 46 * 1024; // ~46 MiB: more than the 40 MiB kept
+      for (let i = 0; i < lines; i++) log.info({ i, pad }, 'line');
+      await close();
+      const dir = path.join(out, 'logs');
+      expect(fs.readdirSync(dir).sort()).toEqual([
+        'crawl-0.log',
+        'crawl-0.log.1',
+        'crawl-0.log.2',
+        'crawl-0.log.3',
+      ]);
+      const first = (f: string) => JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8').split('\n')[0]).i;
+      for (const f of ['crawl-0.log.1', 'crawl-0.log.2', 'crawl-0.log.3']) {
+        // rotated once past 10 MiB: by at most one line
+        const size = fs.statSync(path.join(dir, f)).size;
+        expect(size, f).toBeGreaterThanOrEqual(10 * MiB);
+        expect(size, f).toBeLessThan(10 * MiB + 2048);
+      }
+      // oldest first: .3 then .2 then .1 then the current file, and the first ~6 MiB are gone
+      expect(first('crawl-0.log.3')).toBeGreaterThan(0);
+      expect(first('crawl-0.log.3')).toBeLessThan(first('crawl-0.log.2'));
+      expect(first('crawl-0.log.2')).toBeLessThan(first('crawl-0.log.1'));
+      expect(first('crawl-0.log.1')).toBeLessThan(first('crawl-0.log'));
+      const last = fs.readFileSync(path.join(dir, 'crawl-0.log'), 'utf8').trim().split('\n').pop() as string;
+      expect(JSON.parse(last).i).toBe(lines - 1);
+    } finally {
+      fs.rmSync(out, { recursive: true, force: true });
+    }
+  });
+});

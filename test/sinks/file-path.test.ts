@@ -101,3 +101,14 @@ describe('filePathFor', () => {
     expect(() => filePathFor('not a url')).toThrow(TypeError);
   });
 });
+
+describe('filePathFor with an extension chosen by a source', () => {
+  it('adds it to the last name unless it is there; a directory URL is index.<ext>', () => {
+    expect(filePathFor('http://h/repos/a/readme', 'md')).toBe('h/repos/a/readme.md');
+    expect(filePathFor('http://h/api/item/1.json', 'md')).toBe('h/api/item/1.json.md');
+    expect(filePathFor('http://h/notes.MD', 'md')).toBe('h/notes.MD');
+    expect(filePathFor('http://h/docs/', 'md')).toBe('h/docs/index.md');
+    expect(filePathFor('http://h/x?ref=main', 'md')).toBe('h/x@q=ref=main.md');
+    expect(filePathFor('http://h/docs/')).toBe('h/docs/index.html');
+  });
+});

@@ -160,14 +160,6 @@ describe('path safety fuzz', () => {
     for (const url of urls) expectSafe(filePathFor(url));
   });
 
-  it('is fast enough to call per page', () => {
-    const urls = hostileUrls(2000, 7);
-    const start = performance.now();
-    for (let round = 0; round < 5; round++) for (const url of urls) filePathFor(url);
-    const perCallMs = (performance.now() - start) / (urls.length * 5);
-    expect(perCallMs).toBeLessThan(0.5);
-  });
-
   it('writes every hostile URL inside <out>/files and nowhere else', async () => {
     root = await mkdtemp(path.join(os.tmpdir(), 'collector-fuzz-'));
     const out = path.join(root, 'out');

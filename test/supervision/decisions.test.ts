@@ -145,6 +145,8 @@ describe('worker process: items this run', () => {
       partition: 'host',
       options: parseCrawlOptions({ seeds: [], out: '/tmp/x' }),
       seeds: [],
+      source: { kind: 'builtin', name: 'crawl' },
+      sourceOptions: {},
     });
     expect(w.itemsThisRun).toBe(0);
     // The first process resumed 100 items and wrote 30.

@@ -197,3 +197,42 @@ describe('hostKey', () => {
     }
   });
 });
+
+describe('canonicalize: the scheme scan never decides what the URL parser would not (mutation testing)', () => {
+  const base = 'http://b.example/dir/x';
+
+  it('a relative path with a colon after a non-scheme character is resolved, not taken for a scheme', () => {
+    for (const href of ['a~~:b', 'a_b:c', 'a[b:c', '1ab:c', '~ab:c', '_ab:c']) {
+      expect(canonicalize(href, base), href).toBe(new URL(href, base).href);
+    }
+  });
+
+  it('"http:" with fewer than two slashes is relative to an http base', () => {
+    expect(canonicalize('http:/foo', base)).toBe('http://b.example/foo');
+    expect(canonicalize('http:x/y', base)).toBe('http://b.example/dir/x/y');
+    expect(canonicalize('http:\\\\h.example/z', base)).toBe('http://h.example/z');
+  });
+
+  it('an absolute http URL ignores even an unusable base', () => {
+    expect(canonicalize('http://a.example/', 'not a url')).toBe('http://a.example/');
+  });
+
+  it('schemes that only look like http once tabs are removed are still refused', () => {
+    expect(canonicalize('ht\ttpx://a.example/')).toBeNull();
+    expect(canonicalize('fi\tle:///etc/passwd')).toBeNull();
+    expect(canonicalize('ht\ttp://a.example/')).toBe('http://a.example/');
+  });
+
+  it('percent-escapes: invalid ones are skipped one character at a time, lowercase hex uppercased', () => {
+    expect(canonicalize('http://h.example/%%41')).toBe('http://h.example/%A');
+    expect(canonicalize('http://h.example/%4%41')).toBe('http://h.example/%4A');
+    expect(canonicalize('http://h.example/%0a')).toBe('http://h.example/%0A');
+    expect(canonicalize('http://h.example/%a0')).toBe('http://h.example/%A0');
+    expect(canonicalize('http://h.example/%f0')).toBe('http://h.example/%F0');
+    // hex digits are 0-9, A-F, a-f: ':' (after '9') and 'g' (after 'f') are not
+    expect(canonicalize('http://h.example/%:e')).toBe('http://h.example/%:e');
+    expect(canonicalize('http://h.example/%ga')).toBe('http://h.example/%ga');
+    // an escaped unreserved letter is decoded, Z included
+    expect(canonicalize('http://h.example/%5A%41%7A%30%39')).toBe('http://h.example/ZAz09');
+  });
+});

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { HashSet32 } from '../../src/url/hash-set32.js';
 import { parseScopeMode, SCOPE_DEFAULTS, Scope, type ScopeOptions } from '../../src/url/scope.js';
 
 function scope(opts: Partial<ScopeOptions> & Pick<ScopeOptions, 'mode' | 'seeds'>): Scope {
@@ -227,5 +228,92 @@ describe('Scope traps', () => {
     expect(s.check('http://h.example/a/a/a/a?x=1')).toBe('trap-repeat');
     expect(s.check('http://h.example/q?x=1')).toBe('ok');
     expect(s.check('http://h.example/q?x=2')).toBe('trap-query');
+  });
+});
+
+describe('HashSet32 (the query-variant set)', () => {
+  it('adds and finds members, 0 standing for 1, and tells new from known', () => {
+    const set = new HashSet32();
+    expect(set.has(0)).toBe(false);
+    expect(set.has(1)).toBe(false);
+    expect(set.add(5)).toBe(true);
+    expect(set.add(5)).toBe(false);
+    expect(set.size).toBe(1);
+    expect(set.add(0)).toBe(true);
+    expect(set.has(1)).toBe(true);
+    expect(set.add(1)).toBe(false);
+    expect(set.size).toBe(2);
+  });
+
+  it('finds colliding members (same low bits) and keeps them through growth', () => {
+    const set = new HashSet32();
+    // multiples of 1024 plus 3 collide in every table up to 1024 slots
+    const members = Array.from({ length: 600 }, (_, i) => i * 1024 + 3);
+    for (const m of members) expect(set.add(m)).toBe(true);
+    expect(set.size).toBe(600);
+    for (const m of members) expect(set.has(m)).toBe(true);
+    for (const m of members) expect(set.add(m)).toBe(false);
+    for (let i = 0; i < 600; i++) expect(set.has(i * 1024 + 4)).toBe(false);
+    expect(set.has(0xffffffff)).toBe(false);
+  });
+});
+
+describe('Scope: edge cases (mutation testing)', () => {
+  it('prefix: a seed whose query holds a slash keeps the directory of its path', () => {
+    const s = scope({ mode: 'prefix', seeds: ['http://h.example/dir/page?/x'] });
+    expect(s.check('http://h.example/dir/other.html')).toBe('ok');
+    expect(s.check('http://h.example/elsewhere.html')).toBe('out-of-scope');
+  });
+
+  it('prefix: a seed is covered only by a prefix it starts with, and only covered prefixes are dropped', () => {
+    const s = scope({ mode: 'prefix', seeds: ['http://h.example/a/', 'http://h.example/b/a/'] });
+    expect(s.check('http://h.example/b/a/x')).toBe('ok');
+    expect(s.check('http://h.example/b/x')).toBe('out-of-scope');
+    const t = scope({ mode: 'prefix', seeds: ['http://h.example/x/a/', 'http://h.example/a/'] });
+    expect(t.check('http://h.example/x/a/y')).toBe('ok');
+    expect(t.check('http://h.example/a/y')).toBe('ok');
+    expect(t.check('http://h.example/x/y')).toBe('out-of-scope');
+  });
+
+  it('any: seeds change nothing', () => {
+    const s = scope({ mode: 'any', seeds: ['http://a.example/x/'] });
+    expect(s.check('http://b.example/')).toBe('ok');
+  });
+
+  it('trap-repeat looks at the path only, never the host', () => {
+    const s = scope({ mode: 'any', seeds: [], maxPathRepeat: 2 });
+    // the host "xx" ends in x: counted as a segment, x would repeat 3 times
+    expect(s.check('http://xx/x/x/y')).toBe('ok');
+    expect(s.check('http://x/x/x/y')).toBe('ok');
+  });
+
+  it('trap-repeat counts repeats back to back only', () => {
+    const s = scope({ mode: 'any', seeds: [], maxPathRepeat: 2 });
+    expect(s.check('http://h.example/a/a/b/b/')).toBe('ok');
+    expect(s.check('http://h.example/a/a/a/b/')).toBe('trap-repeat');
+  });
+
+  it('trap-repeat: empty segments repeat too (the pre-check counts slashes, not letters)', () => {
+    const s = scope({ mode: 'any', seeds: [], maxPathRepeat: 3 });
+    expect(s.check('http://h.example//////')).toBe('trap-repeat');
+  });
+
+  it('trap-query: with a limit of 1, the one query seen is still ok when checked again', () => {
+    const s = scope({ mode: 'any', seeds: [], maxQueryVariants: 1 });
+    expect(s.check('http://h.example/p?a=1')).toBe('ok');
+    expect(s.check('http://h.example/p?a=1')).toBe('ok');
+    expect(s.check('http://h.example/p?a=2')).toBe('trap-query');
+  });
+
+  it('trap-query forgets the oldest path once 65,536 paths are tracked, not before', () => {
+    const s = scope({ mode: 'any', seeds: [], maxQueryVariants: 1 });
+    expect(s.check('http://h.example/first?a=1')).toBe('ok');
+    expect(s.check('http://h.example/first?a=2')).toBe('trap-query');
+    for (let i = 1; i < 65_536; i++) expect(s.check(`http://h.example/p${i}?a=1`) === 'ok').toBe(true);
+    // 65,536 paths tracked: the first is still full
+    expect(s.check('http://h.example/first?a=2')).toBe('trap-query');
+    // one more path: the first is forgotten, and counts afresh
+    expect(s.check('http://h.example/one-more?a=1')).toBe('ok');
+    expect(s.check('http://h.example/first?a=2')).toBe('ok');
   });
 });

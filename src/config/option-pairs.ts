@@ -1,0 +1,34 @@
+/**
+ * `--source-option key=value` flags as an options object: the value is read as a YAML scalar or
+ * flow collection (`5` is a number, `true` a boolean, `[a, b]` a list, anything else a string),
+ * so the source's schema sees the same types a config file would give it; `kebab-case` keys
+ * become `camelCase`, as the crawl flags do.
+ */
+import YAML from 'yaml';
+import { UsageError } from './usage-error.js';
+
+/**
+ * Parse `key=value` pairs (a key given twice: the last wins).
+ * @throws UsageError naming the pair without `=` or with an empty key.
+ */
+export function parseOptionPairs(
+  pairs: readonly string[],
+  flag = '--source-option',
+): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const pair of pairs) {
+    const eq = pair.indexOf('=');
+    const key = eq > 0 ? pair.slice(0, eq).trim() : '';
+    if (key === '') throw new UsageError(`${flag} "${pair}": expected key=value`);
+    const text = pair.slice(eq + 1);
+    let value: unknown = text;
+    try {
+      value = text.trim() === '' ? '' : YAML.parse(text);
+    } catch {
+      // not YAML: the text as it is
+    }
+    if (value === null || (typeof value === 'object' && !Array.isArray(value))) value = text;
+    out[key.replace(/-([a-z])/g, (_m, c: string) => c.toUpperCase())] = value;
+  }
+  return out;
+}

@@ -1,0 +1,102 @@
+/**
+ * What a source's `handle` returned, checked and made ready for the engine: the title, the `data`
+ * fields (JSON), the requests to follow (normalized against the page), and the file choice (bytes
+ * and extension). A built-in's result is trusted as it is (its links are already canonical: the
+ * plain crawl's hot path does no second pass over them). A wrong shape is the source's error,
+ * reported on the page's item.
+ */
+import { type EngineRequest, normalizeRequest, normalizeRequests, RequestError, urlOf } from './request.js';
+import type { HandleResult } from './source.js';
+
+/** Extension of a stored file chosen by a source: letters and digits. */
+const EXTENSION = /^[A-Za-z0-9]{1,16}$/;
+
+/** A checked handle result. */
+export interface SourceOutput {
+  title?: string | null;
+  data?: Record<string, unknown>;
+  /** Canonical URLs, with their metadata when they have some. */
+  follow?: EngineRequest[];
+  /** Bytes to store instead of the response body. */
+  fileBody?: Buffer;
+  /** Extension of the stored file, without the dot. */
+  extension?: string;
+  /** A refresh redirect: the canonical URL followed as the page's next hop. */
+  refresh?: string;
+  /** A text sketch (ascending word hashes) for the trap defence. */
+  sketch?: number[];
+}
+
+const RESULT_KEYS = ['title', 'data', 'follow', 'file', 'refresh', 'sketch'];
+
+/**
+ * Check `result` (from `handle` on the page at `finalUrl`).
+ * @param trusted a built-in's result: taken as it is.
+ * @throws RequestError naming the field that is wrong.
+ */
+export function checkResult(result: unknown, finalUrl: string, trusted: boolean): SourceOutput {
+  if (result === undefined || result === null) return {};
+  if (trusted) return result as SourceOutput;
+  if (typeof result !== 'object' || Array.isArray(result)) {
+    throw new RequestError('handle() returned neither an object nor nothing');
+  }
+  const r = result as HandleResult & Record<string, unknown>;
+  const out: SourceOutput = {};
+  for (const key of Object.keys(r)) {
+    if (!RESULT_KEYS.includes(key) && r[key] !== undefined) {
+      throw new RequestError(`handle() result: unknown key "${key}" (expected ${RESULT_KEYS.join(', ')})`);
+    }
+  }
+  if (r.title !== undefined) {
+    if (r.title !== null && typeof r.title !== 'string')
+      throw new RequestError('title: expected a string or null');
+    out.title = r.title;
+  }
+  if (r.data !== undefined) {
+    if (r.data === null || typeof r.data !== 'object' || Array.isArray(r.data)) {
+      throw new RequestError('data: expected an object');
+    }
+    out.data = jsonObject(r.data);
+  }
+  if (r.follow !== undefined) out.follow = normalizeRequests(r.follow, finalUrl, 'follow');
+  if (r.refresh !== undefined) {
+    if (typeof r.refresh !== 'string') throw new RequestError('refresh: expected a URL string');
+    const to = normalizeRequest(r.refresh, finalUrl, 'refresh');
+    if (to !== null) out.refresh = urlOf(to);
+  }
+  if (r.sketch !== undefined) {
+    if (
+      !Array.isArray(r.sketch) ||
+      !r.sketch.every((h) => Number.isInteger(h) && h >= 0 && h <= 0xffffffff)
+    ) {
+      throw new RequestError('sketch: expected an array of 32-bit unsigned integers');
+    }
+    out.sketch = [...r.sketch].sort((a, b) => a - b);
+  }
+  if (r.file !== undefined) {
+    const f = r.file;
+    if (f === null || typeof f !== 'object') throw new RequestError('file: expected { body?, extension? }');
+    if (f.body !== undefined) {
+      if (typeof f.body === 'string') out.fileBody = Buffer.from(f.body, 'utf8');
+      else if (f.body instanceof Uint8Array)
+        out.fileBody = Buffer.from(f.body.buffer, f.body.byteOffset, f.body.byteLength);
+      else throw new RequestError('file.body: expected a string or bytes (Uint8Array, Buffer)');
+    }
+    if (f.extension !== undefined) {
+      const ext = typeof f.extension === 'string' ? f.extension.replace(/^\./, '') : '';
+      if (!EXTENSION.test(ext))
+        throw new RequestError('file.extension: expected letters and digits, e.g. "md"');
+      out.extension = ext;
+    }
+  }
+  return out;
+}
+
+/** `data` as JSON will keep it (what the item line holds). @throws RequestError when it is not JSON. */
+function jsonObject(data: object): Record<string, unknown> {
+  try {
+    return JSON.parse(JSON.stringify(data)) as Record<string, unknown>;
+  } catch (e) {
+    throw new RequestError(`data: not JSON (${(e as Error).message})`);
+  }
+}

@@ -1,0 +1,23 @@
+/**
+ * The unit tests StrykerJS runs against each mutant (`npm run mutate`, stryker.config.mjs): only
+ * those of the policy modules it mutates, no end-to-end test (those run the built bundle, which a
+ * mutant of `src/` never reaches, and would take hours over every mutant).
+ */
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: [
+      'test/http/retry-policy.test.ts',
+      'test/http/robots.test.ts',
+      'test/http/charset.test.ts',
+      'test/http/decompress.test.ts',
+      'test/frontier/frontier.test.ts',
+      'test/frontier/host-heap.test.ts',
+      'test/url/scope.test.ts',
+      'test/url/canonicalize.test.ts',
+    ],
+    testTimeout: 30_000,
+    pool: 'forks',
+  },
+});
