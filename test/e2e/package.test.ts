@@ -90,6 +90,14 @@ describe('npm pack', () => {
     // dependency: denied, so npm ci has nothing to ask.
     expect(pkg.allowScripts).toEqual({ esbuild: false });
   });
+
+  it('prepare builds only a missing or stale dist/ (npx collector in a clone runs it)', () => {
+    expect(pkg.scripts.prepare).toBe('node scripts/prepare.mjs');
+    const built = () => fs.statSync(path.join(root, 'dist/cli/main.js')).mtimeMs;
+    const before = built();
+    execFileSync(process.execPath, [path.join(root, 'scripts/prepare.mjs')], { cwd: root, stdio: 'ignore' });
+    expect(built()).toBe(before);
+  });
 });
 
 describe('the packed package, installed beside its runtime dependencies only', () => {

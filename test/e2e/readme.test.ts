@@ -56,7 +56,11 @@ describe('README set-up', () => {
       .split(/\s+/)
       .slice(2)
       .map((a) => (a.startsWith('https://') ? `${site.origin}/docs/` : a === 'data' ? out : a));
+    const built = () => fs.statSync(path.join(root, 'dist/cli/main.js')).mtimeMs;
+    const before = built();
     const r = await promisify(execFile)('npx', ['collector', ...args, '--delay', '0'], { cwd: root });
+    // npx links the clone into its cache and runs its prepare: a fresh dist/ is not rebuilt.
+    expect(built()).toBe(before);
     expect(r.stderr).toMatch(/2 items this run \(2 total\), 0 errors/);
     expect(readItems(out).map((i) => i.status)).toEqual([200, 200]);
   });
