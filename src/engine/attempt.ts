@@ -18,6 +18,7 @@ import type { LostPageRetries } from './lost-page-retries.js';
 import type { NearDuplicateWatch } from './near-duplicates.js';
 import { type PageProcessor, PageThreadLost } from './page-processor.js';
 import type { WorkedPage } from './page-work.js';
+import type { Revisits } from './revisits.js';
 
 /** What became of one try. */
 export type Outcome =
@@ -51,6 +52,8 @@ export interface AttemptParts {
   maxBytes: number;
   /** Items of URLs waiting for a retry, written as they are if the crawl ends first. */
   awaitingRetry: Map<string, Item>;
+  /** Told the validators of each answer (continuous collection); null otherwise. */
+  revisits: Pick<Revisits, 'noteResponse'> | null;
   isStopping(): boolean;
   /** The round in progress (continuous collection). */
   round(): number;
@@ -120,6 +123,7 @@ export class Attempts {
     const item = newItem(origin, entry, finalUrl, res.status, res.contentType);
     if (answer.data) item.data = { ...answer.data };
     if (res.location !== null) return { kind: 'item', item };
+    this.parts.revisits?.noteResponse(item, res.headers);
     // The server is done with this request: its host's next request (politeness gap, host
     // concurrency) need not wait for decoding and parsing.
     this.parts.slots.releaseEarly(entry, letsSlowDownDecay(res.status));

@@ -37,6 +37,8 @@ export interface ItemStoreParts {
    * @returns true when a new try was queued (the item is then not written now).
    */
   refetchLostBody(entry: FrontierEntry, item: Item, e: Error): boolean;
+  /** Called just before each item line is written (revisits: its version and round). */
+  beforeWrite?(item: Item): void;
   /** Bytes waiting for the disk went down. */
   wake(): void;
   /** A write failed for want of room (a full disk): the crawl stops on it. */
@@ -162,6 +164,7 @@ export class ItemStore {
   /** Write the item line (the acknowledgement): counters, journal, content index. */
   write(item: Item): void {
     const { stats, journal, contentIndex } = this.parts;
+    this.parts.beforeWrite?.(item);
     stats.items++;
     stats.itemsThisRun++;
     if (countsAsError(item)) stats.errors++;

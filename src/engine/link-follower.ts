@@ -52,7 +52,8 @@ export class LinkFollower {
       if (typeof request === 'string') found = request;
       else ({ url: found, meta } = request);
       const link = sessionIds.strip(found);
-      const verdict = scope.check(link);
+      // A navigation file (robots.txt, a sitemap) is fetched whatever the scope.
+      const verdict = meta?.scope === false ? 'ok' : scope.check(link);
       if (verdict !== 'ok') {
         const n = ++skipped[verdict];
         if (n <= TRAP_LOG_LIMIT && verdict.startsWith('trap-')) {

@@ -38,6 +38,19 @@ export interface RequestSpec {
    * fetched again each round anyway.
    */
   everyRound?: boolean;
+  /**
+   * `false`: a navigation file (robots.txt, a sitemap) fetched whatever the scope and
+   * `--include`/`--exclude` say; as a round request it does not widen the scope (the pages it
+   * lists are checked against the scope as usual).
+   */
+  scope?: boolean;
+  /**
+   * When the source says the resource last changed (a sitemap's `<lastmod>`, a feed entry's
+   * `updated`): epoch ms, a Date or a date string. With continuous collection (`interval`), a URL
+   * fetched before is fetched again (conditionally) when this is later than its last fetch, once
+   * per round; otherwise it is skipped as unchanged.
+   */
+  lastmod?: number | string | Date | null;
 }
 
 /** A URL string or a {@link RequestSpec}. */
