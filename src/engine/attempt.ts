@@ -26,7 +26,15 @@ export type Outcome =
    * `bodyId`: the decoded body the page processor keeps for this item (stored or dropped next),
    * with the file `extension` the source chose; `links`: the requests to follow.
    */
-  | { kind: 'item'; item: Item; bodyId?: number; extension?: string; links?: EngineRequest[] }
+  | {
+      kind: 'item';
+      item: Item;
+      bodyId?: number;
+      extension?: string;
+      links?: EngineRequest[];
+      /** The source gave Markdown of the page, kept beside the body (stored as `.md` with it). */
+      markdown?: boolean;
+    }
   /** `free`: the try does not count against `--retries` (the failure was ours, not the server's). */
   | { kind: 'retry'; delayMs: number; free?: boolean }
   /**
@@ -190,7 +198,10 @@ export class Attempts {
     const r = page.result;
     if (r?.sketch !== undefined) this.parts.nearDuplicates.observe(entry.url, r.sketch);
     if (r?.refresh !== undefined) return this.refreshHop(entry, answer, id, r.refresh);
-    if (store.isDuplicate(item, id, this.parts.round())) return { kind: 'item', item };
+    // A body seen before has had its links followed; its hubs (every-round requests: feeds,
+    // sitemaps) are followed again, so that what changed below an unchanged hub is still found.
+    if (store.isDuplicate(item, id, this.parts.round()))
+      return { kind: 'item', item, links: hubs(r?.follow) };
     // Still encoded (unknown or nested Content-Encoding): stored as received, flagged, not parsed.
     if (flag === 'unknown-encoding') return { kind: 'item', item, bodyId: id };
     if (page.sourceError !== undefined) {
@@ -204,7 +215,8 @@ export class Attempts {
       pages.drop(id);
       return { kind: 'item', item, links: r?.follow };
     }
-    return { kind: 'item', item, bodyId: id, extension: r?.extension, links: r?.follow };
+    const markdown = page.markdown === true;
+    return { kind: 'item', item, bodyId: id, extension: r?.extension, links: r?.follow, markdown };
   }
 
   /**
@@ -244,4 +256,10 @@ export class Attempts {
     if (data) item.data = { ...data };
     return item;
   }
+}
+
+/** The every-round requests among `links`, or undefined when there are none. */
+function hubs(links: EngineRequest[] | undefined): EngineRequest[] | undefined {
+  const out = links?.filter((l) => typeof l !== 'string' && l.meta.everyRound === true);
+  return out !== undefined && out.length > 0 ? out : undefined;
 }

@@ -262,9 +262,9 @@ export class Crawler {
     }
     awaitingRetry.delete(entry.url);
     slots.release(entry, letsSlowDownDecay(outcome.item.status));
-    const { item, bodyId, links, extension } = outcome;
+    const { item, bodyId, links, extension, markdown } = outcome;
     if (links) this.follower.follow(links, entry.depth + 1);
-    await this.store.storeAndWrite(entry, item, bodyId, extension);
+    await this.store.storeAndWrite(entry, item, bodyId, extension, markdown);
   }
 
   /** A bug on the way: logged, and the URL's item says so (`network`), so the crawl goes on. */

@@ -15,6 +15,7 @@ import { isDiskFull } from '../sinks/disk-full.js';
 import type { CrawlStats } from './crawl-stats.js';
 import { countsAsError, type Item, markDuplicate } from './item.js';
 import type { PageProcessor } from './page-processor.js';
+import { markdownId } from './page-work.js';
 
 /** Content-index work left for an item until its line is written. */
 type ContentTicket =
@@ -87,7 +88,8 @@ export class ItemStore {
 
   /**
    * Store the body kept under `bodyId` (off the fetch path; with the file `extension` the source
-   * chose), then write the item. A duplicate whose original is known only by its line first
+   * chose), and the page's Markdown next to it when the source gave some (`data.markdown`), then
+   * write the item. A duplicate whose original is known only by its line first
    * reads the original's URL back.
    * @returns that read-back when there is one (the caller awaits it), else undefined.
    */
@@ -96,6 +98,7 @@ export class ItemStore {
     item: Item,
     bodyId: number | undefined,
     extension?: string,
+    markdown = false,
   ): Promise<void> | undefined {
     const ticket = this.tickets.get(item);
     if (ticket?.kind === 'duplicate') {
@@ -133,8 +136,9 @@ export class ItemStore {
       this.parts.pages
         .store(bodyId, item.finalUrl, extension)
         .then(
-          (file) => {
+          async (file) => {
             item.file = file;
+            if (markdown) item.data = { ...item.data, markdown: await this.storeMarkdown(bodyId, item) };
           },
           (e: Error) => {
             // No file: a later copy of this body must be stored, not pointed here.
@@ -183,6 +187,16 @@ export class ItemStore {
   /** Resolves once every store and read-back started so far has written its item. */
   async whenWritten(): Promise<void> {
     await Promise.all(this.writes);
+  }
+
+  /** The Markdown kept beside body `bodyId`, stored as `.md`: its path, or null when that failed. */
+  private async storeMarkdown(bodyId: number, item: Item): Promise<string | null> {
+    try {
+      return await this.parts.pages.store(markdownId(bodyId), item.finalUrl, 'md');
+    } catch (e) {
+      this.parts.log.warn({ url: item.url, err: (e as Error).message }, 'storing Markdown failed');
+      return null;
+    }
   }
 
   private releaseClaim(item: Item): void {

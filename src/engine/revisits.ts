@@ -121,7 +121,9 @@ export class Revisits {
   ): void {
     this.round = round;
     for (const [url, k] of this.known) {
-      if (this.parts.policy.isDue(k.record, now) && queue(url, k.depth, k.meta)) this.markConditional(url);
+      // Hubs go every round anyway, read whole; pages due are asked for conditionally.
+      if (k.meta?.everyRound === true || !this.parts.policy.isDue(k.record, now)) continue;
+      if (queue(url, k.depth, k.meta)) this.markConditional(url);
     }
   }
 

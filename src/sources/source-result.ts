@@ -25,9 +25,11 @@ export interface SourceOutput {
   refresh?: string;
   /** A text sketch (ascending word hashes) for the trap defence. */
   sketch?: number[];
+  /** Markdown of the page, stored as `.md` next to its body (`data.markdown` names it). */
+  markdown?: string;
 }
 
-const RESULT_KEYS = ['title', 'data', 'follow', 'file', 'refresh', 'sketch'];
+const RESULT_KEYS = ['title', 'data', 'follow', 'file', 'refresh', 'sketch', 'markdown'];
 
 /**
  * Check `result` (from `handle` on the page at `finalUrl`).
@@ -72,6 +74,10 @@ export function checkResult(result: unknown, finalUrl: string, trusted: boolean)
       throw new RequestError('sketch: expected an array of 32-bit unsigned integers');
     }
     out.sketch = [...r.sketch].sort((a, b) => a - b);
+  }
+  if (r.markdown !== undefined) {
+    if (typeof r.markdown !== 'string') throw new RequestError('markdown: expected a string');
+    out.markdown = r.markdown;
   }
   if (r.file !== undefined) {
     const f = r.file;

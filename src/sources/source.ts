@@ -101,6 +101,12 @@ export interface HandleResult {
   /** Store these bytes or this extension instead of the response as it came. */
   file?: FileChoice;
   /**
+   * Markdown of the page (e.g. an article's main content): stored as a `.md` file next to the
+   * stored body, which the item's `data.markdown` names. Links in it are not followed by
+   * themselves: put them in `follow`.
+   */
+  markdown?: string;
+  /**
    * A client-side redirect of the page (declarative refresh with a short delay): an absolute
    * canonical URL the runtime follows as a redirect hop of this page, checked like a 3xx
    * Location; the page itself then yields no item of its own.
@@ -171,6 +177,11 @@ export interface SourceDefinition<O = Record<string, unknown>> {
    * not be common keys. Unknown keys are refused.
    */
   options?: OptionsSchema<O>;
+  /**
+   * Option keys whose string values are file paths: resolved against the config file's directory
+   * (on the command line, the current directory) before the source sees them.
+   */
+  pathOptions?: readonly string[];
   /**
    * `true`: `handle` keeps no state the rest of the process reads, so it may run in a page
    * thread (its module is imported there by path). Parsing then runs off the fetch loop.
