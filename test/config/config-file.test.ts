@@ -61,7 +61,9 @@ describe('config file', () => {
 
   it("refuses a key that is neither common nor the source's own, once the source is loaded", async () => {
     const c = validateConfig({ workers: [{ source: 'crawl', seeds: [SEED], speed: 3 }] }, 'c.yaml');
-    await expect(runWorkerSpecs(c, process.cwd())).rejects.toThrow(/^workers\[0\]: unknown key "speed"$/);
+    await expect(runWorkerSpecs(c, process.cwd())).rejects.toThrow(
+      /^workers\[0\]: unknown key "speed" \(source crawl takes articlePatterns, follow, feeds, sitemaps\)$/,
+    );
   });
 
   it('loads YAML and JSON, and reports unreadable or invalid files in one line', async () => {
@@ -97,7 +99,7 @@ describe('config file', () => {
     expect(specs[0].options).toMatchObject({ delay: 2000, hostConcurrency: 2, resume: true });
     const bad = [{ source: 'rss-magic', seeds: [SEED] }];
     await expect(runWorkerSpecs(validateConfig({ workers: bad }, 'c.yaml'), process.cwd())).rejects.toThrow(
-      /workers\[0\]\.source: unknown source "rss-magic": expected a built-in \(crawl\) or a module path/,
+      /workers\[0\]\.source: unknown source "rss-magic": expected a built-in \(crawl, sitemap, feed, urls\) or a module path/,
     );
   });
 });
