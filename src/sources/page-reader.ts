@@ -108,10 +108,14 @@ export function readPage(
   seedKind: SeedKind,
 ): HandleResult | Promise<HandleResult> {
   const { o, patterns } = optionsOf(ctx.options);
+  // The `feed` source's entries are what it is asked for, wherever they are (a feed at /feed/
+  // lists posts elsewhere on the site): they are not checked against the scope.
+  const anywhere = seedKind === 'feed' ? { scope: false as const } : {};
   const request: PageRequest = (url, lastmod) =>
     withMeta(url, {
       ...(isArticleUrl(url, patterns) ? { priority: ARTICLE_PRIORITY } : {}),
       ...(lastmod === null ? {} : { lastmod }),
+      ...anywhere,
     });
   const kind = page.label ?? (page.depth === 0 ? seedKind : 'page');
   if (kind === HUB_LABELS.robots) return readRobotsHub(page);

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readItems, runCli, tempDir } from '../fixtures/cli.js';
+import { REAL_BLOG_ORIGIN, startRealBlog } from '../fixtures/real-blog.js';
 import { type FixtureServer, html, page, startServer } from '../fixtures/site-server.js';
 
 let site: FixtureServer;
@@ -126,5 +127,54 @@ describe('sitemap source: cycles and limits', () => {
     expect(
       logLines(out).some((l) => l.level === 40 && /big\.xml\.gz is larger than 52428800 bytes/.test(l.msg)),
     ).toBe(true);
+  }, 60_000);
+});
+
+describe('a local copy of a real blog (WordPress + Yoast): sitemap and feed round-trip', () => {
+  it('robots.txt → index → children: every listed URL once; the feed: every entry, all of them in the sitemap', async () => {
+    const blog = await startRealBlog();
+    try {
+      const listed = new Set<string>();
+      const dir = path.join(import.meta.dirname, '../fixtures/real-blog');
+      for (const f of fs.readdirSync(dir).filter((f) => /-sitemap\.xml$/.test(f))) {
+        for (const m of fs.readFileSync(path.join(dir, f), 'utf8').matchAll(/<loc>([^<]+)<\/loc>/g)) {
+          if (!/\.(jpe?g|png|gif|webp)$/i.test(m[1]))
+            listed.add(m[1].trim().replace(REAL_BLOG_ORIGIN, blog.origin));
+        }
+      }
+      const out = tempDir();
+      expect((await crawl(out, `${blog.origin}/robots.txt`)).code).toBe(0);
+      const items = readItems(out);
+      const pages = items.filter(
+        (i) => i.data?.sitemap === undefined && i.url !== `${blog.origin}/robots.txt`,
+      );
+      expect(new Set(pages.map((i) => i.url))).toEqual(listed);
+      expect(pages).toHaveLength(listed.size);
+      const feedOut = tempDir();
+      const r = await runCli([
+        'crawl',
+        '--source',
+        'feed',
+        '--processes',
+        '1',
+        '--out',
+        feedOut,
+        '--delay',
+        '0',
+        '--quiet',
+        '--no-robots',
+        `${blog.origin}/feed/`,
+      ]);
+      expect(r.code).toBe(0);
+      const entries = readItems(feedOut).filter((i) => i.data?.entry !== undefined);
+      expect(entries.length).toBeGreaterThan(5);
+      for (const e of entries) {
+        expect(listed.has(e.url)).toBe(true);
+        expect(e.status).toBe(200);
+        expect(e.data.entry.title).toEqual(expect.any(String));
+      }
+    } finally {
+      await blog.close();
+    }
   }, 60_000);
 });

@@ -140,6 +140,7 @@ describe('readPage (built-in sources)', () => {
     );
     expect(metaOf(feed, `${ORIGIN}/2024/05/p/`)).toEqual({
       lastmod: Date.UTC(2024, 4, 3),
+      scope: false, // the feed source's entries, wherever they are
       userData: { entry: { title: 'P', published: null, updated: '2024-05-03T00:00:00.000Z' } },
     });
     // the entry's page: its item carries the entry
