@@ -24,7 +24,7 @@ import { makeDirectory } from './output-dir.js';
 import { lockOutput } from './output-lock.js';
 import { checkAndRecordPlan, type PlanRecord, type TypeLayout } from './plan-record.js';
 import { recordedPlan } from './plan-recovery.js';
-import type { SourceSetup } from './source-setup.js';
+import { type SourceSetup, withPaths } from './source-setup.js';
 import { WORKER_ENTRY } from './worker-entry.js';
 
 function describeLayout(l: TypeLayout): string {
@@ -125,11 +125,12 @@ async function workerSource(w: Config['workers'][number], t: number, baseDir: st
   } catch (e) {
     throw new UsageError(`workers[${t}].source: ${(e as Error).message}`);
   }
-  const options = parseSourceOptions(loaded.def, own, WORKER_COMMON_KEYS, {
+  const raw = withPaths(loaded.def, own, baseDir);
+  const options = parseSourceOptions(loaded.def, raw, WORKER_COMMON_KEYS, {
     prefix: '',
     base: ['workers', t],
   });
-  return { loaded, options, rawOptions: own };
+  return { loaded, options, rawOptions: raw };
 }
 
 /**

@@ -32,10 +32,23 @@ export async function setUpSource(
 ): Promise<SourceSetup> {
   const loaded =
     typeof spec === 'string' ? await loadSource(sourceRef(spec, baseDir)) : sourceFromObject(spec);
-  const raw = { ...rawOptions };
-  for (const key of loaded.def.pathOptions ?? []) {
-    if (typeof raw[key] === 'string') raw[key] = path.resolve(baseDir, raw[key] as string);
-  }
+  const raw = withPaths(loaded.def, rawOptions, baseDir);
   const options = parseSourceOptions(loaded.def, raw, WORKER_COMMON_KEYS, place);
   return { loaded, options, rawOptions: raw };
+}
+
+/**
+ * The options as written with the file paths the source declares (`pathOptions`) made absolute
+ * against `baseDir` (the config file's directory, or the current one on the command line).
+ */
+export function withPaths(
+  def: SourceDefinition,
+  rawOptions: Record<string, unknown>,
+  baseDir: string,
+): Record<string, unknown> {
+  const raw = { ...rawOptions };
+  for (const key of def.pathOptions ?? []) {
+    if (typeof raw[key] === 'string') raw[key] = path.resolve(baseDir, raw[key] as string);
+  }
+  return raw;
 }

@@ -121,3 +121,22 @@ describe('examples/collector.yaml', () => {
     ).not.toThrow();
   });
 });
+
+describe('examples/docs-and-blogs.yaml', () => {
+  it('is a valid config: sitemap, feed, crawl with articles, and a URL list beside it', async () => {
+    const file = path.resolve(import.meta.dirname, '../../examples/docs-and-blogs.yaml');
+    const { config } = await loadConfig(file);
+    const specs = await runWorkerSpecs(config, path.dirname(file));
+    expect(specs.map((s) => s.id)).toEqual(['docs-0', 'feeds-0', 'blog-0', 'pages-0']);
+    expect(specs.map((s) => s.source)).toEqual(
+      ['sitemap', 'feed', 'crawl', 'urls'].map((name) => ({ kind: 'builtin', name })),
+    );
+    expect(specs[2].sourceOptions).toMatchObject({ sitemaps: true, feeds: true, follow: 'articles' });
+    expect(specs[2].options).toMatchObject({
+      revisit: 86_400_000,
+      revisitPatterns: { '/tutorial/': 7 * 86_400_000 },
+    });
+    // the list's path is resolved against the config file's directory
+    expect(specs[3].sourceOptions.urls).toBe(path.resolve(path.dirname(file), 'urls.txt'));
+  });
+});
