@@ -41,6 +41,12 @@ beforeAll(async () => {
           `\uFEFF <urlset xmlns:sm="http://www.sitemaps.org/schemas/sitemap/0.9"><sm:url><sm:loc> ${origin()}/a </sm:loc></sm:url>
 <sitemap><loc>${origin()}/index.xml</loc></sitemap><url><loc>/b</loc><lastmod>2024-02-30</lastmod></url></urlset>`,
         )(q, r),
+      '/robots.txt': (q, r) =>
+        xml(`User-agent: *\nAllow: /\n\nSitemap: ${origin()}/sm-site.xml\n`, 'text/plain')(q, r),
+      '/sm-site.xml': (q, r) =>
+        xml(
+          `<urlset><url><loc>${origin()}/docs/listed</loc></url><url><loc>${origin()}/other/listed</loc></url></urlset>`,
+        )(q, r),
       '/many.xml': (q, r) =>
         xml(`<urlset>${Array.from({ length: 50_001 }, (_, i) => entry(i)).join('')}</urlset>`)(q, r),
       '/big.xml.gz': (_q, r) => {
@@ -102,6 +108,30 @@ describe('sitemap source: cycles and limits', () => {
       `${site.origin}/child.xml`,
       `${site.origin}/index.xml`,
     ]);
+  });
+
+  it('crawl --sitemaps from /docs/: robots.txt and the sitemaps are read whatever the scope, the pages they list are checked against it', async () => {
+    const out = tempDir();
+    const r = await runCli([
+      'crawl',
+      '--sitemaps',
+      '--processes',
+      '1',
+      '--out',
+      out,
+      '--delay',
+      '0',
+      '--quiet',
+      `${site.origin}/docs/`,
+    ]);
+    expect(r.code).toBe(0);
+    const urls = readItems(out)
+      .map((i) => i.url)
+      .sort();
+    expect(urls).toEqual(
+      ['/docs/', '/docs/listed', '/robots.txt', '/sitemap.xml', '/sm-site.xml'].map((p) => site.origin + p),
+    );
+    expect(site.hits('/other/listed')).toBe(0);
   });
 
   it('50,001 URLs: the first 50,000 read, the rest refused with a warning', async () => {
