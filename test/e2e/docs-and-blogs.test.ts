@@ -260,7 +260,7 @@ describe('built-in sources by collector crawl --source', () => {
     expect(readItems(out).filter((i) => i.data?.entry !== undefined)).toHaveLength(10);
   });
 
-  it('urls: a file of URLs (comments, duplicates), each once, split across 2 processes', async () => {
+  it('urls: a file of URLs (comments, duplicates), each once, split across 2 processes; articles read inline', async () => {
     const out = tempDir();
     const list = path.join(tempDir(), 'list.txt');
     const wanted = blog.posts.slice(0, 6).map((p) => blog.url(p.path));
@@ -271,8 +271,10 @@ describe('built-in sources by collector crawl --source', () => {
       'urls',
       '--source-option',
       `urls=${list}`,
+      '--article-pattern',
+      '/\\d{4}/',
       '--processes',
-      '2',
+      '2', // two processes on a 2-core box: pages are read inline, not in a page thread
       '--out',
       out,
       '--delay',
@@ -283,6 +285,8 @@ describe('built-in sources by collector crawl --source', () => {
     const items = readItems(out);
     expect(items.map((i) => i.url).sort()).toEqual([...wanted].sort());
     expect(new Set(items.map((i) => i.worker)).size).toBe(2);
+    for (const it of items)
+      expect(fs.readFileSync(path.join(out, it.data.markdown), 'utf8')).toMatch(/^# Post number/);
   });
 
   it('urls: a missing file is a one-line usage error', async () => {
