@@ -18,7 +18,7 @@ import { Fetcher } from '../http/fetcher.js';
 import { RobotsCache } from '../http/robots.js';
 import type { HeldLock } from '../sinks/lock-file.js';
 import type { EngineRequest } from '../sources/request.js';
-import { authorizeHeaders, type RunningSource } from '../sources/source-runner.js';
+import { authorizeHeaders, type RunningSource, scopeUrls } from '../sources/source-runner.js';
 import { Scope } from '../url/scope.js';
 import { SessionIdStripper } from '../url/session-ids.js';
 import type { Admission } from './admission.js';
@@ -39,6 +39,7 @@ import { NearDuplicateWatch } from './near-duplicates.js';
 import type { PageProcessor, PageProcessorOptions, PageThreadSource } from './page-processor.js';
 import { PAGE_THREAD_FILES } from './page-threads.js';
 import type { SourceLogLine } from './page-work.js';
+import { hopBudget, type RateBudgets } from './rate-gate.js';
 import { restoreHandedOff, restoreState } from './resume.js';
 import { Rounds } from './rounds.js';
 import { SpillRefill } from './spill-refill.js';
@@ -76,6 +77,8 @@ export interface CrawlerDeps {
   onSourceLog?: (level: 'info' | 'warn' | 'error') => void;
   /** Set when this worker is one of several of its type (DESIGN §1 ownership). */
   partition?: Partition;
+  /** The collector's rate budgets (the supervisor's); without it, a source's are kept here. */
+  rateBudgets?: RateBudgets;
 }
 
 /** The parts that touch no state on disk, built with the crawler. */
@@ -174,7 +177,7 @@ export function buildNetworkParts(
   });
   const scope = new Scope({
     mode: opts.scope,
-    seeds: [],
+    seeds: scopeUrls(source),
     include: opts.include.map((re) => new RegExp(re)),
     exclude: opts.exclude.map((re) => new RegExp(re)),
     maxUrlLength: opts.maxUrlLength,
@@ -232,6 +235,7 @@ export function buildNetworkParts(
       authorize:
         def.authorize === undefined ? undefined : (url, label) => authorizeHeaders(source, url, label),
       onFetch: deps.onFetch,
+      budget: hopBudget(source, deps.rateBudgets),
     }),
     sessionIds,
     nearDuplicates: new NearDuplicateWatch(scope, (shape, url) =>
@@ -352,6 +356,7 @@ export async function openStateParts(
     maxBytes: opts.maxBytes,
     awaitingRetry: net.awaitingRetry,
     isStopping: hooks.isStopping,
+    statuses: new Set(net.source.def.statuses ?? []),
     round: () => rounds.current,
     wake: hooks.wake,
   });

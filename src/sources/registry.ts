@@ -4,10 +4,14 @@
  * any user source.
  */
 import { crawlSource } from './crawl.js';
+import { githubSearchSource } from './github-search.js';
+import { githubTrendingSource } from './github-trending.js';
 import type { SourceDefinition } from './source.js';
 
 const BUILTINS: Readonly<Record<string, SourceDefinition>> = {
   crawl: crawlSource,
+  'github-trending': githubTrendingSource,
+  'github-search': githubSearchSource,
 };
 
 /** Names of the built-in sources. */
@@ -20,7 +24,13 @@ export function builtinSource(name: string): SourceDefinition | undefined {
   return Object.hasOwn(BUILTINS, name) ? BUILTINS[name] : undefined;
 }
 
-/** Whether `def` is one of the built-ins (their results are trusted: links already canonical). */
+/**
+ * Built-ins whose results are trusted as they are (links already canonical, the engine's own
+ * result shape); the others' results are checked like a user source's.
+ */
+const TRUSTED: ReadonlySet<SourceDefinition> = new Set([crawlSource]);
+
+/** Whether `def` is a built-in whose results are trusted (links already canonical). */
 export function isBuiltin(def: SourceDefinition): boolean {
-  return Object.values(BUILTINS).includes(def);
+  return TRUSTED.has(def);
 }

@@ -25,9 +25,14 @@ export interface SourceOutput {
   refresh?: string;
   /** A text sketch (ascending word hashes) for the trap defence. */
   sketch?: number[];
+  /** A non-2xx page's `missing` message: the item's error is `not-found`. */
+  missing?: string;
 }
 
-const RESULT_KEYS = ['title', 'data', 'follow', 'file', 'refresh', 'sketch'];
+/** Longest `missing` message kept, characters. */
+const MISSING_MAX_CHARS = 500;
+
+const RESULT_KEYS = ['title', 'data', 'follow', 'file', 'refresh', 'sketch', 'missing'];
 
 /**
  * Check `result` (from `handle` on the page at `finalUrl`).
@@ -72,6 +77,10 @@ export function checkResult(result: unknown, finalUrl: string, trusted: boolean)
       throw new RequestError('sketch: expected an array of 32-bit unsigned integers');
     }
     out.sketch = [...r.sketch].sort((a, b) => a - b);
+  }
+  if (r.missing !== undefined) {
+    if (typeof r.missing !== 'string') throw new RequestError('missing: expected a message string');
+    out.missing = r.missing.split('\n')[0].slice(0, MISSING_MAX_CHARS);
   }
   if (r.file !== undefined) {
     const f = r.file;
