@@ -87,8 +87,11 @@ export const GithubSearchOptionsSchema = z
     query: z.string().min(1).optional(),
     /** Results per page, 1–100. Default 30 (the API's). */
     perPage: z.number().int().min(1).max(SEARCH_MAX_PER_PAGE).default(SEARCH_DEFAULT_PER_PAGE),
-    /** Result pages per query at most (the API stops at 1,000 results anyway). Default 1. */
-    maxPages: z.number().int().positive().default(1),
+    /**
+     * Result pages per query at most (the API stops at 1,000 results anyway). Default 1. Not
+     * `maxPages`: that common key bounds every URL of the worker.
+     */
+    searchPages: z.number().int().positive().default(1),
   })
   .refine((o) => o.topics.length > 0 || o.query !== undefined, {
     error: 'github-search needs "topics" or "query"',

@@ -6,6 +6,7 @@
  */
 import type { Grant, BudgetKey as RateBudgetKey } from '../http/rate-budget.js';
 import { RateBudget } from '../http/rate-budget.js';
+import { SerialBudget } from '../http/serial-budget.js';
 import type { RunningSource } from '../sources/source-runner.js';
 
 /** Where budgets are kept: this process ({@link localRateBudgets}) or the supervisor (IPC). */
@@ -26,10 +27,11 @@ export interface RateBudgets {
   release(key: RateBudgetKey): void;
 }
 
-/** Budgets held in this process (a single-process crawl, the library, tests). */
-export function localRateBudgets(budget: RateBudget = new RateBudget()): RateBudgets {
+/** Budgets held in this process (a single-process crawl, the library, tests); API requests in turns. */
+export function localRateBudgets(rates: RateBudget = new RateBudget()): RateBudgets {
+  const budget = new SerialBudget(rates);
   return {
-    reserve: async (key) => budget.reserve(key),
+    reserve: (key) => new Promise((resolve) => budget.reserve(key, resolve)),
     observe: (key, status, headers, hint) => {
       budget.observe(key, status, headers, hint);
     },

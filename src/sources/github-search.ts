@@ -1,7 +1,7 @@
 /**
  * The built-in `github-search` source: every round, the repository search of each configured
  * topic (`topic:<t>`, in a random order each round) and query, sorted by stars; further result
- * pages only from the `Link` header's `rel="next"`, within `maxPages` and the API's 1,000-result
+ * pages only from the `Link` header's `rel="next"`, within `searchPages` and the API's 1,000-result
  * cap; and each result's README, once per source (`github-readmes.ts`).
  */
 import type { z } from 'zod';
@@ -71,7 +71,7 @@ export const githubSearchSource = defineSource<GithubSearchOptions>({
       Array.isArray(link) ? link.join(', ') : link,
       page.url,
       o.github.api,
-      o.maxPages,
+      o.searchPages,
     );
     if (next !== null) follow.push(searchPage(next, result.results[0]?.query ?? query ?? '', (n ?? 1) + 1));
     if (result.incomplete) ctx.log.info('search results incomplete (timed out at GitHub)', { url: page.url });

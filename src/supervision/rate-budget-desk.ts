@@ -8,6 +8,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { RateBudget } from '../http/rate-budget.js';
+import { SerialBudget } from '../http/serial-budget.js';
 import { writeFileAtomic } from '../sinks/atomic-file.js';
 import type { BudgetMessage, ToWorker } from './ipc.js';
 
@@ -40,17 +41,20 @@ export interface DeskPlace {
 
 /** The supervisor's rate budgets (see the module comment). */
 export class RateBudgetDesk {
-  private budget: RateBudget | null = null;
+  private budget: SerialBudget | null = null;
   private place: DeskPlace | null = null;
   private saveTimer: NodeJS.Timeout | null = null;
   private saving: Promise<void> = Promise.resolve();
 
   /** Answer one `budget` message of worker `w`. */
-  answer(w: { send(m: ToWorker): void }, m: BudgetMessage, place: DeskPlace): void {
+  answer(w: { send(m: ToWorker): boolean }, m: BudgetMessage, place: DeskPlace): void {
     const budget = this.open(place);
     switch (m.op) {
       case 'reserve':
-        w.send({ t: 'budget-grant', id: m.id, grant: budget.reserve(m.key) });
+        budget.reserve(m.key, (grant) => {
+          // A grant its worker cannot get (it exited) is given back at once.
+          if (!w.send({ t: 'budget-grant', id: m.id, grant }) && grant.ok) budget.release(m.key);
+        });
         return;
       case 'observe':
         // A new wait is written at once: it must survive a restart that follows closely.
@@ -65,7 +69,7 @@ export class RateBudgetDesk {
   /** `doc` with `rateLimits`: the waits in force (absent when no source uses a budget). */
   extend<D extends object>(doc: D): D & { rateLimits?: RateLimitStatus[] } {
     if (this.budget === null) return doc;
-    const rateLimits = this.budget.waits().map((w) => {
+    const rateLimits = this.budget.budget.waits().map((w) => {
       const until = new Date(w.until).toISOString();
       return {
         identity: w.identity,
@@ -86,7 +90,7 @@ export class RateBudgetDesk {
     const place = this.place;
     if (budget === null || place === null) return this.saving;
     const file = rateBudgetPath(place.dataDir);
-    const text = `${JSON.stringify(budget.snapshot())}\n`;
+    const text = `${JSON.stringify(budget.budget.snapshot())}\n`;
     this.saving = this.saving
       .then(() => writeFileAtomic(file, text))
       .catch((e: Error) => place.log.warn({ err: e.message, file }, 'rate budget not saved'));
@@ -100,7 +104,7 @@ export class RateBudgetDesk {
   }
 
   /** The budget, restored from its file at first use (a damaged file is reported and replaced). */
-  private open(place: DeskPlace): RateBudget {
+  private open(place: DeskPlace): SerialBudget {
     if (this.budget !== null) return this.budget;
     this.place = place;
     const file = rateBudgetPath(place.dataDir);
@@ -111,14 +115,15 @@ export class RateBudgetDesk {
     } catch {
       // none yet
     }
-    this.budget = new RateBudget();
+    let budget = new RateBudget();
     if (text !== null) {
       try {
-        this.budget = RateBudget.fromSnapshot(JSON.parse(text));
+        budget = RateBudget.fromSnapshot(JSON.parse(text));
       } catch (e) {
         place.log.warn({ file, err: (e as Error).message }, 'rate budget file damaged: starting afresh');
       }
     }
+    this.budget = new SerialBudget(budget);
     return this.budget;
   }
 }

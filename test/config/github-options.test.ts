@@ -28,7 +28,7 @@ describe('GitHub source options', () => {
       'github-search needs "topics" or "query"',
     );
     const o = GithubSearchOptionsSchema.parse({ topics: ['llm'], perPage: 100, revisit: '24h' });
-    expect(o).toMatchObject({ perPage: 100, maxPages: 1, revisit: 86_400_000 });
+    expect(o).toMatchObject({ perPage: 100, searchPages: 1, revisit: 86_400_000 });
     expect(GithubSearchOptionsSchema.parse({ query: 'crawler' }).perPage).toBe(30);
     expect(() => GithubSearchOptionsSchema.parse({ topics: ['x'], perPage: 101 })).toThrow();
   });
