@@ -60,8 +60,15 @@ const readmeKeys = {
     .array(z.string().regex(/^[^/\\\0]+$/, { error: 'expected a file name without "/"' }))
     .min(1)
     .default([...DEFAULT_README_NAMES]),
-  /** Fetch a collected README again after this long (conditionally). Default: never. */
-  revisit: duration('s').optional(),
+  /**
+   * Fetch a collected README again after this long (conditionally). Not implemented yet: each
+   * README is collected once; the key is refused so that a config does not expect it silently.
+   */
+  revisit: duration('s')
+    .optional()
+    .refine((v) => v === undefined, {
+      error: 'revisit is not supported yet by the GitHub sources: each README is collected once',
+    }),
   /** Also collect the READMEs of repositories a README links to. Default false. */
   discover: z.boolean().default(false),
   /** How many README-to-README hops `discover` follows. Default 1. */
