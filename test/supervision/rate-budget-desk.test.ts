@@ -24,7 +24,11 @@ function place() {
 
 function worker() {
   const got: ToWorker[] = [];
-  return { got, send: (m: ToWorker) => (got.push(m), true) };
+  const send = (m: ToWorker): boolean => {
+    got.push(m);
+    return true;
+  };
+  return { got, send };
 }
 
 const key = { identity: 'token-abc', resource: 'core' };
