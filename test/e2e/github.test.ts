@@ -235,3 +235,65 @@ describe('github-trending: a changed layout (collector crawl --source)', () => {
     expect(warnings[0]).toMatch(/layout may have changed/);
   }, 60_000);
 });
+
+describe('github-search: a primary limit spent by someone else (a 403 with X-RateLimit-Remaining: 0)', () => {
+  it('waits for X-RateLimit-Reset, shows the wait in status, then collects every README; nothing early', async () => {
+    const gh = await fixture({ tokens: [TOKEN], limits: { core: { limit: 5, windowMs: 6000 } } });
+    // Another client spends the token's core budget first.
+    for (let i = 0; i < 5; i++) {
+      const r = await fetch(`${gh.bases.api}/repos/alice/bom-readme/readme`, {
+        headers: { authorization: `Bearer ${TOKEN}`, 'user-agent': 'other-client' },
+      });
+      await r.arrayBuffer();
+    }
+    const spentAt = gh.log.length;
+    const out = tempDir();
+    const child = startCli(
+      [
+        'crawl',
+        '--source',
+        'github-search',
+        '--source-option',
+        `github.web=${gh.bases.web}`,
+        '--source-option',
+        `github.api=${gh.bases.api}`,
+        '--source-option',
+        `github.raw=${gh.bases.raw}`,
+        '--source-option',
+        'topics=[llm]',
+        '--source-option',
+        'perPage=8',
+        '--out',
+        out,
+        '--delay',
+        '0',
+        '--processes',
+        '2',
+        '--quiet',
+      ],
+      { GITHUB_TOKEN: TOKEN },
+    );
+    const exited = waitExit(child);
+    let waiting: string | undefined;
+    const watch = setInterval(() => {
+      const w = readStatus(out)?.rateLimits?.find((x: { scope: string }) => x.scope === 'core');
+      if (w) waiting = w.message;
+    }, 50);
+    const r = await exited;
+    clearInterval(watch);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const ours = gh.log.slice(spentAt).filter((e) => e.path.includes('/readme'));
+    // The first README request could not know the window was spent: its 403 tells the budget...
+    expect(ours[0].status).toBe(403);
+    // ...and nothing more is sent into that window (one violation: that first request).
+    expect(gh.violations.filter((v) => v.kind === 'primary')).toHaveLength(1);
+    expect(gh.violations[0].path).toBe(ours[0].path);
+    expect(waiting).toMatch(/^waiting for rate limit until \d{4}-\d\d-\d\dT.*Z \(core, primary\)$/);
+    // Then every README (8 results), once, none as a 403 item.
+    const readmes = itemsOf(out, 'github-search', 'readme');
+    expect(readmes).toHaveLength(8);
+    expect(readmes.filter((i) => i.status === 403)).toEqual([]);
+    expectReadmesOnce(gh, out);
+  }, 90_000);
+});
