@@ -233,6 +233,9 @@ describe('github-trending: a changed layout (collector crawl --source)', () => {
     expect(warnings.length).toBe(1);
     expect(warnings[0]).toContain(`${gh.bases.web}/trending?since=daily`);
     expect(warnings[0]).toMatch(/layout may have changed/);
+    // Counted in status.json (a warning of the source).
+    const status = readStatus(out);
+    expect(status?.totals.counters.sourceWarnings).toBe(1);
   }, 60_000);
 });
 
