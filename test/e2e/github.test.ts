@@ -126,7 +126,10 @@ describe('GitHub sources (collector run --config examples/github.yaml, on the fi
 
     const first = run();
     const firstExit = waitExit(first);
-    await waitFor(() => roundsDone(out) >= 3, 150_000);
+    await waitFor(() => roundsDone(out) >= 3, 150_000).catch((e) => {
+      first.kill('SIGKILL');
+      throw e;
+    });
     first.kill('SIGTERM');
     const r1 = await firstExit;
     expect(r1.stderr).toBe('');
@@ -178,7 +181,10 @@ describe('GitHub sources (collector run --config examples/github.yaml, on the fi
     const rounds = roundsDone(out);
     const second = run();
     const secondExit = waitExit(second);
-    await waitFor(() => roundsDone(out) >= rounds + 1, 120_000);
+    await waitFor(() => roundsDone(out) >= rounds + 1, 120_000).catch((e) => {
+      second.kill('SIGKILL');
+      throw e;
+    });
     second.kill('SIGTERM');
     const r2 = await secondExit;
     expect(r2.code).toBe(0);
