@@ -247,7 +247,8 @@ describe('github-trending: a changed layout (collector crawl --source)', () => {
 
 describe('github-search: a primary limit spent by someone else (a 403 with X-RateLimit-Remaining: 0)', () => {
   it('waits for X-RateLimit-Reset, shows the wait in status, then collects every README; nothing early', async () => {
-    const gh = await fixture({ tokens: [TOKEN], limits: { core: { limit: 5, windowMs: 6000 } } });
+    // A window long enough that the collector starts within it on a loaded machine.
+    const gh = await fixture({ tokens: [TOKEN], limits: { core: { limit: 5, windowMs: 20_000 } } });
     // Another client spends the token's core budget first.
     for (let i = 0; i < 5; i++) {
       const r = await fetch(`${gh.bases.api}/repos/alice/bom-readme/readme`, {
@@ -304,5 +305,5 @@ describe('github-search: a primary limit spent by someone else (a 403 with X-Rat
     expect(readmes).toHaveLength(8);
     expect(readmes.filter((i) => i.status === 403)).toEqual([]);
     expectReadmesOnce(gh, out);
-  }, 90_000);
+  }, 150_000);
 });
