@@ -21,12 +21,15 @@ export type { CrawlSummary } from './runtime/crawl-summary.js';
 export { CollectorError } from './runtime/crawl-summary.js';
 export type { CrawlInput, RunOptions } from './runtime/library.js';
 export { crawlSource } from './sources/crawl.js';
+export { githubSearchSource } from './sources/github-search.js';
+export { githubTrendingSource } from './sources/github-trending.js';
 export type {
   AuthorizeHeaders,
   FileChoice,
   HandleResult,
   OptionsSchema,
   Page,
+  RateBudgetKey,
   Request,
   RequestSpec,
   SourceContext,

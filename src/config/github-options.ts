@@ -8,7 +8,6 @@ import { SEARCH_DEFAULT_PER_PAGE, SEARCH_MAX_PER_PAGE } from '../extract/github-
 import { TRENDING_PERIODS } from '../extract/github-trending.js';
 import { DEFAULT_GITHUB_BASES } from '../http/github-api.js';
 import { parseBase } from '../url/join-base.js';
-import { duration } from './crawl-options.js';
 
 /** Environment variable the token is read from unless `github.tokenEnv` names another. */
 export const DEFAULT_TOKEN_ENV = 'GITHUB_TOKEN';
@@ -60,8 +59,6 @@ const readmeKeys = {
     .array(z.string().regex(/^[^/\\\0]+$/, { error: 'expected a file name without "/"' }))
     .min(1)
     .default([...DEFAULT_README_NAMES]),
-  /** Fetch a collected README again after this long (conditionally). Default: never. */
-  revisit: duration('s').optional(),
   /** Also collect the READMEs of repositories a README links to. Default false. */
   discover: z.boolean().default(false),
   /** How many README-to-README hops `discover` follows. Default 1. */
@@ -87,8 +84,11 @@ export const GithubSearchOptionsSchema = z
     query: z.string().min(1).optional(),
     /** Results per page, 1–100. Default 30 (the API's). */
     perPage: z.number().int().min(1).max(SEARCH_MAX_PER_PAGE).default(SEARCH_DEFAULT_PER_PAGE),
-    /** Result pages per query at most (the API stops at 1,000 results anyway). Default 1. */
-    maxPages: z.number().int().positive().default(1),
+    /**
+     * Result pages per query at most (the API stops at 1,000 results anyway). Default 1. Not
+     * `maxPages`: that common key bounds every URL of the worker.
+     */
+    searchPages: z.number().int().positive().default(1),
   })
   .refine((o) => o.topics.length > 0 || o.query !== undefined, {
     error: 'github-search needs "topics" or "query"',

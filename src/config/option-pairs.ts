@@ -2,7 +2,8 @@
  * `--source-option key=value` flags as an options object: the value is read as a YAML scalar or
  * flow collection (`5` is a number, `true` a boolean, `[a, b]` a list, anything else a string),
  * so the source's schema sees the same types a config file would give it; `kebab-case` keys
- * become `camelCase`, as the crawl flags do.
+ * become `camelCase`, as the crawl flags do; a dotted key (`github.api=URL`) sets a key of an
+ * object option.
  */
 import YAML from 'yaml';
 import { UsageError } from './usage-error.js';
@@ -28,7 +29,17 @@ export function parseOptionPairs(
       // not YAML: the text as it is
     }
     if (value === null || (typeof value === 'object' && !Array.isArray(value))) value = text;
-    out[key.replace(/-([a-z])/g, (_m, c: string) => c.toUpperCase())] = value;
+    // `github.api=URL` sets the `api` key of the `github` object.
+    const path = key.split('.').map((k) => k.replace(/-([a-z])/g, (_m, c: string) => c.toUpperCase()));
+    if (path.some((k) => k === '' || k === '__proto__')) throw new UsageError(`${flag} "${pair}": bad key`);
+    let at = out;
+    for (const k of path.slice(0, -1)) {
+      const inner = at[k];
+      const obj = inner !== null && typeof inner === 'object' && !Array.isArray(inner) ? inner : {};
+      at[k] = obj;
+      at = obj as Record<string, unknown>;
+    }
+    at[path[path.length - 1]] = value;
   }
   return out;
 }

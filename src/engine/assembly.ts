@@ -18,7 +18,7 @@ import { Fetcher } from '../http/fetcher.js';
 import { RobotsCache } from '../http/robots.js';
 import type { HeldLock } from '../sinks/lock-file.js';
 import type { EngineRequest } from '../sources/request.js';
-import { authorizeHeaders, type RunningSource } from '../sources/source-runner.js';
+import { authorizeHeaders, type RunningSource, scopeUrls } from '../sources/source-runner.js';
 import { Scope } from '../url/scope.js';
 import { SessionIdStripper } from '../url/session-ids.js';
 import type { Admission } from './admission.js';
@@ -37,6 +37,7 @@ import { LostPageRetries } from './lost-page-retries.js';
 import { NearDuplicateWatch } from './near-duplicates.js';
 import type { PageProcessor, PageThreadSource } from './page-processor.js';
 import { openPageProcessor } from './page-processor-choice.js';
+import { hopBudget, type RateBudgets } from './rate-gate.js';
 import { restoreHandedOff, restoreState } from './resume.js';
 import { RetryWarnings } from './retry-warnings.js';
 import { Revisits } from './revisits.js';
@@ -80,6 +81,8 @@ export interface CrawlerDeps {
   onSourceLog?: (level: 'info' | 'warn' | 'error') => void;
   /** Set when this worker is one of several of its type (DESIGN §1 ownership). */
   partition?: Partition;
+  /** The collector's rate budgets (the supervisor's); without it, a source's are kept here. */
+  rateBudgets?: RateBudgets;
 }
 
 /** The parts that touch no state on disk, built with the crawler. */
@@ -184,7 +187,7 @@ export function buildNetworkParts(
   });
   const scope = new Scope({
     mode: opts.scope,
-    seeds: [],
+    seeds: scopeUrls(source),
     include: opts.include.map((re) => new RegExp(re)),
     exclude: opts.exclude.map((re) => new RegExp(re)),
     maxUrlLength: opts.maxUrlLength,
@@ -244,6 +247,7 @@ export function buildNetworkParts(
         def.authorize === undefined ? undefined : (url, label) => authorizeHeaders(source, url, label),
       conditional: revisits === null ? undefined : (url) => revisits.headersFor(url),
       onFetch: deps.onFetch,
+      budget: hopBudget(source, deps.rateBudgets),
     }),
     sessionIds,
     nearDuplicates: new NearDuplicateWatch(scope, (shape, url) =>
@@ -392,6 +396,7 @@ export async function openStateParts(
     awaitingRetry: net.awaitingRetry,
     revisits: net.revisits,
     isStopping: hooks.isStopping,
+    statuses: new Set(net.source.def.statuses ?? []),
     round: () => rounds.current,
     wake: hooks.wake,
   });

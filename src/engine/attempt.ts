@@ -9,7 +9,7 @@ import type { Logger } from 'pino';
 import type { FrontierEntry } from '../frontier/frontier-queue.js';
 import type { EngineRequest } from '../sources/request.js';
 import type { CrawlStats } from './crawl-stats.js';
-import type { HopAnswer, HopFailure, HopLoop, HopResult } from './hop-loop.js';
+import type { HopAnswer, HopFailure, HopLoop } from './hop-loop.js';
 import { type HostPolicy, letsSlowDownDecay } from './host-policy.js';
 import type { HostSlots } from './host-slots.js';
 import { errorItem, type Item, type ItemError, type ItemOrigin, newItem } from './item.js';
@@ -66,6 +66,8 @@ export interface AttemptParts {
   /** Told the validators of each answer (continuous collection); null otherwise. */
   revisits: Pick<Revisits, 'noteResponse'> | null;
   isStopping(): boolean;
+  /** Non-2xx statuses the source's `handle` reads too (`SourceDefinition.statuses`). */
+  statuses: ReadonlySet<number>;
   /** The round in progress (continuous collection). */
   round(): number;
   /** A host slot was freed: the dispatch loop may take another URL. */
@@ -85,6 +87,8 @@ export class Attempts {
   async run(entry: FrontierEntry): Promise<Outcome | null> {
     const r = await this.parts.hops.run(entry);
     if (r === null) return null;
+    // The rate budget's wait: back to the queue until then, without using a try.
+    if (r.kind === 'wait') return { kind: 'retry', delayMs: Math.max(0, r.until - Date.now()), free: true };
     return r.kind === 'failure' ? this.failure(entry, r) : this.readAnswer(entry, r);
   }
 
@@ -143,6 +147,7 @@ export class Attempts {
     this.parts.wake();
     const id = this.nextPageId++;
     const ok = res.status >= 200 && res.status < 300;
+    const handled = ok || this.parts.statuses.has(res.status);
     let page: WorkedPage;
     try {
       page = await pages.work({
@@ -157,7 +162,7 @@ export class Attempts {
         label: entry.meta?.label,
         userData: entry.meta?.userData,
         maxBytes: this.parts.maxBytes,
-        extract: ok,
+        extract: handled,
         body: res.body,
       });
     } catch (e) {
@@ -199,7 +204,7 @@ export class Attempts {
     if (res.status >= 400) item.error = { kind: 'http-status', message: `HTTP ${res.status}` };
     if (!ok) {
       pages.drop(id);
-      return { kind: 'item', item };
+      return handled ? this.handledError(item, page) : { kind: 'item', item };
     }
     const r = page.result;
     if (r?.sketch !== undefined) this.parts.nearDuplicates.observe(entry.url, r.sketch);
@@ -226,6 +231,21 @@ export class Attempts {
   }
 
   /**
+   * A non-2xx page the source read (`statuses`): its data and links taken, its body never
+   * stored; `missing` makes the error `not-found`.
+   */
+  private handledError(item: Item, page: WorkedPage): Outcome {
+    const r = page.result;
+    if (page.sourceError !== undefined) {
+      item.error = { kind: 'source', message: `source ${this.parts.origin.source}: ${page.sourceError}` };
+      return { kind: 'item', item };
+    }
+    if (r?.data) item.data = { ...item.data, ...r.data };
+    if (r?.missing !== undefined) item.error = { kind: 'not-found', message: r.missing };
+    return { kind: 'item', item, links: r?.follow };
+  }
+
+  /**
    * A 2xx page that redirects by declarative refresh to `target`: its body is dropped (the page
    * yields no item of its own) and the target is checked as the next hop of the try. While the
    * hop waits, the item of the refresh itself waits in `awaitingRetry`, written if the crawl ends
@@ -238,7 +258,7 @@ export class Attempts {
     target: string,
   ): Promise<Outcome> {
     this.parts.pages.drop(bodyId);
-    const next: HopResult | string = await this.parts.hops.refresh(entry, answer, target);
+    const next: HopAnswer | HopFailure | string = await this.parts.hops.refresh(entry, answer, target);
     if (typeof next === 'string') {
       const note = 'refresh redirect not followed: the crawl ended first';
       this.parts.awaitingRetry.set(

@@ -8,24 +8,34 @@
  * Each hop carries the request's own headers; the source's `authorize()` headers (credentials)
  * are asked for at send time and sent only to the request's own origin: a redirect to another
  * origin goes without them (as the Fetch standard drops `Authorization` across origins). A
- * request marked `robots: false` (an API call) skips robots.txt on all its hops.
+ * request marked `robots: false` (an API call) skips robots.txt on all its hops. A hop of a source
+ * with a rate budget waits for it (a `wait` result: the request goes back to its host's queue
+ * without using a try) and tells it the response; a rate-limit refusal waits the same way.
  */
 import type { SeenSet } from '../dedup/seen-set.js';
 import type { FrontierEntry } from '../frontier/frontier-queue.js';
 import { type FetchError, type FetchErrorKind, NO_ANSWER_KINDS } from '../http/fetch-error.js';
 import type { Fetcher, HopResponse } from '../http/fetcher.js';
+import type { BudgetKey } from '../http/rate-budget.js';
 import type { RobotsCache } from '../http/robots.js';
 import { canonicalize, hostKey } from '../url/canonicalize.js';
 import { REQUISITE_LABEL, type Scope } from '../url/scope.js';
 import type { SessionIdStripper } from '../url/session-ids.js';
 import { HopTrail } from './hop-trail.js';
 import type { HostPolicy } from './host-policy.js';
+import { bodyHint, type HopBudget, isRateLimited, rateLimitHeaders } from './rate-gate.js';
 
 /** Largest number of redirect hops followed for one URL. */
 export const MAX_REDIRECTS = 10;
 
 /** Where a try ended. */
-export type HopResult = HopAnswer | HopFailure;
+export type HopResult = HopAnswer | HopFailure | HopWait;
+
+/** The rate budget says not yet: try again at `until` (epoch ms), without using a try. */
+export interface HopWait {
+  kind: 'wait';
+  until: number;
+}
 
 /** The last hop's response: a final answer, or a redirect recorded as it is (`data` says why). */
 export interface HopAnswer {
@@ -81,6 +91,8 @@ export interface HopLoopParts {
    * absent without continuous collection.
    */
   conditional?: (url: string) => Record<string, string> | undefined;
+  /** The source's rate budgets (`rateBudget`), when it has them. */
+  budget?: HopBudget;
 }
 
 /** Runs tries of URLs (see the module comment). One per worker. */
@@ -119,16 +131,40 @@ export class HopLoop {
         const validators = this.parts.conditional(url);
         if (validators !== undefined) headers = { ...headers, ...validators };
       }
+      let key: BudgetKey | null = null;
+      try {
+        key = this.parts.budget?.keyOf(url, entry.meta?.label) ?? null;
+      } catch (e) {
+        const message = `rateBudget() failed: ${(e as Error)?.message ?? String(e)}`.split('\n')[0];
+        return failure(url, 'source', message, null, false, null);
+      }
+      const budgets = this.parts.budget?.budgets;
+      if (key !== null && budgets !== undefined) {
+        const grant = await budgets.reserve(key);
+        if (!grant.ok) return { kind: 'wait', until: grant.waitUntil };
+        if (signal.aborted) {
+          budgets.release(key);
+          return null;
+        }
+      }
       const fetchStart = performance.now();
       try {
         res = await fetcher.fetchHop(url, signal, false, undefined, headers);
         this.parts.onFetch?.(performance.now() - fetchStart);
       } catch (e) {
+        if (key !== null) budgets?.observe(key, null, {});
         if (signal.aborted) return null;
         this.parts.onFetch?.(performance.now() - fetchStart);
         const fe = e as FetchError;
         const retryable = NO_ANSWER_KINDS.has(fe.kind);
         return failure(url, fe.kind, fe.message, fe.status, retryable, null, undefined, fe.contentType);
+      }
+      if (key !== null && budgets !== undefined) {
+        const limits = rateLimitHeaders(res.headers);
+        const hint = bodyHint(res.status, res.body, res.encoded === true && res.contentEncoding !== null);
+        budgets.observe(key, res.status, limits, hint);
+        // Refused for the rate limit: the budget now knows until when; ask it again then.
+        if (isRateLimited(res.status, limits, hint)) return { kind: 'wait', until: 0 };
       }
       policy.afterHop(entry.host, res.headers);
       if (res.location !== null) {
@@ -171,7 +207,11 @@ export class HopLoop {
    * @returns the URL the next try fetches, or how this try ends (a failure, or a redirect to a
    *   URL already seen, recorded as it is).
    */
-  async refresh(entry: FrontierEntry, answer: HopAnswer, target: string): Promise<HopResult | string> {
+  async refresh(
+    entry: FrontierEntry,
+    answer: HopAnswer,
+    target: string,
+  ): Promise<HopAnswer | HopFailure | string> {
     const next = await this.hop(entry, answer.trail, answer.res, this.parts.sessionIds.strip(target));
     if (typeof next === 'string') this.refreshTrails.set(entry.url, answer.trail);
     return next;
@@ -188,7 +228,7 @@ export class HopLoop {
     trail: HopTrail,
     res: HopResponse,
     target: string,
-  ): Promise<HopResult | string> {
+  ): Promise<HopAnswer | HopFailure | string> {
     const { fetcher, scope, seen } = this.parts;
     const state = fetcher.sessionState(target);
     if (trail.repeats(target, state)) {

@@ -14,6 +14,11 @@ export type FetchErrorKind =
   | 'dns'
   | 'decode'
   | 'out-of-scope'
+  /**
+   * A source read a non-2xx answer it asked for and says what was asked for does not exist (a
+   * repository without a README): final, not retried.
+   */
+  | 'not-found'
   /** The source failed on the page (its `handle` threw or returned something wrong), or its `authorize`. */
   | 'source';
 

@@ -58,7 +58,7 @@ export async function loadSource(ref: SourceRef): Promise<LoadedSource> {
   if (ref.kind === 'builtin') {
     const def = builtinSource(ref.name);
     if (def === undefined) throw new UsageError(`unknown source "${ref.name}"`);
-    return { def, ref, builtin: true };
+    return { def, ref, builtin: isBuiltin(def) };
   }
   const file = ref.path;
   if (!existsSync(file)) throw new UsageError(`source ${file}: not found`);
@@ -95,13 +95,20 @@ export function checkDefinition(def: unknown, what: string): SourceDefinition {
   }
   if (typeof d.handle !== 'function')
     throw new UsageError(`${what}: handle: expected a function (${expect})`);
-  for (const k of ['seeds', 'authorize'] as const) {
+  for (const k of ['seeds', 'authorize', 'scope', 'rateBudget'] as const) {
     if (d[k] !== undefined && typeof d[k] !== 'function') {
       throw new UsageError(`${what}: ${k}: expected a function`);
     }
   }
   if (d.threadSafe !== undefined && typeof d.threadSafe !== 'boolean') {
     throw new UsageError(`${what}: threadSafe: expected true or false`);
+  }
+  const st = d.statuses;
+  if (
+    st !== undefined &&
+    (!Array.isArray(st) || !st.every((n) => Number.isInteger(n) && n >= 300 && n <= 599))
+  ) {
+    throw new UsageError(`${what}: statuses: expected a list of HTTP statuses from 300 to 599`);
   }
   const o = d.options as { safeParse?: unknown } | undefined;
   if (o !== undefined && (o === null || typeof o.safeParse !== 'function')) {

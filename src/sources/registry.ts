@@ -5,6 +5,8 @@
  */
 import { crawlSource } from './crawl.js';
 import { feedSource } from './feed-source.js';
+import { githubSearchSource } from './github-search.js';
+import { githubTrendingSource } from './github-trending.js';
 import { sitemapSource } from './sitemap-source.js';
 import type { SourceDefinition } from './source.js';
 import { urlsSource } from './urls-source.js';
@@ -14,6 +16,8 @@ const BUILTINS: Readonly<Record<string, SourceDefinition>> = {
   sitemap: sitemapSource,
   feed: feedSource,
   urls: urlsSource,
+  'github-trending': githubTrendingSource,
+  'github-search': githubSearchSource,
 };
 
 /** Names of the built-in sources. */
@@ -26,7 +30,13 @@ export function builtinSource(name: string): SourceDefinition | undefined {
   return Object.hasOwn(BUILTINS, name) ? BUILTINS[name] : undefined;
 }
 
-/** Whether `def` is one of the built-ins (their results are trusted: links already canonical). */
+/**
+ * Built-ins whose results are trusted as they are (links already canonical, the engine's own
+ * request shape `{ url, meta }`); the GitHub sources' results are checked like a user source's.
+ */
+const TRUSTED: ReadonlySet<SourceDefinition> = new Set([crawlSource, sitemapSource, feedSource, urlsSource]);
+
+/** Whether `def` is a built-in whose results are trusted (links already canonical). */
 export function isBuiltin(def: SourceDefinition): boolean {
-  return Object.values(BUILTINS).includes(def);
+  return TRUSTED.has(def);
 }

@@ -27,9 +27,14 @@ export interface SourceOutput {
   sketch?: number[];
   /** Markdown of the page, stored as `.md` next to its body (`data.markdown` names it). */
   markdown?: string;
+  /** A non-2xx page's `missing` message: the item's error is `not-found`. */
+  missing?: string;
 }
 
-const RESULT_KEYS = ['title', 'data', 'follow', 'file', 'refresh', 'sketch', 'markdown'];
+/** Longest `missing` message kept, characters. */
+const MISSING_MAX_CHARS = 500;
+
+const RESULT_KEYS = ['title', 'data', 'follow', 'file', 'refresh', 'sketch', 'markdown', 'missing'];
 
 /** A request already in the engine's form (`{ url, meta }`), as the built-ins make them. */
 function isEngineRequest(f: unknown): boolean {
@@ -99,6 +104,10 @@ export function checkResult(result: unknown, finalUrl: string, trusted: boolean)
   if (r.markdown !== undefined) {
     if (typeof r.markdown !== 'string') throw new RequestError('markdown: expected a string');
     out.markdown = r.markdown;
+  }
+  if (r.missing !== undefined) {
+    if (typeof r.missing !== 'string') throw new RequestError('missing: expected a message string');
+    out.missing = r.missing.split('\n')[0].slice(0, MISSING_MAX_CHARS);
   }
   if (r.file !== undefined) {
     const f = r.file;

@@ -3,6 +3,7 @@
  * handed (parsed options, configured seeds, log, worker), and the calls the engine makes of it —
  * the requests of a round and the headers it authorizes at send time.
  */
+import { canonicalize } from '../url/canonicalize.js';
 import type { LoadedSource } from './load-source.js';
 import { type EngineRequest, normalizeRequests } from './request.js';
 import type { AuthorizeHeaders, SourceContext, SourceDefinition, SourceLog, WorkerInfo } from './source.js';
@@ -46,6 +47,16 @@ export function runSource(
 export async function roundRequests(s: RunningSource): Promise<EngineRequest[]> {
   if (s.def.seeds === undefined) return [...s.ctx.seeds];
   return normalizeRequests(await s.def.seeds(s.ctx), undefined, 'seeds()');
+}
+
+/**
+ * The URLs the source puts in scope besides the seeds (`scope(ctx)`), canonical; none without the
+ * hook. Entries that are not absolute http(s) URLs are left out.
+ * @throws whatever `scope()` throws.
+ */
+export function scopeUrls(s: RunningSource): string[] {
+  const urls = s.def.scope?.(s.ctx) ?? [];
+  return urls.map((u) => canonicalize(String(u))).filter((u): u is string => u !== null);
 }
 
 /**

@@ -113,6 +113,12 @@ export interface HandleResult {
    */
   refresh?: string;
   /**
+   * For a non-2xx page the source asked for (see {@link SourceDefinition.statuses}): what was
+   * asked for does not exist (a repository without a README); the item's error becomes
+   * `{ kind: 'not-found', message }` instead of `http-status`.
+   */
+  missing?: string;
+  /**
    * A sketch of the page's text (`TextSketch`, ascending word hashes) the runtime's trap defence
    * compares between pages of one URL shape; optional.
    */
@@ -161,6 +167,17 @@ export interface OptionsIssue {
   keys?: ReadonlyArray<string>;
 }
 
+/**
+ * The rate budget a request spends (DESIGN §2b): kept once per credential and resource for the
+ * whole collector, across its processes (the supervisor holds it). `identity` names the credential
+ * without being it (`credentialIdentity(token)`: `anonymous` or a hash); `resource` is the
+ * service's name for the limit (GitHub's `X-RateLimit-Resource`: `core`, `search`, ...).
+ */
+export interface RateBudgetKey {
+  identity: string;
+  resource: string;
+}
+
 /** Headers a source adds at send time: credentials, never stored or logged. */
 export type AuthorizeHeaders = Record<string, string> | undefined | null;
 
@@ -193,7 +210,28 @@ export interface SourceDefinition<O = Record<string, unknown>> {
    * each round, although seen before.
    */
   seeds?(ctx: SourceContext<O>): Request[] | Promise<Request[]>;
-  /** Read one 2xx response. Throwing makes the page's item an `error.kind: "source"` item. */
+  /**
+   * Non-2xx statuses `handle` also receives (e.g. `[404]`: a README that does not exist, or a
+   * next name to try); their body is never stored, and their item keeps an `http-status` error
+   * unless `handle` returns `missing`. Default none.
+   */
+  statuses?: readonly number[];
+  /**
+   * URLs whose prefixes are in scope besides the seeds' (the services a source talks to: an API
+   * base, a raw-content host), so the requests it makes there pass `prefix`/`host`/`domain`
+   * scopes. Called once per process. Default none.
+   */
+  scope?(ctx: SourceContext<O>): string[];
+  /**
+   * The rate budget a request spends, or null for none (a web page). Asked before each hop is
+   * sent: the request waits, without using a try, until the budget allows it; the response's
+   * rate-limit headers (`X-RateLimit-*`, `Retry-After`) are recorded in it after.
+   */
+  rateBudget?(
+    request: { url: string; label: string | undefined },
+    ctx: SourceContext<O>,
+  ): RateBudgetKey | null;
+  /** Read one 2xx response (or one of `statuses`). Throwing makes the page's item an `error.kind: "source"` item. */
   handle(page: Page, ctx: SourceContext<O>): HandleResult | undefined | Promise<HandleResult | undefined>;
   /**
    * Headers added when a request of this source is sent (e.g. `Authorization` from

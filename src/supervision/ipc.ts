@@ -5,6 +5,7 @@
 import type { CrawlOptions } from '../config/crawl-options.js';
 import type { FailedSeed } from '../engine/crawl-stats.js';
 import type { HandoffLink } from '../engine/handoff-outbox.js';
+import type { BudgetKey, Grant } from '../http/rate-budget.js';
 import type { SourceRef } from '../sources/load-source.js';
 import type { WorkerCounters } from './worker-counters.js';
 
@@ -40,7 +41,26 @@ export type ToWorker =
   | { t: 'complete' }
   | { t: 'stop' }
   /** The memory guard: stop or go on taking new URLs. */
-  | { t: 'pause'; paused: boolean };
+  | { t: 'pause'; paused: boolean }
+  /** The answer to a `budget` reserve with its `id`. */
+  | { t: 'budget-grant'; id: number; grant: Grant };
+
+/**
+ * A worker's use of the collector's rate budgets (held by the supervisor, `rate-budget-desk.ts`):
+ * may it send a request now (`reserve`, answered by `budget-grant`), the response it got
+ * (`observe`: rate-limit headers only, never credentials), a grant not used (`release`).
+ */
+export type BudgetMessage =
+  | { t: 'budget'; op: 'reserve'; id: number; key: BudgetKey }
+  | {
+      t: 'budget';
+      op: 'observe';
+      key: BudgetKey;
+      status: number | null;
+      headers: Record<string, string>;
+      hint?: string;
+    }
+  | { t: 'budget'; op: 'release'; key: BudgetKey };
 
 /** A worker's counters, sent every second and on idle changes. */
 export interface WorkerStats {
@@ -82,4 +102,5 @@ export type FromWorker =
   /** A line for a person, already in the worker's log (a host that does not answer). */
   | { t: 'warning'; line: string }
   /** The disk is full at `path`: this worker stopped (exit code DISK_FULL_EXIT_CODE); stop them all. */
-  | { t: 'diskFull'; path: string };
+  | { t: 'diskFull'; path: string }
+  | BudgetMessage;

@@ -15,6 +15,7 @@ import type { FromWorker } from './ipc.js';
 import { type LaunchRecord, launchRecord } from './launch-record.js';
 import { memoryOf, writeMeasuredRss } from './memory-guard.js';
 import { decideMemory } from './memory-pressure.js';
+import { RateBudgetDesk } from './rate-budget-desk.js';
 import { onStopSignals } from './signals.js';
 import { hungStartingFor, stallCheckPeriod, stalledFor } from './stall-watch.js';
 import { StatusFields } from './status-fields.js';
@@ -102,6 +103,7 @@ export class Supervisor {
   readonly startedAt = new Date();
   /** Ops fields of status.json: identities, launch record, carried counters (status-fields.ts). */
   private readonly fields: StatusFields;
+  private readonly budgets = new RateBudgetDesk();
 
   constructor(
     specs: WorkerSpec[],
@@ -205,10 +207,8 @@ export class Supervisor {
       stopping: this.stopping,
       memoryLimitBytes: this.opts.memoryLimitBytes,
     });
-    return this.fields.extend(
-      doc,
-      this.workers.map((w) => ({ id: w.spec.id, group: w.spec.group, pid: w.pid })),
-    );
+    const procs = this.workers.map((w) => ({ id: w.spec.id, group: w.spec.group, pid: w.pid }));
+    return this.budgets.extend(this.fields.extend(doc, procs));
   }
 
   private spawn(w: WorkerProcess, resume: boolean): void {
@@ -232,6 +232,9 @@ export class Supervisor {
 
   private onMessage(w: WorkerProcess, m: FromWorker): void {
     switch (m.t) {
+      case 'budget':
+        this.budgets.answer(w, m, this.opts);
+        break;
       case 'ready':
         if (w.state === 'starting') w.state = 'running';
         if (this.stopping) w.send({ t: 'stop' });

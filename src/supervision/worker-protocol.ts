@@ -7,8 +7,10 @@
  */
 import type { Logger } from 'pino';
 import type { Crawler, Partition } from '../engine/crawler.js';
+import type { RateBudgets } from '../engine/rate-gate.js';
 import { DISK_FULL_EXIT_CODE, diskFullPath, isDiskFull } from '../sinks/disk-full.js';
 import type { FromWorker, ToWorker, WorkerInit } from './ipc.js';
+import { RemoteRateBudgets } from './rate-budget-client.js';
 import { type CountedItem, CounterSet } from './worker-counters.js';
 
 /** Extra time a worker whose supervisor died gives itself beyond its join timeout, ms. */
@@ -31,6 +33,8 @@ export interface WorkerWiring {
   onWarning(line: string): void;
   /** Call on every line the source logs (warnings and errors are counted). */
   onSourceLog(level: 'info' | 'warn' | 'error'): void;
+  /** The collector's rate budgets, held by the supervisor. */
+  rateBudgets: RateBudgets;
 }
 
 /** The engine of a worker, with its log. */
@@ -83,6 +87,7 @@ export function serveSupervisor(
   let lastProgressAt = Date.now();
   const counters = new CounterSet();
   const early: ToWorker[] = [];
+  const budgets = new RemoteRateBudgets(send);
 
   const stats = (): FromWorker => {
     const c = crawler as Crawler;
@@ -166,9 +171,11 @@ export function serveSupervisor(
       onRateLimitWait: (ms) => counters.rateLimitWait(ms),
       onWarning: (line) => send({ t: 'warning', line }),
       onSourceLog: (level) => counters.sourceLog(level),
+      rateBudgets: budgets,
     });
     // The supervisor died (IPC closed): stop by ourselves, never linger as an orphan.
     process.on('disconnect', () => {
+      budgets.close();
       if (crawler === null) process.exit(0);
       c.stop();
       setTimeout(() => process.exit(0), joinTimeoutMs + ORPHAN_GRACE_MS).unref();
@@ -210,6 +217,10 @@ export function serveSupervisor(
   };
 
   process.on('message', (msg: ToWorker) => {
+    if (msg.t === 'budget-grant') {
+      budgets.settle(msg.id, msg.grant);
+      return;
+    }
     if (msg.t !== 'init') {
       handle(msg);
       return;

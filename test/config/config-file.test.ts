@@ -121,7 +121,7 @@ describe('config file', () => {
     expect(specs[0].options).toMatchObject({ delay: 2000, hostConcurrency: 2, resume: true });
     const bad = [{ source: 'rss-magic', seeds: [SEED] }];
     await expect(runWorkerSpecs(validateConfig({ workers: bad }, 'c.yaml'), process.cwd())).rejects.toThrow(
-      /workers\[0\]\.source: unknown source "rss-magic": expected a built-in \(crawl, sitemap, feed, urls\) or a module path/,
+      /workers\[0\]\.source: unknown source "rss-magic": expected a built-in \(crawl, sitemap, feed, urls, github-trending, github-search\) or a module path/,
     );
   });
 });

@@ -20,15 +20,14 @@ describe('GitHub source options', () => {
       discover: false,
       discoverDepth: 1,
     });
-    expect(GithubTrendingOptionsSchema.parse({}).revisit).toBeUndefined();
   });
 
-  it('search: needs topics or a query; perPage 1..100; revisit is a duration', () => {
+  it('search: needs topics or a query; perPage 1..100', () => {
     expect(GithubSearchOptionsSchema.safeParse({}).error?.issues[0].message).toBe(
       'github-search needs "topics" or "query"',
     );
-    const o = GithubSearchOptionsSchema.parse({ topics: ['llm'], perPage: 100, revisit: '24h' });
-    expect(o).toMatchObject({ perPage: 100, maxPages: 1, revisit: 86_400_000 });
+    const o = GithubSearchOptionsSchema.parse({ topics: ['llm'], perPage: 100 });
+    expect(o).toMatchObject({ perPage: 100, searchPages: 1 });
     expect(GithubSearchOptionsSchema.parse({ query: 'crawler' }).perPage).toBe(30);
     expect(() => GithubSearchOptionsSchema.parse({ topics: ['x'], perPage: 101 })).toThrow();
   });

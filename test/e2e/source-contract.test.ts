@@ -158,7 +158,7 @@ describe('a user source module', () => {
     [
       'an unknown built-in',
       ['--source', 'rss-magic'],
-      /unknown source "rss-magic": expected a built-in \(crawl, sitemap, feed, urls\)/,
+      /unknown source "rss-magic": expected a built-in \(crawl, sitemap, feed, urls, github-trending, github-search\)/,
     ],
     [
       'an option its schema refuses',

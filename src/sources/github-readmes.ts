@@ -1,0 +1,147 @@
+/**
+ * What the two GitHub sources share: the README request of a listed repository and the reading
+ * of its answer (exact bytes, the README's own name; a 404 tries the next name on the raw host,
+ * then says the repository has none), the token sent at send time to the API only, the rate
+ * budget each request spends, and the three bases put in scope.
+ *
+ * A README's URL depends only on the repository (and the name tried), never on the round or the
+ * listing, so the seen-set collects each README once per source whatever lists it, round after
+ * round. Requests to the API and the raw host are API calls: GitHub's documented rate limits
+ * govern them, not robots.txt (`robots: false`; the API host's robots.txt disallows everything
+ * for crawlers); trending pages are web pages and robots.txt governs them.
+ */
+import type { z } from 'zod';
+import type { GithubConfigSchema } from '../config/github-options.js';
+import { resolveReadmeVia } from '../config/github-options.js';
+import {
+  decodeReadmeJson,
+  nextReadmeName,
+  type ReadmeFile,
+  type ReadmeVia,
+  readmeFromRaw,
+  readmeRepoLinks,
+  readmeRequest,
+} from '../extract/github-readme.js';
+import { parseRepoSlug, type RepoRef } from '../extract/github-repo.js';
+import { githubAuthHeaders, githubBudgetKey } from '../http/github-api.js';
+import { credentialIdentity } from '../http/rate-budget.js';
+import type { HandleResult, Page, RateBudgetKey, RequestSpec, SourceContext } from './source.js';
+
+/** Label of README requests. */
+export const README_LABEL = 'readme';
+
+/** The options both GitHub sources have (see `config/github-options.ts`). */
+export interface ReadmeOptions {
+  github: z.output<typeof GithubConfigSchema>;
+  readme: ReadmeVia | 'auto';
+  readmeNames: string[];
+  discover: boolean;
+  discoverDepth: number;
+}
+
+/** What a README request carries to its page and item. */
+interface ReadmeUserData {
+  repo: string;
+  via: ReadmeVia;
+  /** The name asked for on the raw host, else null. */
+  name: string | null;
+  /** README-to-README hops from a listing (discovery), 0 for a listed repository. */
+  hops: number;
+  /** What the listing said (stars, language, ... and where it was listed). */
+  listing: Record<string, unknown>;
+}
+
+/** The token from the environment variable the options name (`GITHUB_TOKEN`), or null. */
+export function githubToken(o: ReadmeOptions): string | null {
+  return process.env[o.github.tokenEnv] || null;
+}
+
+/** The README request of `repo`, as the listing described it. */
+export function readmeFollow(
+  repo: RepoRef,
+  listing: Record<string, unknown>,
+  o: ReadmeOptions,
+  hops = 0,
+  name?: string,
+): RequestSpec {
+  const via = resolveReadmeVia(o.readme, githubToken(o) !== null);
+  const r = readmeRequest(repo, o.github, via, name ?? o.readmeNames[0]);
+  const userData: ReadmeUserData = { repo: repo.slug, via, name: r.name, hops, listing };
+  const spec: RequestSpec = { url: r.url, label: README_LABEL, robots: false, userData };
+  if (Object.keys(r.headers).length > 0) spec.headers = r.headers;
+  return spec;
+}
+
+/**
+ * Read a README answer: a 2xx is the README (stored with its own bytes and extension); a 404 on
+ * the raw host asks for the next name, and past the last name (or from the API) says the
+ * repository has no README (`missing`: the item's error kind is `not-found`).
+ * @throws on a 2xx that is not what was asked (bad JSON): the item's error is `source`.
+ */
+export function handleReadme(page: Page, ctx: SourceContext<ReadmeOptions>): HandleResult {
+  const ud = page.userData as ReadmeUserData;
+  const repo = parseRepoSlug(ud.repo) as RepoRef;
+  const o = ctx.options;
+  const data: Record<string, unknown> = { repo: repo.slug, ...ud.listing };
+  if (page.status === 404) {
+    const next = ud.via === 'raw' && ud.name !== null ? nextReadmeName(ud.name, o.readmeNames) : null;
+    if (next !== null) {
+      return {
+        data: { ...data, readme: null, tried: ud.name },
+        missing: `${repo.slug} has no ${ud.name}; trying ${next}`,
+        follow: [readmeFollow(repo, ud.listing, o, ud.hops, next)],
+      };
+    }
+    const tried = ud.via === 'raw' ? ` (tried ${o.readmeNames.join(', ')})` : '';
+    return { data: { ...data, readme: null }, missing: `${repo.slug} has no README${tried}` };
+  }
+  let file: ReadmeFile;
+  if (ud.via === 'api') {
+    const got = decodeReadmeJson(page.json());
+    if (got.kind === 'too-large') {
+      // Over 1 MB the API sends no content: the raw host has the bytes.
+      const follow: RequestSpec[] = [];
+      if (got.downloadUrl !== null) {
+        const userData: ReadmeUserData = { ...ud, via: 'raw', name: got.name };
+        follow.push({ url: got.downloadUrl, label: README_LABEL, robots: false, userData });
+      }
+      return { data: { ...data, readme: { name: got.name, path: got.path, size: got.size } }, follow };
+    }
+    file = got;
+  } else {
+    file = readmeFromRaw({ name: ud.name }, page.body);
+  }
+  const ext = file.ext.slice(1);
+  const result: HandleResult = {
+    title: repo.slug,
+    data: { ...data, readme: { name: file.name, path: file.path, via: ud.via, bytes: file.bytes.length } },
+    file: { body: file.bytes, ...(/^[A-Za-z0-9]{1,16}$/.test(ext) ? { extension: ext } : {}) },
+  };
+  if (o.discover && ud.hops < o.discoverDepth) {
+    const text = ud.via === 'api' ? file.bytes.toString('utf8') : page.text();
+    result.follow = readmeRepoLinks(text, o.github.web, repo).map((r) =>
+      readmeFollow(r, { discoveredFrom: repo.slug }, o, ud.hops + 1),
+    );
+  }
+  return result;
+}
+
+/** The source hooks both GitHub sources share (token, budget, scope, 404s). */
+export const githubHooks = {
+  /** `404`: a README that is not there (next name, or none). */
+  statuses: [404] as readonly number[],
+  /** `Authorization: Bearer <token>` on requests below the API base only. */
+  authorize(request: { url: string }, ctx: SourceContext<ReadmeOptions>): Record<string, string> {
+    return githubAuthHeaders(request.url, ctx.options.github, githubToken(ctx.options));
+  },
+  /** API requests spend the token's (or the anonymous) `search`/`core` budget; raw ones `raw`. */
+  rateBudget(request: { url: string }, ctx: SourceContext<ReadmeOptions>): RateBudgetKey | null {
+    const identity = credentialIdentity(githubToken(ctx.options));
+    return githubBudgetKey(request.url, ctx.options.github, identity);
+  },
+  /** The web, API and raw bases, so README and API requests pass a `prefix` scope. */
+  scope(ctx: SourceContext<ReadmeOptions>): string[] {
+    const { web, api, raw } = ctx.options.github;
+    return [web, api, raw].map((b) => `${b.replace(/\/+$/, '')}/`);
+  },
+};
