@@ -17,7 +17,8 @@ export default defineConfig({
       'test/url/scope.test.ts',
       'test/url/canonicalize.test.ts',
     ],
-    testTimeout: 30_000,
+    // the initial (dry) run records per-test coverage, several times slower, on a shared machine
+    testTimeout: 120_000,
     pool: 'forks',
   },
 });
