@@ -80,5 +80,5 @@ describe('orphaned workers', () => {
     expect(new Set(urls).size).toBe(N);
     // The old workers' bodies were stored too (their temp files were not removed under them).
     expect(items.filter((i) => i.error || i.data?.storeError || !i.file)).toEqual([]);
-  }, 90_000);
+  });
 });

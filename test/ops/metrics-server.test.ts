@@ -82,17 +82,18 @@ describe('metrics server', () => {
   });
 
   it('/api/status: the status report and the history the page charts', async () => {
-    server = await startMetricsServer({
+    const started = await startMetricsServer({
       listen: '127.0.0.1:0',
       snapshot,
       dataDir: tempDir(),
       historySampleMs: 50,
     });
+    server = started;
     // two samples at least (50 ms apart, however late a busy machine runs the sampling timer)
     let body: any;
     await vi.waitFor(
       async () => {
-        body = await (await fetch(`${server.url}/api/status`)).json();
+        body = await (await fetch(`${started.url}/api/status`)).json();
         expect(body.history.length).toBeGreaterThanOrEqual(2);
       },
       { timeout: 30_000, interval: 50 },
