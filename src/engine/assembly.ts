@@ -3,7 +3,6 @@
  * crawler only orchestrates. The network side is built with the crawler; the parts that read and
  * write state on disk (journal, spill, resume, item store, handoff outbox) are opened at start.
  */
-import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from 'pino';
@@ -13,6 +12,7 @@ import type { SeenSet } from '../dedup/seen-set.js';
 import type { FrontierQueue } from '../frontier/frontier-queue.js';
 import { Journal } from '../frontier/journal.js';
 import type { RequestMeta } from '../frontier/request-meta.js';
+import { RevisitPolicy } from '../frontier/revisit-policy.js';
 import { SpillQueue } from '../frontier/spill-queue.js';
 import { Fetcher } from '../http/fetcher.js';
 import { RobotsCache } from '../http/robots.js';
@@ -29,21 +29,20 @@ import { HandoffOutbox, type Partition } from './handoff-outbox.js';
 import { HopLoop } from './hop-loop.js';
 import { HostPolicy, robotsRetryWait } from './host-policy.js';
 import { HostSlots } from './host-slots.js';
-import { InlinePageProcessor } from './inline-page-processor.js';
 import type { Item, ItemOrigin } from './item.js';
 import { ItemStore } from './item-store.js';
 import { LinkFollower } from './link-follower.js';
 import { workerReplayFilter } from './log-replay.js';
 import { LostPageRetries } from './lost-page-retries.js';
 import { NearDuplicateWatch } from './near-duplicates.js';
-import type { PageProcessor, PageProcessorOptions, PageThreadSource } from './page-processor.js';
-import { PAGE_THREAD_FILES } from './page-threads.js';
-import type { SourceLogLine } from './page-work.js';
+import type { PageProcessor, PageThreadSource } from './page-processor.js';
+import { openPageProcessor } from './page-processor-choice.js';
 import { restoreHandedOff, restoreState } from './resume.js';
+import { RetryWarnings } from './retry-warnings.js';
+import { Revisits } from './revisits.js';
 import { Rounds } from './rounds.js';
 import { SpillRefill } from './spill-refill.js';
 import { lockWorkerState } from './state-lock.js';
-import { ThreadedPageProcessor } from './threaded-page-processor.js';
 
 /** Smallest body limit for robots.txt (RFC 9309 §2.5: a parsing limit of at least 500 KiB). */
 const ROBOTS_MIN_PARSE_BYTES = 512 * 1024;
@@ -72,6 +71,11 @@ export interface CrawlerDeps {
   onFetch?: (ms: number) => void;
   /** Called when a host is paused by Retry-After or rate-limit headers, with the pause in ms (metrics). */
   onRateLimitWait?: (ms: number) => void;
+  /**
+   * Told a warning line for a person (a host that does not answer: `127.0.0.1:9: connection
+   * refused, retrying in 1.2 s (1/3)`); it is in the log already. Default: the log only.
+   */
+  onWarning?: (line: string) => void;
   /** Called on every line the source logs (counters). */
   onSourceLog?: (level: 'info' | 'warn' | 'error') => void;
   /** Set when this worker is one of several of its type (DESIGN §1 ownership). */
@@ -100,6 +104,10 @@ export interface NetworkParts {
   origin: ItemOrigin;
   /** Items of URLs waiting for a retry, written as they are if the crawl ends first. */
   awaitingRetry: Map<string, Item>;
+  /** Warnings about hosts that do not answer. */
+  warnings: RetryWarnings;
+  /** What is known of the pages fetched, to fetch them again (continuous collection only). */
+  revisits: Revisits | null;
 }
 
 /** A worker with siblings: who owns which URL, and the outbox of links owned by the others. */
@@ -133,6 +141,8 @@ export interface CrawlerHooks {
   queueRound(requests: EngineRequest[]): void;
   /** The item of `url` is written. */
   written(url: string): void;
+  /** The metadata of a queued URL (undefined for a plain URL). */
+  metaOf(url: string): RequestMeta | undefined;
   /** A pending URL restored from the state has this metadata (kept until its item is written). */
   remember(url: string, meta: RequestMeta): void;
   /**
@@ -197,6 +207,7 @@ export function buildNetworkParts(
       })
     : null;
   const policy = new HostPolicy(backend.frontier, opts, deps.onRateLimitWait);
+  const revisits = openRevisits(opts, deps);
   const def = source.def;
   const ref = deps.source.loaded.ref;
   const threadSource: PageThreadSource | null =
@@ -231,6 +242,7 @@ export function buildNetworkParts(
       signal: abort.signal,
       authorize:
         def.authorize === undefined ? undefined : (url, label) => authorizeHeaders(source, url, label),
+      conditional: revisits === null ? undefined : (url) => revisits.headersFor(url),
       onFetch: deps.onFetch,
     }),
     sessionIds,
@@ -240,7 +252,30 @@ export function buildNetworkParts(
     abort,
     origin: { source: def.name, worker: deps.workerId },
     awaitingRetry: new Map(),
+    warnings: new RetryWarnings(
+      (line, fields) => {
+        deps.log.warn(fields, line);
+        deps.onWarning?.(line);
+      },
+      (line, fields) => deps.log.warn(fields, line),
+      opts.retries,
+    ),
+    revisits,
   };
+}
+
+/** The revisits of a worker in continuous collection (`interval`); null for a one-shot crawl. */
+function openRevisits(opts: CrawlOptions, deps: CrawlerDeps): Revisits | null {
+  if (opts.interval === undefined) return null;
+  const rules = Object.entries(opts.revisitPatterns).map(([re, ms]) => ({
+    pattern: new RegExp(re),
+    intervalMs: ms,
+  }));
+  return new Revisits({
+    policy: new RevisitPolicy({ intervalMs: opts.revisit ?? null, rules }),
+    stateDir: path.join(opts.out, 'state', deps.workerId),
+    log: deps.log,
+  });
 }
 
 /**
@@ -305,6 +340,7 @@ export async function openStateParts(
     onError: hooks.writeFailed,
   });
   opened.journal = journal;
+  await net.revisits?.open(opts.resume, hooks.writeFailed);
   let handoff: Handoff | null = null;
   if (partition) {
     // URLs already handed to their owners count as seen here.
@@ -328,6 +364,8 @@ export async function openStateParts(
       deps.onItem?.(item);
     },
     refetchLostBody: (entry, item, e) => attempts.refetchLostBody(entry, item, e),
+    beforeWrite:
+      net.revisits === null ? undefined : (item) => net.revisits?.observe(item, hooks.metaOf(item.url)),
     wake: hooks.wake,
     writeFailed: hooks.writeFailed,
   });
@@ -337,6 +375,7 @@ export async function openStateParts(
     queue: hooks.queueRound,
     log,
     wake: hooks.wake,
+    stats,
   });
   const attempts = new Attempts({
     hops: net.hops,
@@ -351,6 +390,7 @@ export async function openStateParts(
     log,
     maxBytes: opts.maxBytes,
     awaitingRetry: net.awaitingRetry,
+    revisits: net.revisits,
     isStopping: hooks.isStopping,
     round: () => rounds.current,
     wake: hooks.wake,
@@ -365,34 +405,4 @@ export async function openStateParts(
     enqueue: hooks.enqueue,
   });
   return { journal, spill, store, attempts, follower, rounds, handoff, resumedItems };
-}
-
-/**
- * The page processor for a crawler: a page thread when `opts.thread`, the source is thread-safe
- * and loadable by reference (`threadSource`), and the compiled worker file exists (the built CLI;
- * tests running the TypeScript sources get the inline one), else inline.
- * @param writeLog where the lines a source logs in the page thread go.
- */
-export function openPageProcessor(
-  source: RunningSource,
-  threadSource: PageThreadSource | null,
-  opts: PageProcessorOptions,
-  writeLog: (lines: SourceLogLine[]) => void,
-): PageProcessor {
-  const files = PAGE_THREAD_FILES;
-  if (
-    opts.thread &&
-    threadSource !== null &&
-    import.meta.url.endsWith('.js') &&
-    existsSync(files.pageWorker)
-  ) {
-    return new ThreadedPageProcessor(
-      files,
-      threadSource,
-      opts.storeBodies ? opts.outDir : null,
-      opts.maxBytes,
-      writeLog,
-    );
-  }
-  return new InlinePageProcessor(source, opts);
 }

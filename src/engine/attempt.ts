@@ -12,12 +12,13 @@ import type { CrawlStats } from './crawl-stats.js';
 import type { HopAnswer, HopFailure, HopLoop, HopResult } from './hop-loop.js';
 import { type HostPolicy, letsSlowDownDecay } from './host-policy.js';
 import type { HostSlots } from './host-slots.js';
-import { errorItem, type Item, type ItemOrigin, newItem } from './item.js';
+import { errorItem, type Item, type ItemError, type ItemOrigin, newItem } from './item.js';
 import type { ItemStore } from './item-store.js';
 import type { LostPageRetries } from './lost-page-retries.js';
 import type { NearDuplicateWatch } from './near-duplicates.js';
 import { type PageProcessor, PageThreadLost } from './page-processor.js';
 import type { WorkedPage } from './page-work.js';
+import type { Revisits } from './revisits.js';
 
 /** What became of one try. */
 export type Outcome =
@@ -25,9 +26,20 @@ export type Outcome =
    * `bodyId`: the decoded body the page processor keeps for this item (stored or dropped next),
    * with the file `extension` the source chose; `links`: the requests to follow.
    */
-  | { kind: 'item'; item: Item; bodyId?: number; extension?: string; links?: EngineRequest[] }
-  /** `free`: the try does not count against `--retries` (the failure was ours, not the server's). */
-  | { kind: 'retry'; delayMs: number; free?: boolean }
+  | {
+      kind: 'item';
+      item: Item;
+      bodyId?: number;
+      extension?: string;
+      links?: EngineRequest[];
+      /** The source gave Markdown of the page, kept beside the body (stored as `.md` with it). */
+      markdown?: boolean;
+    }
+  /**
+   * `free`: the try does not count against `--retries` (the failure was ours, not the server's);
+   * `error`: what failed (absent for a free retry).
+   */
+  | { kind: 'retry'; delayMs: number; free?: boolean; error?: ItemError }
   /**
    * A refresh redirect to follow: the entry goes back to its host's queue (politeness) without
    * using a try, and its next try continues the hop trail (`HopLoop.refresh`).
@@ -51,6 +63,8 @@ export interface AttemptParts {
   maxBytes: number;
   /** Items of URLs waiting for a retry, written as they are if the crawl ends first. */
   awaitingRetry: Map<string, Item>;
+  /** Told the validators of each answer (continuous collection); null otherwise. */
+  revisits: Pick<Revisits, 'noteResponse'> | null;
   isStopping(): boolean;
   /** The round in progress (continuous collection). */
   round(): number;
@@ -101,12 +115,14 @@ export class Attempts {
       f.res,
       maxBytes,
     );
+    // A response refused for its size still says what it was.
+    if (f.res === undefined && f.contentType) item.contentType = f.contentType;
     const delayMs = this.parts.isStopping()
       ? null
       : policy.retryDelay(entry.attempt, f.retryable, f.retryAfterMs);
     if (delayMs === null) return { kind: 'item', item };
     this.parts.awaitingRetry.set(entry.url, item);
-    return { kind: 'retry', delayMs };
+    return { kind: 'retry', delayMs, error: item.error };
   }
 
   /**
@@ -120,6 +136,7 @@ export class Attempts {
     const item = newItem(origin, entry, finalUrl, res.status, res.contentType);
     if (answer.data) item.data = { ...answer.data };
     if (res.location !== null) return { kind: 'item', item };
+    this.parts.revisits?.noteResponse(item, res.headers);
     // The server is done with this request: its host's next request (politeness gap, host
     // concurrency) need not wait for decoding and parsing.
     this.parts.slots.releaseEarly(entry, letsSlowDownDecay(res.status));
@@ -171,6 +188,7 @@ export class Attempts {
         status: res.status,
         retryable: false,
         retryAfterMs: null,
+        contentType: res.contentType,
       });
     }
     item.bytes = page.bytes;
@@ -186,7 +204,10 @@ export class Attempts {
     const r = page.result;
     if (r?.sketch !== undefined) this.parts.nearDuplicates.observe(entry.url, r.sketch);
     if (r?.refresh !== undefined) return this.refreshHop(entry, answer, id, r.refresh);
-    if (store.isDuplicate(item, id, this.parts.round())) return { kind: 'item', item };
+    // A body seen before has had its links followed; its hubs (every-round requests: feeds,
+    // sitemaps) are followed again, so that what changed below an unchanged hub is still found.
+    if (store.isDuplicate(item, id, this.parts.round()))
+      return { kind: 'item', item, links: hubs(r?.follow) };
     // Still encoded (unknown or nested Content-Encoding): stored as received, flagged, not parsed.
     if (flag === 'unknown-encoding') return { kind: 'item', item, bodyId: id };
     if (page.sourceError !== undefined) {
@@ -200,7 +221,8 @@ export class Attempts {
       pages.drop(id);
       return { kind: 'item', item, links: r?.follow };
     }
-    return { kind: 'item', item, bodyId: id, extension: r?.extension, links: r?.follow };
+    const markdown = page.markdown === true;
+    return { kind: 'item', item, bodyId: id, extension: r?.extension, links: r?.follow, markdown };
   }
 
   /**
@@ -240,4 +262,10 @@ export class Attempts {
     if (data) item.data = { ...data };
     return item;
   }
+}
+
+/** The every-round requests among `links`, or undefined when there are none. */
+function hubs(links: EngineRequest[] | undefined): EngineRequest[] | undefined {
+  const out = links?.filter((l) => typeof l !== 'string' && l.meta.everyRound === true);
+  return out !== undefined && out.length > 0 ? out : undefined;
 }

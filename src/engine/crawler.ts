@@ -66,6 +66,8 @@ export class Crawler {
   private active = 0;
   /** URLs taken for a first try this session: with the resumed items, the --max-pages budget. */
   private dispatched = 0;
+  /** Requests abandoned at stop (second signal, join timeout): pending, fetched on `--resume`. */
+  private abandoned = 0;
   /** Entries already counted against --max-pages (a free retry keeps attempt 0). */
   private readonly counted = new WeakSet<FrontierEntry>();
   private wake: (() => void) | null = null;
@@ -76,8 +78,8 @@ export class Crawler {
   ) {
     this.frontier = deps.backend.frontier;
     this.seen = deps.backend.seen;
-    this.admission = new Admission(this.seen);
     this.net = buildNetworkParts(opts, deps, this.stats, () => this.state.journal);
+    this.admission = new Admission(this.seen, this.net.revisits);
   }
 
   /**
@@ -89,7 +91,7 @@ export class Crawler {
    */
   async start(): Promise<void> {
     const requests = await this.roundRequests();
-    for (const r of requests) this.net.scope.addSeed(urlOf(r));
+    for (const r of requests) if (metaOf(r)?.scope !== false) this.net.scope.addSeed(urlOf(r));
     const hooks = {
       wake: () => this.wakeUp(),
       isStopping: () => this.stopping,
@@ -100,6 +102,7 @@ export class Crawler {
         if (this.requests.size > 0) this.requests.delete(url);
       },
       remember: (url: string, meta: RequestMeta) => this.requests.set(url, meta),
+      metaOf: (url: string) => this.requests.get(url),
       writeFailed: (e: Error) => this.writeFailed(e),
     };
     const priorityOf = (url: string) => this.requests.get(url)?.priority ?? 0;
@@ -138,6 +141,11 @@ export class Crawler {
   /** Entries being processed (requests in flight, pages being read). */
   get busy(): number {
     return this.active;
+  }
+
+  /** URLs left for `--resume`: queued, and abandoned in flight at stop. */
+  get pending(): number {
+    return this.frontier.queued + this.abandoned;
   }
 
   /** In a multi-process crawl: end `run()` once idle (the supervisor saw every worker idle). */
@@ -204,6 +212,7 @@ export class Crawler {
       await this.opened.journal?.close();
     } finally {
       await this.opened.spill?.close();
+      await this.net.revisits?.close();
       await this.net.pages.close();
       await this.net.fetcher.close();
       await this.opened.stateLock?.release();
@@ -245,6 +254,7 @@ export class Crawler {
     }
     if (outcome === null) {
       // Abandoned at stop: no item; the URL stays pending for --resume.
+      this.abandoned++;
       slots.release(entry, false);
       return;
     }
@@ -255,14 +265,21 @@ export class Crawler {
     }
     if (outcome.kind === 'retry') {
       this.stats.retries++;
+      const error = outcome.error;
+      if (error?.kind === 'http-status') this.net.warnings.answered(entry.host);
+      else if (error) {
+        const { kind, message } = error;
+        this.net.warnings.retrying(entry.host, entry.url, kind, message, entry.attempt + 1, outcome.delayMs);
+      }
       slots.retry(entry, outcome.delayMs, !outcome.free);
       return;
     }
+    if (outcome.item.status !== null) this.net.warnings.answered(entry.host);
     awaitingRetry.delete(entry.url);
     slots.release(entry, letsSlowDownDecay(outcome.item.status));
-    const { item, bodyId, links, extension } = outcome;
+    const { item, bodyId, links, extension, markdown } = outcome;
     if (links) this.follower.follow(links, entry.depth + 1);
-    await this.store.storeAndWrite(entry, item, bodyId, extension);
+    await this.store.storeAndWrite(entry, item, bodyId, extension, markdown);
   }
 
   /** A bug on the way: logged, and the URL's item says so (`network`), so the crawl goes on. */
@@ -293,6 +310,8 @@ export class Crawler {
   /** Queue an admitted URL: its metadata kept, the frontier (or spill), the frontier log. */
   private push(url: string, depth: number, meta: RequestMeta | undefined): void {
     if (meta !== undefined) this.requests.set(url, meta);
+    // Fetched before, and changed since by its lastmod: asked for conditionally.
+    if (meta?.lastmod !== undefined) this.net.revisits?.markConditional(url);
     this.state.spill.push(url, depth, meta?.priority);
     this.state.journal.enqueued(url, depth, meta);
   }
@@ -321,9 +340,15 @@ export class Crawler {
     this.admission.newRound();
     for (const r of requests) {
       const url = urlOf(r);
-      this.net.scope.addSeed(url);
+      if (metaOf(r)?.scope !== false) this.net.scope.addSeed(url);
       if (this.owns(url) && this.admission.admitForRound(url)) this.push(url, 0, metaOf(r));
     }
+    // Known pages due again (`revisit`): asked for again, conditionally.
+    this.net.revisits?.startRound(this.state.rounds.current, (url, depth, meta) => {
+      if (!this.admission.admitForRound(url)) return false;
+      this.push(url, depth, meta);
+      return true;
+    });
   }
 
   private budgetLeft(): boolean {

@@ -43,7 +43,8 @@ export interface Item {
   /**
    * Extra fields: the source's own (e.g. `encoding`), and the collector's: `duplicateOf` (URL of
    * the item that stored the same body; null with `duplicateSha256` when its line could not be
-   * read back), `unchanged` and `round` (a seed fetched again by a later round), `redirectTo`,
+   * read back), `unchanged` (a 304, or the same body as the last fetch of this URL), `round` and
+   * `version` (continuous collection: the round, and which body of the page this is), `redirectTo`,
    * `redirectSeen` and `note` (a redirect recorded, not followed), `contentEncoding`
    * (`unknown-encoding`: stored as received; `not-encoded`: the label was wrong), `storeError`
    * (the body was fetched but could not be written).
@@ -55,9 +56,9 @@ export interface Item {
 export interface ItemError {
   /**
    * `timeout`, `too-large`, `redirect-loop`, `robots-disallowed`, `http-status` (a 4xx/5xx
-   * status), `network`, `decode` (a corrupt body), `out-of-scope` (a redirect leaving the
-   * scope), `source` (the source threw on the page, or returned something wrong, or its
-   * `authorize()` failed).
+   * status), `network`, `dns` (the name did not resolve), `decode` (a corrupt body),
+   * `out-of-scope` (a redirect leaving the scope), `source` (the source threw on the page, or
+   * returned something wrong, or its `authorize()` failed).
    */
   kind: FetchErrorKind;
   /** One line for a person, e.g. `HTTP 404` or `redirect loop: a -> b -> a`. */
