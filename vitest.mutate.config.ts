@@ -15,9 +15,11 @@ export default defineConfig({
       'test/frontier/frontier.test.ts',
       'test/frontier/host-heap.test.ts',
       'test/url/scope.test.ts',
+      'test/url/shape-budget.test.ts', // scope's trap-shape verdict and freezeShape
       'test/url/canonicalize.test.ts',
     ],
-    testTimeout: 30_000,
+    // the initial (dry) run records per-test coverage, several times slower, on a shared machine
+    testTimeout: 120_000,
     pool: 'forks',
   },
 });

@@ -118,7 +118,7 @@ describe('a custom source (examples/sources/hn-api.mjs) on a paginated JSON API'
     const out = tempDir();
     const child = startCli([...crawlArgs(a, out), '--processes', '1']);
     const exited = waitExit(child);
-    await waitFor(() => readItems(out).length >= 50, 20_000);
+    await waitFor(() => readItems(out).length >= 50, 60_000); // a deadline for a busy machine
     child.kill('SIGKILL');
     expect((await exited).signal).toBe('SIGKILL');
     expect(readItems(out).length).toBeLessThan(110);
@@ -162,7 +162,7 @@ describe('a custom source (examples/sources/hn-api.mjs) on a paginated JSON API'
       await waitFor(() => {
         pids = (readStatus(data)?.workers ?? []).map((w: { pid: number | null }) => w.pid).filter(Boolean);
         return pids.length === 2 && readItems(data).length >= 10;
-      }, 20_000);
+      }, 60_000); // a deadline for a busy machine
       killed.push(...pids);
       child.kill('SIGKILL');
       for (const pid of pids) process.kill(pid, 'SIGKILL');

@@ -69,9 +69,7 @@ function setUp(): string {
   return config;
 }
 
-it('a site that stops answering: stall found, collector restarted, every URL collected once', {
-  timeout: 90_000,
-}, async () => {
+it('a site that stops answering: stall found, collector restarted, every URL collected once', async () => {
   const config = setUp();
   const run = startCli(['run', '--config', config, '--quiet']);
   const exited = waitExit(run);
@@ -93,9 +91,7 @@ it('a site that stops answering: stall found, collector restarted, every URL col
   expect(readItems(data).filter((i) => i.error)).toEqual([]);
 });
 
-it('a supervisor that ignores SIGTERM (stopped) is SIGKILLed after the join timeout, proven ours first', {
-  timeout: 90_000,
-}, async () => {
+it('a supervisor that ignores SIGTERM (stopped) is SIGKILLed after the join timeout, proven ours first', async () => {
   hanging = true;
   served = 0;
   const config = setUp();

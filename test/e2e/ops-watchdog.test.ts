@@ -73,7 +73,7 @@ function writeConfig(dir: string, extra: string, worker: string): string {
 
 const EXPECTED_ITEMS = PAGES + 2; // the pages, missing.html, limited.html
 
-describe('collector status, watchdog and metrics on a running collector', { timeout: 120_000 }, () => {
+describe('collector status, watchdog and metrics on a running collector', () => {
   it('healthy: status exits 0, watchdog is silent, /metrics has every series; kill -9 → one line, restarted, status 0', async () => {
     const dir = tempDir();
     const data = path.join(dir, 'data');

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readItems, runCli, startCli, tempDir, waitExit, waitFor } from '../fixtures/cli.js';
+import { readItems, startCli, tempDir, waitExit, waitFor } from '../fixtures/cli.js';
 import { type FixtureServer, page, startServer } from '../fixtures/site-server.js';
 
 // Issue 17 (2): after a kill -9 of the supervisor its workers finish their in-flight requests
@@ -8,6 +8,11 @@ import { type FixtureServer, page, startServer } from '../fixtures/site-server.j
 // again. Now the new run waits for the previous run's workers (their state-dir locks) to exit.
 const N = 40;
 let site: FixtureServer;
+/** Lets the held pages answer (see the server below). */
+let release: () => void = () => {};
+const held = new Promise<void>((r) => {
+  release = r;
+});
 
 beforeAll(async () => {
   site = await startServer({}, (req, res) => {
@@ -19,11 +24,21 @@ beforeAll(async () => {
     }
     const i = Number(m[1]);
     const links = i === 0 ? Array.from({ length: N - 1 }, (_, j) => `${j + 1}.html`) : [];
-    // Pages take 6 s: a killed supervisor's workers still have requests in flight for a while.
-    setTimeout(() => {
+    const answer = () => {
       res.writeHead(200, { 'content-type': 'text/html' });
       res.end(page(`Page ${i}`, links));
-    }, 6000);
+    };
+    // The seed takes 1 s; the other pages wait for the test's release (or 60 s): a killed
+    // supervisor's workers still have requests in flight when the resume starts, however slowly
+    // a busy machine starts it.
+    if (i === 0) setTimeout(answer, 1000);
+    else {
+      const t = setTimeout(answer, 60_000);
+      void held.then(() => {
+        clearTimeout(t);
+        answer();
+      });
+    }
   });
 });
 
@@ -63,13 +78,24 @@ describe('orphaned workers', () => {
     const supExit = waitExit(sup);
     // The seed's item is written: its 39 links are being fetched by both workers (6 s each).
     await waitFor(() => readItems(out).length >= 1, 30_000);
-    await waitFor(() => site.requests.filter((q) => q.closedAt === null).length >= 30, 5000);
+    // (a deadline, not a speed check: requests still open are what matters when the kill comes)
+    await waitFor(() => site.requests.filter((q) => q.closedAt === null).length >= 30, 30_000);
     const status = JSON.parse(fs.readFileSync(`${out}/status.json`, 'utf8'));
     const workers: number[] = status.workers.map((w: { pid: number }) => w.pid);
     expect(workers.every(alive)).toBe(true);
     sup.kill('SIGKILL');
     await supExit;
-    const r = await runCli([...args, '--resume']);
+    const resume = startCli([...args, '--resume']);
+    let stderr = '';
+    resume.stderr?.on('data', (d) => {
+      stderr += d;
+    });
+    const resumed = waitExit(resume);
+    // the resume says it waits for both old workers (a deadline: a resume that does not wait
+    // fails below), then their requests are answered
+    await waitFor(() => /waiting for 2 workers/.test(stderr)).catch(() => {});
+    release();
+    const r = await resumed;
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/waiting for 2 workers of the previous run to exit \(pids \d+, \d+\)/);
     expect(workers.some(alive)).toBe(false);
@@ -79,5 +105,5 @@ describe('orphaned workers', () => {
     expect(new Set(urls).size).toBe(N);
     // The old workers' bodies were stored too (their temp files were not removed under them).
     expect(items.filter((i) => i.error || i.data?.storeError || !i.file)).toEqual([]);
-  }, 90_000);
+  });
 });

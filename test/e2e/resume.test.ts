@@ -63,7 +63,7 @@ describe('crash safety and resume', () => {
       expectExactlyOnce(out);
       fs.rmSync(out, { recursive: true, force: true });
     }
-  }, 60_000);
+  });
 
   it('with a 10-URL memory budget (the rest spilled to disk), kill -9 and --resume still give exactly once', async () => {
     const spillArgs = (out: string) => [...args(out), '--max-queued-in-memory', '10'];

@@ -42,9 +42,7 @@ describe.skipIf(!chromium)('status page in headless Chromium', () => {
     if (data) await stopRecordedCollector(data);
   });
 
-  it('shows every worker and the three charts, with the numbers /metrics gives', {
-    timeout: 120_000,
-  }, async () => {
+  it('shows every worker and the three charts, with the numbers /metrics gives', async () => {
     const dir = tempDir();
     data = path.join(dir, 'data');
     const port = await freePort();

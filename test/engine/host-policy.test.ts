@@ -8,6 +8,7 @@ import {
   retryDelay,
   robotsRetryWait,
 } from '../../src/engine/host-policy.js';
+import { HostSlots } from '../../src/engine/host-slots.js';
 import { Frontier } from '../../src/frontier/frontier.js';
 
 const OPTS = { retries: 3, retryBackoff: 1000, maxRetryAfter: 60_000 };
@@ -106,5 +107,81 @@ describe('host policy: applied to the frontier', () => {
     expect(frontier.gapFor('a.example')).toBe(3000);
     policy.afterRobots('b.example', null);
     expect(frontier.gapFor('b.example')).toBe(100);
+  });
+});
+
+/**
+ * The crawler's calls for one host, replayed on a fake clock: each request is taken when the
+ * frontier says its host is ready and lasts {@link REQUEST_MS}; its answer goes through the policy
+ * and the host slots in the order `hop-loop.ts`, `attempt.ts` and `crawler.ts` make them (rate
+ * headers, status, early release or retry). What is asserted is the frontier's decision, the wait
+ * before each request, so no machine load can move it (`politeness.test.ts` checks the same
+ * mechanisms end to end, as lower bounds on the server's clock).
+ */
+describe('host policy: a 429/503 slow-down as the crawler applies it (fake clock)', () => {
+  const REQUEST_MS = 30;
+  const HOST = 'a.example';
+
+  /** Crawl `/` then `/p0`…`/p4` (one at a time, --delay 0, no jitter); `/p0` answers `first` once. */
+  function crawl(first: number): { path: string; wait: number }[] {
+    const clock = { t: 0 };
+    const frontier = new Frontier({ delayMs: 0, jitter: 0, hostConcurrency: 1, now: () => clock.t });
+    const policy = new HostPolicy(frontier, { retries: 1, retryBackoff: 1, maxRetryAfter: 10_000 });
+    const slots = new HostSlots(frontier);
+    const log: { path: string; wait: number }[] = [];
+    frontier.push(`http://${HOST}/`, 0);
+    let p0Answered = false;
+    for (;;) {
+      const wait = frontier.nextReadyIn();
+      if (wait === Number.POSITIVE_INFINITY) break;
+      clock.t += wait;
+      const entry = frontier.next();
+      expect(entry).not.toBeNull();
+      if (entry === null) break;
+      const path = new URL(entry.url).pathname;
+      log.push({ path, wait });
+      clock.t += REQUEST_MS;
+      const status = path === '/p0' && !p0Answered ? first : 200;
+      if (path === '/p0') p0Answered = true;
+      policy.afterHop(HOST, {});
+      const retryable = policy.afterStatus(HOST, status, {});
+      const delay = policy.retryDelay(entry.attempt, retryable !== null, retryable?.retryAfterMs ?? null);
+      if (delay !== null) {
+        slots.retry(entry, delay, true);
+        continue;
+      }
+      slots.releaseEarly(entry, letsSlowDownDecay(status));
+      if (path === '/') for (let i = 0; i < 5; i++) frontier.push(`http://${HOST}/p${i}`, 1);
+      slots.release(entry, letsSlowDownDecay(status));
+    }
+    return log;
+  }
+
+  it.for([503, 429])(
+    'after a %i the host waits 250 ms from the end of the last request, then × 0.8 per success',
+    (code) => {
+      const log = crawl(code);
+      expect(log.map((l) => l.path)).toEqual(['/', '/p0', '/p0', '/p1', '/p2', '/p3', '/p4']);
+      // The retry waits the slow-down's 250 ms from the 429/503's end (more than its 1–1.5 ms
+      // backoff). Each success then shrinks the gap by × 0.8, once; the next request waits the
+      // larger of the gap when the last one started (counted from its start) and the shrunk gap
+      // (counted from its end): max(250 - 30, 200), max(200 - 30, 160), max(160 - 30, 128),
+      // max(128 - 30, 102.4).
+      const waits = log.slice(2).map((l) => l.wait);
+      expect(waits).toHaveLength(5);
+      [250, 220, 170, 130, 102.4].forEach((w, i) => {
+        expect(waits[i], `wait before request ${i + 2}`).toBeCloseTo(w, 6);
+      });
+    },
+  );
+
+  it('without a 429/503 there is no slow-down: a 500 waits its backoff only, a 404 nothing', () => {
+    const after500 = crawl(500).slice(2);
+    expect(after500[0].wait).toBeGreaterThanOrEqual(1);
+    expect(after500[0].wait).toBeLessThanOrEqual(1.5);
+    expect(after500.slice(1).map((l) => l.wait)).toEqual([0, 0, 0, 0]);
+    const after404 = crawl(404);
+    expect(after404.map((l) => l.path)).toEqual(['/', '/p0', '/p1', '/p2', '/p3', '/p4']);
+    expect(after404.map((l) => l.wait)).toEqual([0, 0, 0, 0, 0, 0]);
   });
 });

@@ -35,9 +35,7 @@ describe('all fault kinds at once (budget 40 s each)', () => {
     }
   });
 
-  it('two processes (URLs split by hash): exit 0, one item per URL, none missing', {
-    timeout: 40_000,
-  }, async () => {
+  it('two processes (URLs split by hash): exit 0, one item per URL, none missing', async () => {
     const fresh = await startFaultSite(allFaultGroups(), '127.0.0.7');
     let crawl: FaultCrawl;
     try {

@@ -57,13 +57,8 @@ describe('retries and rate limits (kinds 5 and 6)', () => {
     // X-RateLimit-Remaining: 0 with X-RateLimit-Reset (epoch seconds) pauses the host until then
     const [after] = s.requestsFor('/ra/after-rate-limit.html');
     expect(after.wall).toBeGreaterThanOrEqual(probe.rateLimitReset! * 1000);
-    // and no other request reaches the host meanwhile, once the crawler has had the answer (it
-    // may start one more request before it reads the headers: 500 ms of slack for a busy machine)
-    const [limited] = s.requestsFor('/ra/rate-limit.html');
-    const during = s.requests.filter(
-      (q) => q.at > (limited.endedAt ?? 0) + 500 && q.wall < probe.rateLimitReset! * 1000,
-    );
-    expect(during.map((q) => q.path)).toEqual([]);
+    // (That no other request reaches the host meanwhile is politeness.test.ts's: here, requests
+    // sent before the crawler read the headers may reach a busy server's handler any time later.)
   });
 
   it('backs off exponentially with jitter between retries', async () => {

@@ -100,7 +100,10 @@ describe.concurrent('robots.txt (kind 9)', () => {
       expect(crawl.items).toHaveLength(5);
       const pages = s.requests.filter((q) => q.path !== '/robots.txt').map((q) => q.at);
       expect(pages).toHaveLength(5);
-      for (const g of gaps(pages)) expect(g).toBeGreaterThanOrEqual(300 - 5);
+      // Arrivals at the server, which a busy machine may delay one more than the next: half the
+      // delay as margin still fails requests sent together (gaps near 0 without Crawl-delay). The
+      // exact gap, counted from a request's end, is politeness.test.ts's.
+      for (const g of gaps(pages)) expect(g).toBeGreaterThanOrEqual(150);
     } finally {
       await s.close();
     }

@@ -1,6 +1,6 @@
 import zlib from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { DecodeError, decodeContent, TooLargeError } from '../../src/http/decompress.js';
+import { contentCodings, DecodeError, decodeContent, TooLargeError } from '../../src/http/decompress.js';
 
 const MB = 1024 * 1024;
 const TEXT = Buffer.from('<html><head><title>Héllo</title></head><body>'.padEnd(5000, 'x'));
@@ -49,6 +49,22 @@ describe('decodeContent', () => {
     const r = decodeContent(TEXT, 'gzip', MB);
     expect(r.flag).toBe('not-encoded');
     expect(r.body).toBe(TEXT);
+  });
+
+  it('under an unknown or nested coding, bytes that plainly are the declared type are used as is (not-encoded)', () => {
+    for (const enc of ['utf-8', 'text', 'gzip, br']) {
+      expect(decodeContent(TEXT, enc, MB, 'text/html; charset=utf-8'), enc).toEqual({
+        body: TEXT,
+        flag: 'not-encoded',
+      });
+      // without a Content-Type to compare with, they stay unknown
+      expect(decodeContent(TEXT, enc, MB).flag, enc).toBe('unknown-encoding');
+    }
+  });
+
+  it('reads the codings of a Content-Encoding value: none for no header', () => {
+    expect(contentCodings(null)).toEqual([]);
+    expect(contentCodings(' GZIP , identity, none, br')).toEqual(['gzip', 'br']);
   });
 
   it('flags an unknown or nested encoding and keeps the raw bytes', () => {

@@ -101,7 +101,7 @@ describe('RateBudget against the fixture’s limits', () => {
     // The token went to the API only, as a Bearer header, and the budget holds no trace of it.
     expect(new Set(fx.log.map((e) => e.authorization))).toEqual(new Set([`Bearer ${TOKEN}`]));
     expect(JSON.stringify(budget.snapshot())).not.toContain(TOKEN);
-  }, 60_000);
+  });
 
   it('four concurrent loops sharing one budget never exceed a primary limit', async () => {
     fx = await startGithubFixture({
@@ -113,12 +113,12 @@ describe('RateBudget against the fixture’s limits', () => {
     expect(fx.violations).toEqual([]);
     expect(fx.log.filter((e) => e.status === 403 || e.status === 429)).toEqual([]);
     expect([...statuses.keys()].filter((u) => u.endsWith('/readme'))).toHaveLength(20);
-  }, 60_000);
+  });
 
   it('without the budget the same loops do hit the limit (the test can fail)', async () => {
     fx = await startGithubFixture({ tokens: [TOKEN], limits: { core: { limit: 6, windowMs: 60_000 } } });
     const open = { reserve: () => ({ ok: true as const }), observe: () => null } as unknown as RateBudget;
     await collect(fx, open, ['topic:web-scraping'], 4, TOKEN, false);
     expect(fx.violations.length).toBeGreaterThan(0);
-  }, 60_000);
+  });
 });

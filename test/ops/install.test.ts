@@ -1,7 +1,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { cronBlock, type InstallTarget, systemdUnit, withCronBlock } from '../../src/ops/install.js';
 import { runCli, tempDir } from '../fixtures/cli.js';
 
@@ -93,7 +93,11 @@ describe('collector install --cron', () => {
       const lockFile = watchdog.match(/flock -n (\S+)/)![1];
       const holder = spawn('flock', [lockFile, 'sleep', '20'], { stdio: 'ignore' });
       try {
-        await new Promise((r) => setTimeout(r, 300));
+        // until flock has the lock (a busy machine may start it late)
+        await vi.waitFor(() => expect(spawnSync('flock', ['-n', lockFile, 'true']).status).toBe(1), {
+          timeout: 30_000,
+          interval: 50,
+        });
         const skipped = run();
         expect({ status: skipped.status, stdout: skipped.stdout }).toEqual({ status: 1, stdout: '' });
       } finally {

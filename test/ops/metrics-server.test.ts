@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { validateConfig } from '../../src/config/config-file.js';
 import { type MetricsServer, startMetricsServer } from '../../src/ops/metrics-server.js';
 import type { StatusFile } from '../../src/supervision/status-format.js';
@@ -82,16 +82,23 @@ describe('metrics server', () => {
   });
 
   it('/api/status: the status report and the history the page charts', async () => {
-    server = await startMetricsServer({
+    const started = await startMetricsServer({
       listen: '127.0.0.1:0',
       snapshot,
       dataDir: tempDir(),
       historySampleMs: 50,
     });
-    await new Promise((r) => setTimeout(r, 300));
-    const body = (await (await fetch(`${server.url}/api/status`)).json()) as any;
+    server = started;
+    // two samples at least (50 ms apart, however late a busy machine runs the sampling timer)
+    let body: any;
+    await vi.waitFor(
+      async () => {
+        body = await (await fetch(`${started.url}/api/status`)).json();
+        expect(body.history.length).toBeGreaterThanOrEqual(2);
+      },
+      { timeout: 30_000, interval: 50 },
+    );
     expect(body.report).toMatchObject({ version: 1, totals: { items: 7 } });
-    expect(body.history.length).toBeGreaterThanOrEqual(2);
     expect(body.history.at(-1).slice(1, 3)).toEqual([7, 2]);
   });
 
