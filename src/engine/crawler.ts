@@ -78,6 +78,7 @@ export class Crawler {
     this.seen = deps.backend.seen;
     this.admission = new Admission(this.seen);
     this.net = buildNetworkParts(opts, deps, this.stats, () => this.state.journal);
+    deps.backend.attach?.(() => this.wakeUp());
   }
 
   /**
@@ -203,6 +204,8 @@ export class Crawler {
     try {
       await this.opened.journal?.close();
     } finally {
+      // After the journal: its last items are acknowledged before a shared backend lets go.
+      await this.deps.backend.close?.();
       await this.opened.spill?.close();
       await this.net.pages.close();
       await this.net.fetcher.close();
@@ -293,7 +296,7 @@ export class Crawler {
   /** Queue an admitted URL: its metadata kept, the frontier (or spill), the frontier log. */
   private push(url: string, depth: number, meta: RequestMeta | undefined): void {
     if (meta !== undefined) this.requests.set(url, meta);
-    this.state.spill.push(url, depth, meta?.priority);
+    this.state.spill.push(url, depth, meta?.priority, meta);
     this.state.journal.enqueued(url, depth, meta);
   }
 

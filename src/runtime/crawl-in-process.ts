@@ -1,5 +1,5 @@
 /**
- * A crawl in this process (`--processes 1`): one Crawler on the embedded backend, a progress line
+ * A crawl in this process (`--processes 1`): one Crawler on its backend, a progress line
  * on a TTY, status.json (and the metrics server, when asked for) as its own supervisor, and
  * stopping: by SIGINT/SIGTERM for the command line (first signal: graceful stop; second: abandon
  * in-flight requests), by an AbortSignal for the library.
@@ -16,6 +16,7 @@ import { InProcessStatus } from './in-process-status.js';
 import { openWorkerLog } from './logger.js';
 import { startOpsServer } from './ops-server.js';
 import { ProgressLine } from './progress-line.js';
+import type { SharedBackend } from './shared-backend.js';
 import type { SourceSetup } from './source-setup.js';
 
 /** How a crawl in this process is set up beyond its options. */
@@ -27,6 +28,8 @@ export interface InProcessSetup {
   launch: LaunchRecord;
   /** The memory limit the plan was checked against (status.json). */
   memoryLimitBytes: number;
+  /** With a shared backend (`opts.backend` not embedded): the crawl's id. */
+  crawlId?: string;
 }
 
 /**
@@ -45,11 +48,25 @@ export async function runInProcess(
   let status: InProcessStatus | null = null;
   // Before the crawler (and its threads) exist: a metrics address that cannot be used stops here.
   const metrics = await startOpsServer(opts.metrics, opts.out, () => (status as InProcessStatus).status());
+  // The crawler, once made (the shared backend's heartbeat reads its counters).
+  const live: { crawler?: Crawler } = {};
+  const shared: SharedBackend | null =
+    opts.backend === 'embedded'
+      ? null
+      : (await import('./shared-backend.js')).redisBackend(opts, setup.crawlId ?? 'default', {
+          log,
+          onStop: () => stop('stop asked through the shared backend'),
+          status: () => ({
+            items: live.crawler?.stats.itemsThisRun ?? 0,
+            errors: live.crawler?.stats.errors ?? 0,
+            state: live.crawler?.isStopping ? 'stopping' : 'running',
+          }),
+        });
   const crawler = new Crawler(opts, {
     workerId,
     source: { ...setup.source, seeds: setup.seeds },
     log,
-    backend: embeddedBackend(opts),
+    backend: shared?.backend ?? embeddedBackend(opts),
     onItem: (item) => {
       counters.item(item);
       if (status) status.lastProgressAt = Date.now();
@@ -58,6 +75,7 @@ export async function runInProcess(
     onRateLimitWait: (ms) => counters.rateLimitWait(ms),
     onSourceLog: (level) => counters.sourceLog(level),
   });
+  live.crawler = crawler;
   status = new InProcessStatus(workerId, crawler, counters, opts, setup.launch, setup.memoryLimitBytes);
   const inProcess = status;
   const progress =
@@ -91,6 +109,7 @@ export async function runInProcess(
   try {
     // Before the state is loaded (long for a big resume): a watchdog must see this process alive.
     inProcess.start();
+    await shared?.start();
     await crawler.start();
     if (control.signal?.aborted) stop('aborted');
     progress?.start();
