@@ -7,7 +7,7 @@ import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import path from 'node:path';
-import { itemCount, readItems, startCli, tempDir, waitExit, waitFor } from '../fixtures/cli.js';
+import { itemCount, readItems, runCli, startCli, tempDir, waitExit, waitFor } from '../fixtures/cli.js';
 import { redisServerPath, startRedis, type TestRedis } from '../fixtures/redis-server.js';
 import { type FixtureServer, page, startServer } from '../fixtures/site-server.js';
 
@@ -190,4 +190,50 @@ describe.skipIf(!HAVE_REDIS)('two machines through one redis', () => {
       for (const s of servers) await s.close();
     }
   }, 120_000);
+
+  it('status shows every machine; stop stops all gracefully (leases given back); a new collector continues', async () => {
+    await redis.client.flushdb();
+    const servers = await startSite(20);
+    try {
+      const [a, b, c] = [tempDir(), tempDir(), tempDir()];
+      const seed = `${servers[0].origin}/p/0`;
+      const flags = ['--delay', '100', '--host-concurrency', '1'];
+      const ra = startCli(machineArgs(seed, a, redis, ...flags));
+      const rb = startCli(machineArgs(seed, b, redis, ...flags));
+      children.push(ra, rb);
+      const ends = Promise.all([waitExit(ra), waitExit(rb)]);
+      await waitFor(() => itemCount(a) > 0 && itemCount(b) > 0, 60_000);
+      const ids = ['--backend', redis.url, '--crawl-id', 'test-crawl'];
+      const st = await runCli(['status', ...ids, '--json']);
+      expect(st.code, st.stderr).toBe(0);
+      const view = JSON.parse(st.stdout);
+      expect(view.machines.map((m: { out: string }) => m.out).sort()).toEqual([a, b].sort());
+      const stop = await runCli(['stop', ...ids]);
+      expect(stop.code, stop.stderr).toBe(0);
+      const [ea, eb] = await ends;
+      expect([ea.code, eb.code]).toEqual([0, 0]);
+      const done = readItems(a).length + readItems(b).length;
+      expect(done).toBeLessThan(3 * PAGES);
+      // Nothing left leased: every URL taken and not written went back to the queue.
+      expect(Number(await redis.client.get('collector:{test-crawl}:n:leased'))).toBe(0);
+      expect((await runCli(['status', ...ids])).code).toBe(3);
+      // A collector started later with the same id is not stopped by the old stop, and finishes.
+      const ec = await runCli(machineArgs(seed, c, redis, '--delay', '0'));
+      expect(ec.code, ec.stderr).toBe(0);
+      const union = [...readItems(a), ...readItems(b), ...readItems(c)].map((i) => i.url);
+      expect(union.length).toBe(3 * PAGES);
+      expect(new Set(union).size).toBe(3 * PAGES);
+    } finally {
+      for (const s of servers) await s.close();
+    }
+  }, 120_000);
+
+  it('refuses a malformed backend address or crawl id with one line', async () => {
+    const r = await runCli(['crawl', 'http://127.0.0.1:9/', '--out', tempDir(), '--backend', 'redis:/x']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^collector: --backend: expected embedded or redis:\/\/host:port\/db\n$/);
+    const s = await runCli(['status', '--backend', redis.url]);
+    expect(s.code).toBe(2);
+    expect(s.stderr).toContain('--backend needs --crawl-id');
+  });
 });
