@@ -60,6 +60,8 @@ export class RedisFrontier implements FrontierQueue {
   /** Items written here, in journal order, not yet on disk (acknowledged once they are). */
   private readonly unflushed: string[] = [];
   private reconcileDue = false;
+  /** Writes sent and not yet answered. */
+  private readonly outstanding = new Set<Promise<void>>();
   private closed = false;
   /** Called when leased URLs arrive or the crawl-wide counts change (the engine's wake-up). */
   wake: () => void = () => {};
@@ -278,8 +280,23 @@ export class RedisFrontier implements FrontierQueue {
     this.track(this.link.script(name, [this.opts.prefix, ...args]));
   }
 
+  /** Resolves when every write sent so far (and every pending push) is answered. */
+  async settled(): Promise<void> {
+    this.writes.flush();
+    await Promise.all([...this.outstanding, this.writes.settled()]);
+  }
+
   private track(p: Promise<unknown>): void {
     this.writes.sent++;
-    p.catch((e: Error) => this.log.error({ err: e.message }, 'a write to redis failed'));
+    const t = p.then(
+      () => {
+        this.outstanding.delete(t);
+      },
+      (e: Error) => {
+        this.outstanding.delete(t);
+        this.log.error({ err: e.message }, 'a write to redis failed');
+      },
+    );
+    this.outstanding.add(t);
   }
 }
