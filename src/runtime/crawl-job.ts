@@ -115,6 +115,11 @@ export async function runCrawlJob(
       '--backend redis://…: one process per collector (--processes 1); start more collectors, on this machine or others, with the same --crawl-id',
     );
   }
+  if (opts.backend !== 'embedded' && opts.interval !== undefined) {
+    throw new UsageError(
+      '--backend redis://…: rounds (--interval) are not shared across machines in this version; crawl once per start',
+    );
+  }
   if (objectSource && opts.processes > 1) {
     throw new UsageError(
       'a source given as an object runs in this process only: use processes: 1, or give the path of its module',
