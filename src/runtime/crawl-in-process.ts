@@ -88,7 +88,12 @@ export async function runInProcess(
           stopping: crawler.isStopping,
         }))
       : null;
+  let onStopped = () => {};
+  const stopped = new Promise<void>((r) => {
+    onStopped = r;
+  });
   const stop = (why: string) => {
+    onStopped();
     log.info({ why }, 'stopping');
     inProcess.stopping();
     crawler.stop();
@@ -109,7 +114,8 @@ export async function runInProcess(
   try {
     // Before the state is loaded (long for a big resume): a watchdog must see this process alive.
     inProcess.start();
-    await shared?.start();
+    // Joining waits while Redis is unavailable; a stop meanwhile ends the wait.
+    if (shared !== null) await Promise.race([shared.start(), stopped]);
     await crawler.start();
     if (control.signal?.aborted) stop('aborted');
     progress?.start();

@@ -12,6 +12,9 @@ import { hostKey } from '../../url/canonicalize.js';
 import type { PendingWrites } from './pending-writes.js';
 import type { RedisLink } from './redis-link.js';
 
+/** Shortest wait after a claim that got nothing, ms (never a tight loop of claims). */
+const MIN_EMPTY_CLAIM_GAP_MS = 5;
+
 /** Politeness and batching of one machine's shared frontier. */
 export interface RedisFrontierOptions {
   /** The crawl's key prefix (`crawl-keys.ts`). */
@@ -245,7 +248,7 @@ export class RedisFrontier implements FrontierQueue {
     if (this.buffer.length > 0) this.claimAfter = 0;
     else {
       // Nothing ready here: ask again when the first host is ready, or poll for others' work.
-      const wait = firstReady >= 0 ? Math.max(0, firstReady - now) : this.opts.pollMs;
+      const wait = firstReady >= 0 ? Math.max(MIN_EMPTY_CLAIM_GAP_MS, firstReady - now) : this.opts.pollMs;
       this.claimAfter = performance.now() + Math.min(wait, this.opts.pollMs);
     }
   }
