@@ -96,9 +96,20 @@ describe.skipIf(!HAVE_REDIS)('shared frontier scripts', () => {
       m.f.push('http://127.0.0.1/x', 0);
     }
     await settle(a.f);
+    await settle(b.f);
+    expect(await redis.client.get(`${P}n:queued`)).toBe('1');
     const got = [...(await claim(a.f)), ...(await claim(b.f))];
     expect(got.map((e) => e.url)).toEqual(['http://127.0.0.1/x']);
     expect(Number(await redis.client.get(`${P}n:leased`))).toBe(1);
+    // Done and acknowledged, then found again by a third machine: not queued again.
+    a.f.done(got[0]);
+    a.f.itemWritten(got[0].url);
+    a.f.itemsFlushed(1);
+    await settle(a.f);
+    const c = await start({ hostConcurrency: 4 });
+    c.f.push('http://127.0.0.1/x', 1);
+    await settle(c.f);
+    expect(await claim(c.f)).toEqual([]);
   });
 
   it('holds host concurrency across machines: a token taken by one is not given to the other', async () => {
