@@ -5,9 +5,12 @@
  * one crawl id) through Redis. Per row: pages/s (whole run, start-up included, medians over
  * --runs, runs alternating), exactly-once of the union, Redis memory per URL seen (used_memory
  * after the crawl minus before, ÷ URLs seen) and Redis commands per page (total_commands_processed).
+ * Then politeness across machines: two machines through Redis crawl the 200-host loopback site of
+ * `politeness-200` (bench/lib/multi-host-site.js) with --delay 1000 --host-concurrency 1 for
+ * --politeness-seconds; the smallest gap between two requests to one host must be ≥ 1000 ms.
  * Starts its own redis-server (no persistence) on a free loopback port; stops it by PID.
  *
- *   npm run build && node bench/redis-backend.js [--runs 3]
+ *   npm run build && node bench/redis-backend.js [--runs 3] [--politeness-seconds 20]
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -17,12 +20,28 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Corpus } from './lib/corpus.js';
+import { sleep, startProcess, startServer, stopProcess } from './lib/proc.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const cli = path.join(root, 'bin', 'collector.js');
-const { values: opts } = parseArgs({ options: { runs: { type: 'string', default: '3' } } });
+const { values: opts } = parseArgs({
+  options: {
+    runs: { type: 'string', default: '3' },
+    'politeness-seconds': { type: 'string', default: '20' },
+  },
+});
 const runs = Number(opts.runs);
-const ARGS = ['--delay', '0', '--host-concurrency', '16', '--concurrency', '32', '--quiet', '--processes', '1'];
+const ARGS = [
+  '--delay',
+  '0',
+  '--host-concurrency',
+  '16',
+  '--concurrency',
+  '32',
+  '--quiet',
+  '--processes',
+  '1',
+];
 
 async function freePort() {
   return new Promise((resolve) => {
@@ -76,7 +95,12 @@ async function crawl(kind, url, port, n) {
   await Promise.all(outs.map((out) => run([cli, 'crawl', url, '--out', out, ...ARGS, ...backend])));
   const seconds = (performance.now() - t0) / 1000;
   const all = outs.flatMap(items);
-  const row = { pages: all.length, distinct: new Set(all).size, seconds, share: outs.map((o) => items(o).length) };
+  const row = {
+    pages: all.length,
+    distinct: new Set(all).size,
+    seconds,
+    share: outs.map((o) => items(o).length),
+  };
   if (port !== null) {
     const seen = Number(redisCli(port, 'scard', 'collector:{bench}:seen').trim());
     row.bytesPerUrl = (info(port, 'used_memory') - mem0) / seen;
@@ -86,14 +110,60 @@ async function crawl(kind, url, port, n) {
   return row;
 }
 
+/** Two machines through Redis on 200 hosts, 1 s delay each: every host's smallest gap. */
+async function politeness(port, seconds) {
+  redisCli(port, 'flushall');
+  const server = await startServer(path.join(root, 'bench/lib/multi-host-site.js'), ['--hosts', '200']);
+  const outs = [0, 1].map(() => mkdtempSync(path.join('/dev/shm', 'collector-bench-redis-')));
+  try {
+    const args = ['--scope', 'any', '--delay', '1000', '--jitter', '0', '--host-concurrency', '1'];
+    args.push('--concurrency', '64', '--no-robots', '--quiet', '--backend', `redis://127.0.0.1:${port}/0`);
+    const hs = outs.map((out) =>
+      startProcess([
+        process.execPath,
+        cli,
+        'crawl',
+        ...server.info.seeds,
+        '--out',
+        out,
+        ...args,
+        '--crawl-id',
+        'p200',
+      ]),
+    );
+    await sleep(seconds * 1000);
+    await Promise.all(hs.map((h) => stopProcess(h, { graceMs: 15_000 })));
+    const rep = await server.request({ t: 'report' });
+    const gaps = rep.hosts.filter((x) => x.minGapMs !== null).map((x) => x.minGapMs);
+    const share = outs.map((o) => items(o).length);
+    console.log('');
+    console.log(
+      '| politeness, 2 machines through Redis | requests | pages/s | % of ideal 200/s | min gap same host ms (≥ 1000) | items per machine |',
+    );
+    console.log('|---|---|---|---|---|---|');
+    const pps = rep.requests / seconds;
+    console.log(
+      `| 200 hosts, --delay 1000, ${seconds} s | ${rep.requests} | ${pps.toFixed(1)} | ${((pps / 200) * 100).toFixed(0)}% | ` +
+        `${Math.min(...gaps).toFixed(1)} ${Math.min(...gaps) >= 1000 ? 'ok' : '**FAIL**'} | ${share.join(' + ')} |`,
+    );
+  } finally {
+    for (const o of outs) rmSync(o, { recursive: true, force: true });
+    await server.stop();
+  }
+}
+
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 const corpus = new Corpus(root).start();
 const port = await freePort();
 const dir = mkdtempSync(path.join(os.tmpdir(), 'collector-bench-redisdir-'));
-const redis = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no'], {
-  stdio: 'ignore',
-});
+const redis = spawn(
+  'redis-server',
+  ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no'],
+  {
+    stdio: 'ignore',
+  },
+);
 try {
   for (let i = 0; i < 50; i++) {
     try {
@@ -111,7 +181,9 @@ try {
     process.stderr.write(`run ${r + 1}/${runs} done\n`);
   }
   const base = median(rows.embedded.map((x) => x.pages / x.seconds));
-  console.log('| backend | pages/s (median, min–max) | vs embedded | exactly once | items per machine | Redis B/URL | Redis cmds/page |');
+  console.log(
+    '| backend | pages/s (median, min–max) | vs embedded | exactly once | items per machine | Redis B/URL | Redis cmds/page |',
+  );
   console.log('|---|---|---|---|---|---|---|');
   for (const [name, xs] of Object.entries(rows)) {
     const ps = xs.map((x) => x.pages / x.seconds);
@@ -124,6 +196,7 @@ try {
         `${last.opsPerPage === undefined ? '—' : median(xs.map((x) => x.opsPerPage)).toFixed(1)} |`,
     );
   }
+  await politeness(port, Number(opts['politeness-seconds']));
 } finally {
   process.kill(redis.pid, 'SIGTERM');
   rmSync(dir, { recursive: true, force: true });

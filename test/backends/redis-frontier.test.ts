@@ -137,6 +137,22 @@ describe.skipIf(!HAVE_REDIS)('shared frontier scripts', () => {
     expect(nx - Number(sec) * 1000).toBeGreaterThan(50_000);
   });
 
+  it("holds one machine's Crawl-delay and 429 slow-down for every machine", async () => {
+    const a = await start({ hostConcurrency: 4 });
+    const b = await start({ hostConcurrency: 4 });
+    a.f.setCrawlDelay('127.0.0.1', 30_000);
+    a.f.slowDown('127.0.0.1');
+    for (const u of ['http://127.0.0.1/1', 'http://127.0.0.1/2']) a.f.push(u, 0);
+    await settle(a.f);
+    expect(await redis.client.hget(`${P}h:127.0.0.1`, 'y')).toBe('30000');
+    expect(await claim(b.f)).toHaveLength(1);
+    expect(await claim(a.f)).toEqual([]);
+    const nx = Number(await redis.client.hget(`${P}h:127.0.0.1`, 'n'));
+    const [sec] = await redis.client.time();
+    // Crawl-delay 30 s plus the slow-down penalty (doubling from the Crawl-delay): 60 s.
+    expect(nx - Number(sec) * 1000).toBeGreaterThan(55_000);
+  });
+
   it('pauses a host for every machine (Retry-After), and a retry goes first after its wait', async () => {
     const a = await start({ hostConcurrency: 4 });
     const b = await start({ hostConcurrency: 4 });
