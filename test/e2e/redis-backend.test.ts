@@ -73,8 +73,10 @@ function machineArgs(seed: string, out: string, redis: TestRedis, ...extra: stri
     redis.url,
     '--crawl-id',
     'test-crawl',
+    // Short enough for the kill test to wait little, long enough that a loaded machine's live
+    // collector is never taken for dead (its heartbeat beats 4 times per timeout).
     '--lease-timeout',
-    '2s',
+    '10s',
     ...extra,
   ];
 }
@@ -130,7 +132,7 @@ describe.skipIf(!HAVE_REDIS)('two machines through one redis', () => {
     try {
       const [a, b] = [tempDir(), tempDir()];
       const seed = `${servers[0].origin}/p/0`;
-      const flags = ['--delay', '30', '--host-concurrency', '2', '--concurrency', '4'];
+      const flags = ['--delay', '30', '--host-concurrency', '2', '--concurrency', '4', '--lease-timeout', '4s'];
       const ra = startCli(machineArgs(seed, a, redis, ...flags));
       const rb = startCli(machineArgs(seed, b, redis, ...flags));
       children.push(ra, rb);
