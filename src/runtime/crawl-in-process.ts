@@ -78,6 +78,7 @@ export async function runInProcess(
   live.crawler = crawler;
   status = new InProcessStatus(workerId, crawler, counters, opts, setup.launch, setup.memoryLimitBytes);
   const inProcess = status;
+  if (shared !== null) inProcess.backendStatus = shared.status;
   const progress =
     !opts.quiet && process.stderr.isTTY
       ? new ProgressLine(() => ({

@@ -25,6 +25,8 @@ export interface SharedBackend {
   machine: string;
   /** Join: resolves once Redis answered the first heartbeat (waits while it is unavailable). */
   start(): Promise<void>;
+  /** For status.json (`totals.backend`): kind, crawl id, machine, connected, reconnects, shared counts. */
+  status(): Record<string, unknown>;
 }
 
 /**
@@ -51,6 +53,7 @@ export function redisBackend(opts: CrawlOptions, crawlId: string, hooks: SharedB
   return {
     machine: shared.machine,
     start: () => shared.start(),
+    status: () => shared.status(),
     backend: {
       frontier,
       seen: shared.seen,

@@ -174,7 +174,18 @@ describe.skipIf(!HAVE_REDIS)('two machines through one redis', () => {
       children.push(ra, rb);
       const ends = Promise.all([waitExit(ra), waitExit(rb)]);
       await waitFor(() => itemCount(a) + itemCount(b) >= 20, 60_000);
-      await redis.restart(1500);
+      await redis.kill();
+      // While Redis is away, status.json says so (and the crawl waits).
+      const backendOf = (out: string) => {
+        try {
+          return JSON.parse(fs.readFileSync(path.join(out, 'status.json'), 'utf8')).totals.backend;
+        } catch {
+          return undefined;
+        }
+      };
+      await waitFor(() => backendOf(a)?.connected === false, 30_000);
+      expect(backendOf(a)).toMatchObject({ kind: 'redis', crawlId: 'test-crawl' });
+      await redis.start();
       const [ea, eb] = await ends;
       expect(ea.code, ea.stderr).toBe(0);
       expect(eb.code, eb.stderr).toBe(0);

@@ -48,6 +48,8 @@ export class RedisCrawl {
   private readonly link: RedisLink;
   private readonly writes: PendingWrites;
   private readonly heartbeat: MachineHeartbeat;
+  /** Crawl-wide counts at the last heartbeat. */
+  private counts = { sharedQueued: 0, sharedLeased: 0, sharedDone: 0 };
 
   /** @throws Error for a malformed address or crawl id. */
   constructor(private readonly opts: RedisCrawlOptions) {
@@ -81,6 +83,9 @@ export class RedisCrawl {
         hostConcurrency: opts.hostConcurrency,
         leaseTimeoutMs: opts.leaseTimeoutMs,
         onStop: opts.onStop,
+        onCounts: (q, l, d) => {
+          this.counts = { sharedQueued: q, sharedLeased: l, sharedDone: d };
+        },
         status: () => ({ ...opts.status(), out: opts.out, inFlight: this.frontier.inFlight }),
       },
       log,
@@ -89,6 +94,21 @@ export class RedisCrawl {
     this.link.onBack = () => {
       this.heartbeat.reconnected();
       onBack?.();
+    };
+  }
+
+  /**
+   * This machine's view, for status.json: `connected` false while Redis is unavailable (the crawl
+   * is paused, waiting for it), the reconnects so far, and the crawl-wide counts of the last beat.
+   */
+  status(): Record<string, unknown> {
+    return {
+      kind: 'redis',
+      crawlId: this.opts.crawlId,
+      machine: this.machine,
+      connected: this.link.up,
+      reconnects: this.link.reconnects,
+      ...this.counts,
     };
   }
 
