@@ -18,6 +18,7 @@ const P = 'collector:{unit}:';
 /** A machine: its shared crawl and the lines it logged. */
 function machine(redis: TestRedis, opts: { delayMs?: number; hostConcurrency?: number; leaseTimeoutMs?: number } = {}) {
   const lines: string[] = [];
+  const stops: number[] = [];
   const log = pino(
     { level: 'info' },
     new Writable({
@@ -39,10 +40,10 @@ function machine(redis: TestRedis, opts: { delayMs?: number; hostConcurrency?: n
     pollMs: 50,
     out: '/nowhere',
     log,
-    onStop: () => {},
+    onStop: () => stops.push(Date.now()),
     status: () => ({ items: 0, errors: 0, state: 'running' }),
   });
-  return { crawl, f: crawl.frontier, lines };
+  return { crawl, f: crawl.frontier, lines, stops };
 }
 
 /** Entries a machine gets from one claim (waits for the answer). */
@@ -204,6 +205,27 @@ describe.skipIf(!HAVE_REDIS)('shared frontier scripts', () => {
     expect(got.map((x) => [x.url, x.attempt])).toEqual([['http://127.0.0.1/2', 0]]);
     expect(b.lines.join('')).toContain('leases of a silent machine taken back');
     expect(await redis.client.sismember(`${P}machines`, a.crawl.machine)).toBe(0);
+  });
+
+  it('sends no acknowledgement after Redis refused a write (its links may be lost): the page goes to others', async () => {
+    const a = await start();
+    a.f.push('http://127.0.0.1/1', 0);
+    await settle(a.f);
+    const [e] = await claim(a.f);
+    a.f.done(e);
+    await settle(a.f);
+    await redis.client.config('SET', 'maxmemory', '1');
+    try {
+      a.f.push('http://127.0.0.1/link-of-1', 1);
+      a.f.itemWritten(e.url);
+      a.f.itemsFlushed(1);
+      await settle(a.f);
+    } finally {
+      await redis.client.config('SET', 'maxmemory', '0');
+    }
+    expect(await redis.client.hexists(`${P}l:${a.crawl.machine}`, e.url)).toBe(1);
+    expect(a.stops).toHaveLength(1);
+    expect(a.lines.join('')).toContain('redis refused a write');
   });
 
   it('gives back, at close, the leases of URLs not written', async () => {

@@ -56,9 +56,14 @@ export class RedisCrawl {
     const prefix = crawlPrefix(opts.crawlId);
     const { log } = opts;
     this.link = openRedisLink(opts.url, log);
-    this.writes = new PendingWrites(this.link, prefix, opts.hostConcurrency, (e) =>
-      log.error({ err: e.message }, 'a write to redis failed'),
-    );
+    this.writes = new PendingWrites(this.link, prefix, opts.hostConcurrency, (e) => {
+      log.error(
+        { err: e.message },
+        'redis refused a write: stopping this machine; its pages not acknowledged go to the others',
+      );
+      this.frontier.refuse(e);
+      opts.onStop();
+    });
     this.frontier = new RedisFrontier(
       this.link,
       this.writes,

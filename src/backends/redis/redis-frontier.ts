@@ -63,6 +63,10 @@ export class RedisFrontier implements FrontierQueue {
   /** Items written here, in journal order, not yet on disk (acknowledged once they are). */
   private readonly unflushed: string[] = [];
   private reconcileDue = false;
+  /** Acknowledgements waiting for the links queued before them. */
+  private acks: Promise<void> = Promise.resolve();
+  /** The first write Redis refused, if any. */
+  private refused: Error | null = null;
   /** Writes sent and not yet answered. */
   private readonly outstanding = new Set<Promise<void>>();
   private closed = false;
@@ -178,7 +182,20 @@ export class RedisFrontier implements FrontierQueue {
     if (urls.length === 0) return;
     for (const u of urls) this.held.delete(u);
     this.writes.flush();
-    this.send('ack', [this.opts.machine, this.opts.hostConcurrency, ...urls]);
+    // Only once Redis has taken every link queued before (a refused one leaves the page unacknowledged).
+    const settled = this.writes.settled();
+    this.acks = this.acks.then(async () => {
+      await settled;
+      if (this.refused === null) this.send('ack', [this.opts.machine, this.opts.hostConcurrency, ...urls]);
+    });
+  }
+
+  /**
+   * Redis refused a write (a script error, or out of memory): no acknowledgement is sent after it,
+   * so a page whose links may not be queued is fetched again by another machine.
+   */
+  refuse(e: Error): void {
+    this.refused ??= e;
   }
 
   /**
@@ -187,6 +204,7 @@ export class RedisFrontier implements FrontierQueue {
    */
   async releaseAll(): Promise<void> {
     this.closed = true;
+    await this.acks;
     this.writes.flush();
     const o = this.opts;
     for (const e of this.buffer) this.held.set(e.url, e);
@@ -286,6 +304,7 @@ export class RedisFrontier implements FrontierQueue {
   /** Resolves when every write sent so far (and every pending push) is answered. */
   async settled(): Promise<void> {
     this.writes.flush();
+    await this.acks;
     await Promise.all([...this.outstanding, this.writes.settled()]);
   }
 
