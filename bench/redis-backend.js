@@ -57,6 +57,12 @@ function redisCli(port, ...args) {
   return execFileSync('redis-cli', ['-p', String(port), ...args], { encoding: 'utf8' });
 }
 
+function evalCalls(port) {
+  const m = /^cmdstat_evalsha:calls=(\d+)/m.exec(redisCli(port, 'info', 'commandstats'));
+  const e = /^cmdstat_eval:calls=(\d+)/m.exec(redisCli(port, 'info', 'commandstats'));
+  return (m ? Number(m[1]) : 0) + (e ? Number(e[1]) : 0);
+}
+
 function info(port, field) {
   const m = new RegExp(`^${field}:(\\d+)`, 'm').exec(redisCli(port, 'info'));
   return m ? Number(m[1]) : Number.NaN;
@@ -90,6 +96,7 @@ async function crawl(kind, url, port, n) {
   if (port !== null) redisCli(port, 'flushall');
   const mem0 = port === null ? 0 : info(port, 'used_memory');
   const cmd0 = port === null ? 0 : info(port, 'total_commands_processed');
+  const eval0 = port === null ? 0 : evalCalls(port);
   const t0 = performance.now();
   const backend = port === null ? [] : ['--backend', `redis://127.0.0.1:${port}/0`, '--crawl-id', 'bench'];
   await Promise.all(outs.map((out) => run([cli, 'crawl', url, '--out', out, ...ARGS, ...backend])));
@@ -104,7 +111,10 @@ async function crawl(kind, url, port, n) {
   if (port !== null) {
     const seen = Number(redisCli(port, 'scard', 'collector:{bench}:seen').trim());
     row.bytesPerUrl = (info(port, 'used_memory') - mem0) / seen;
+    row.seenBytesPerUrl =
+      Number(redisCli(port, 'memory', 'usage', 'collector:{bench}:seen', 'samples', '0').trim()) / seen;
     row.opsPerPage = (info(port, 'total_commands_processed') - cmd0) / all.length;
+    row.scriptsPerPage = (evalCalls(port) - eval0) / all.length;
   }
   for (const o of outs) rmSync(o, { recursive: true, force: true });
   return row;
@@ -140,7 +150,7 @@ async function politeness(port, seconds) {
     console.log(
       '| politeness, 2 machines through Redis | requests | pages/s | % of ideal 200/s | min gap same host ms (≥ 1000) | items per machine |',
     );
-    console.log('|---|---|---|---|---|---|');
+    console.log('|---|---|---|---|---|---|---|---|---|');
     const pps = rep.requests / seconds;
     console.log(
       `| 200 hosts, --delay 1000, ${seconds} s | ${rep.requests} | ${pps.toFixed(1)} | ${((pps / 200) * 100).toFixed(0)}% | ` +
@@ -182,7 +192,7 @@ try {
   }
   const base = median(rows.embedded.map((x) => x.pages / x.seconds));
   console.log(
-    '| backend | pages/s (median, min–max) | vs embedded | exactly once | items per machine | Redis B/URL | Redis cmds/page |',
+    '| backend | pages/s (median, min–max) | vs embedded | exactly once | items per machine | Redis B/URL (all keys) | seen-set B/URL | Redis cmds/page (in scripts too) | script calls/page |',
   );
   console.log('|---|---|---|---|---|---|---|');
   for (const [name, xs] of Object.entries(rows)) {
@@ -193,6 +203,7 @@ try {
       `| ${name} | ${median(ps).toFixed(0)} (${Math.min(...ps).toFixed(0)}–${Math.max(...ps).toFixed(0)}) | ` +
         `${((median(ps) / base) * 100).toFixed(0)}% | ${once ? 'yes' : 'NO'} | ${last.share.join(' + ')} | ` +
         `${last.bytesPerUrl === undefined ? '—' : median(xs.map((x) => x.bytesPerUrl)).toFixed(0)} | ` +
+        `${last.seenBytesPerUrl === undefined ? '—' : median(xs.map((x) => x.seenBytesPerUrl)).toFixed(0)} | ` +
         `${last.opsPerPage === undefined ? '—' : median(xs.map((x) => x.opsPerPage)).toFixed(1)} |`,
     );
   }

@@ -123,7 +123,9 @@ describe.skipIf(!HAVE_REDIS)('shared frontier scripts', () => {
     expect(await claim(b.f)).toEqual([]);
     a.f.done(first);
     await settle(a.f);
-    expect((await claim(b.f)).map((e) => e.url)).toEqual(['http://127.0.0.1/2']);
+    // The token given back goes to one machine (a claims again at once: it may be either).
+    const next = [...(await claim(a.f)), ...(await claim(b.f))];
+    expect(next.map((e) => e.url)).toEqual(['http://127.0.0.1/2']);
   });
 
   it('holds the delay across machines: the next start waits for next-allowed time in Redis', async () => {

@@ -135,6 +135,11 @@ export class RedisFrontier implements FrontierQueue {
     this.inFlightCount--;
     const o = this.opts;
     this.send('done', [o.machine, entry.url, answered ? 1 : 0, o.delayMs, o.hostConcurrency]);
+    // The token given back may make its host ready: claim again now (after the done, on the same
+    // connection) rather than at the next poll, so the answer is here by the time the engine's
+    // slot is free (the body may still be being stored).
+    this.claimAfter = 0;
+    this.claim();
   }
 
   retry(entry: FrontierEntry, delayMs: number, released = false, counts = true): void {
