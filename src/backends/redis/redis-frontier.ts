@@ -63,6 +63,8 @@ export class RedisFrontier implements FrontierQueue {
   /** Items written here, in journal order, not yet on disk (acknowledged once they are). */
   private readonly unflushed: string[] = [];
   private reconcileDue = false;
+  /** Settles when the last claim sent is answered (and its URLs buffered). */
+  private claimAnswered: Promise<void> = Promise.resolve();
   /** Acknowledgements waiting for the links queued before them. */
   private acks: Promise<void> = Promise.resolve();
   /** The first write Redis refused, if any. */
@@ -209,6 +211,8 @@ export class RedisFrontier implements FrontierQueue {
    */
   async releaseAll(): Promise<void> {
     this.closed = true;
+    // A claim on its way may still lease URLs: they are given back with the others.
+    await this.claimAnswered;
     await this.acks;
     this.writes.flush();
     const o = this.opts;
@@ -234,7 +238,7 @@ export class RedisFrontier implements FrontierQueue {
     const reconcile = this.reconcileDue ? this.reconcile() : Promise.resolve();
     this.reconcileDue = false;
     const randoms = Array.from({ length: want }, () => Math.random());
-    reconcile
+    this.claimAnswered = reconcile
       .then(() =>
         this.link.script('claim', [
           o.prefix,
