@@ -150,7 +150,7 @@ async function politeness(port, seconds) {
     console.log(
       '| politeness, 2 machines through Redis | requests | pages/s | % of ideal 200/s | min gap same host ms (≥ 1000) | items per machine |',
     );
-    console.log('|---|---|---|---|---|---|---|---|---|');
+    console.log('|---|---|---|---|---|---|');
     const pps = rep.requests / seconds;
     console.log(
       `| 200 hosts, --delay 1000, ${seconds} s | ${rep.requests} | ${pps.toFixed(1)} | ${((pps / 200) * 100).toFixed(0)}% | ` +
@@ -194,7 +194,7 @@ try {
   console.log(
     '| backend | pages/s (median, min–max) | vs embedded | exactly once | items per machine | Redis B/URL (all keys) | seen-set B/URL | Redis cmds/page (in scripts too) | script calls/page |',
   );
-  console.log('|---|---|---|---|---|---|---|');
+  console.log('|---|---|---|---|---|---|---|---|---|');
   for (const [name, xs] of Object.entries(rows)) {
     const ps = xs.map((x) => x.pages / x.seconds);
     const once = xs.every((x) => x.pages === x.distinct && x.pages === corpus.pages + 1);
@@ -204,7 +204,8 @@ try {
         `${((median(ps) / base) * 100).toFixed(0)}% | ${once ? 'yes' : 'NO'} | ${last.share.join(' + ')} | ` +
         `${last.bytesPerUrl === undefined ? '—' : median(xs.map((x) => x.bytesPerUrl)).toFixed(0)} | ` +
         `${last.seenBytesPerUrl === undefined ? '—' : median(xs.map((x) => x.seenBytesPerUrl)).toFixed(0)} | ` +
-        `${last.opsPerPage === undefined ? '—' : median(xs.map((x) => x.opsPerPage)).toFixed(1)} |`,
+        `${last.opsPerPage === undefined ? '—' : median(xs.map((x) => x.opsPerPage)).toFixed(1)} | ` +
+        `${last.scriptsPerPage === undefined ? '—' : median(xs.map((x) => x.scriptsPerPage)).toFixed(2)} |`,
     );
   }
   await politeness(port, Number(opts['politeness-seconds']));
