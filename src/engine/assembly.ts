@@ -40,6 +40,7 @@ import type { PageProcessor, PageProcessorOptions, PageThreadSource } from './pa
 import { PAGE_THREAD_FILES } from './page-threads.js';
 import type { SourceLogLine } from './page-work.js';
 import { restoreHandedOff, restoreState } from './resume.js';
+import { RetryWarnings } from './retry-warnings.js';
 import { Rounds } from './rounds.js';
 import { SpillRefill } from './spill-refill.js';
 import { lockWorkerState } from './state-lock.js';
@@ -80,6 +81,11 @@ export interface CrawlerDeps {
   onFetch?: (ms: number) => void;
   /** Called when a host is paused by Retry-After or rate-limit headers, with the pause in ms (metrics). */
   onRateLimitWait?: (ms: number) => void;
+  /**
+   * Told a warning line for a person (a host that does not answer: `127.0.0.1:9: connection
+   * refused, retrying in 1.2 s (1/3)`); it is in the log already. Default: the log only.
+   */
+  onWarning?: (line: string) => void;
   /** Called on every line the source logs (counters). */
   onSourceLog?: (level: 'info' | 'warn' | 'error') => void;
   /** Set when this worker is one of several of its type (DESIGN §1 ownership). */
@@ -108,6 +114,8 @@ export interface NetworkParts {
   origin: ItemOrigin;
   /** Items of URLs waiting for a retry, written as they are if the crawl ends first. */
   awaitingRetry: Map<string, Item>;
+  /** Warnings about hosts that do not answer. */
+  warnings: RetryWarnings;
 }
 
 /** A worker with siblings: who owns which URL, and the outbox of links owned by the others. */
@@ -248,6 +256,14 @@ export function buildNetworkParts(
     abort,
     origin: { source: def.name, worker: deps.workerId },
     awaitingRetry: new Map(),
+    warnings: new RetryWarnings(
+      (line, fields) => {
+        deps.log.warn(fields, line);
+        deps.onWarning?.(line);
+      },
+      (line, fields) => deps.log.warn(fields, line),
+      opts.retries,
+    ),
   };
 }
 
@@ -347,6 +363,7 @@ export async function openStateParts(
     queue: hooks.queueRound,
     log,
     wake: hooks.wake,
+    stats,
   });
   const attempts = new Attempts({
     hops: net.hops,

@@ -3,6 +3,7 @@
  * only counters, the stop signal and status; links travel only to their owner.
  */
 import type { CrawlOptions } from '../config/crawl-options.js';
+import type { FailedSeed } from '../engine/crawl-stats.js';
 import type { HandoffLink } from '../engine/handoff-outbox.js';
 import type { SourceRef } from '../sources/load-source.js';
 import type { WorkerCounters } from './worker-counters.js';
@@ -46,6 +47,7 @@ export interface WorkerStats {
   items: number;
   itemsThisRun: number;
   errors: number;
+  /** URLs pending: queued, and abandoned in flight at a stop. */
   queued: number;
   inFlight: number;
   bytes: number;
@@ -58,6 +60,10 @@ export interface WorkerStats {
   /** Epoch ms of the last item written. */
   lastProgressAt: number;
   skipped: Record<string, number>;
+  /** Items without an error, earlier runs included (nothing collected: every seed failed). */
+  collected: number;
+  /** The first seeds that failed this run. */
+  failedSeeds: FailedSeed[];
   /** Errors by kind, bytes, fetch latency, rate-limit waits of this process (status and metrics). */
   counters: WorkerCounters;
 }
@@ -73,5 +79,7 @@ export type FromWorker =
   /** All handoffs to `owner` were sent again (answer to `resend`; the end of a one-shot crawl waits for it). */
   | { t: 'resent'; owner: number; count: number }
   | { t: 'fatal'; message: string }
+  /** A line for a person, already in the worker's log (a host that does not answer). */
+  | { t: 'warning'; line: string }
   /** The disk is full at `path`: this worker stopped (exit code DISK_FULL_EXIT_CODE); stop them all. */
   | { t: 'diskFull'; path: string };

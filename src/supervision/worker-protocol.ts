@@ -27,6 +27,8 @@ export interface WorkerWiring {
   onFetch(ms: number): void;
   /** Call when a host is paused by Retry-After or rate-limit headers, ms (metrics). */
   onRateLimitWait(ms: number): void;
+  /** Call with a warning line for a person (the supervisor shows it). */
+  onWarning(line: string): void;
   /** Call on every line the source logs (warnings and errors are counted). */
   onSourceLog(level: 'info' | 'warn' | 'error'): void;
 }
@@ -90,7 +92,7 @@ export function serveSupervisor(
       items: s.items,
       itemsThisRun: s.itemsThisRun,
       errors: s.errors,
-      queued: c.frontier.queued,
+      queued: c.pending,
       inFlight: c.busy,
       bytes: s.bytes,
       received,
@@ -98,6 +100,8 @@ export function serveSupervisor(
       rss: process.memoryUsage.rss(),
       lastProgressAt,
       skipped: s.skipped,
+      collected: s.collected,
+      failedSeeds: s.failedSeeds,
       counters: counters.snapshot(),
     };
   };
@@ -160,6 +164,7 @@ export function serveSupervisor(
       },
       onFetch: (ms) => counters.fetch(ms),
       onRateLimitWait: (ms) => counters.rateLimitWait(ms),
+      onWarning: (line) => send({ t: 'warning', line }),
       onSourceLog: (level) => counters.sourceLog(level),
     });
     // The supervisor died (IPC closed): stop by ourselves, never linger as an orphan.
