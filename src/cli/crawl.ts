@@ -140,6 +140,18 @@ export function registerCrawl(program: Command): void {
     .option('--proxy <url>', 'proxy for all requests (default: HTTP_PROXY/HTTPS_PROXY)')
     .option('--no-store', 'do not store bodies under <out>/files')
     .option('--metrics <host:port>', 'serve Prometheus /metrics and the status page / (e.g. 127.0.0.1:9464)')
+    .option('--backend <url>', 'share the crawl through Redis: redis://host:port/db (default: embedded)')
+    .option(
+      '--crawl-id <name>',
+      'with --backend: the shared crawl to join (default: from seeds, scope, source)',
+    )
+    .option(
+      '--lease-timeout <s>',
+      def(
+        'with --backend: a collector silent this long is dead; its URLs go to others',
+        formatDuration(d.leaseTimeout),
+      ),
+    )
     .option('--resume', 'continue the crawl stored in --out')
     .option('--quiet', 'no progress line')
     .action(async (urls: string[], o: Record<string, unknown>) => {

@@ -12,6 +12,7 @@ import { registerPlan } from './plan.js';
 import { registerRun } from './run.js';
 import { registerSize } from './size.js';
 import { registerStatus } from './status.js';
+import { registerStop } from './stop.js';
 import { registerWatchdog } from './watchdog.js';
 
 const program = new Command();
@@ -27,6 +28,7 @@ program
 registerCrawl(program);
 registerRun(program);
 registerStatus(program);
+registerStop(program);
 registerWatchdog(program);
 registerSize(program);
 registerPlan(program);

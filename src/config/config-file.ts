@@ -109,7 +109,10 @@ export const ConfigFileSchema = z
   .object({
     /** Data directory (DESIGN §4 layout), relative to the config file's directory. Default `./data`. */
     data: z.string().default('./data'),
-    /** `embedded` (files on local disk). Default embedded. */
+    /**
+     * `embedded` (files on local disk). Default embedded. A Redis backend is for one-shot crawls
+     * (`collector crawl --backend`); `run` refuses it in this version (rounds are not shared).
+     */
     backend: z.string().default('embedded'),
     memory: z
       .object({

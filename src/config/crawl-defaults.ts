@@ -50,4 +50,9 @@ export const CRAWL_DEFAULTS = {
   joinTimeout: 10_000,
   /** bytes */
   maxPendingBytes: 64 * 1024 * 1024,
+  backend: 'embedded',
+  /** ms: a machine silent this long (no heartbeat in Redis) is dead and its leases are taken back */
+  leaseTimeout: 30_000,
+  /** ms: longest wait between two claims of a machine while other machines still work */
+  claimPoll: 250,
 } as const;

@@ -228,6 +228,32 @@ export const CrawlOptionsSchema = z.object({
    * (`collector crawl --metrics`). Default: off. A non-loopback address needs COLLECTOR_METRICS_TOKEN.
    */
   metrics: listenAddress.optional(),
+  /**
+   * Where the frontier, seen-set, politeness clock, leases, stop and status live: `embedded`
+   * (this process's memory and files) or `redis://host:port/db`, shared by every collector given
+   * the same crawl id (README "Several machines"). Default embedded.
+   */
+  backend: z
+    .string()
+    .refine((v) => v === 'embedded' || /^rediss?:\/\/[^/]/.test(v), {
+      error: 'expected embedded or redis://host:port/db',
+    })
+    .default(D.backend),
+  /**
+   * With a shared backend, the crawl's name: collectors with the same id share one crawl, and
+   * crawls with different ids share one Redis safely. Default: derived from the seeds, scope and
+   * source (`crawl-<hash>`).
+   */
+  crawlId: z
+    .string()
+    .regex(/^[A-Za-z0-9._-]{1,64}$/, { error: "use 1 to 64 letters, digits, '.', '_' or '-'" })
+    .optional(),
+  /** With a shared backend: a machine silent this long is dead, and its leased URLs go to others, ms. Default 30 s. */
+  leaseTimeout: duration('s')
+    .pipe(z.number().min(1000, { error: 'expected at least 1s' }))
+    .default(D.leaseTimeout),
+  /** With a shared backend: longest wait between claims while other machines still work, ms. Default 250 ms. */
+  claimPoll: duration('ms').default(D.claimPoll),
   /** Proxy URL for all requests (else HTTP_PROXY/HTTPS_PROXY/NO_PROXY from the environment). */
   proxy: z
     .string()

@@ -57,6 +57,14 @@ export interface EngineBackend {
   seen: SeenSet;
   /** The content index over this worker's items file. */
   openContentIndex(files: ContentIndexFiles): ContentDedup;
+  /** A shared backend is told how to wake the dispatch loop (leased URLs arrived). */
+  attach?(wake: () => void): void;
+  /** The item line of `url` is in the journal (in journal order). */
+  itemWritten?(url: string): void;
+  /** The next `count` item lines of the journal are on disk: their URLs are acknowledged. */
+  itemsFlushed?(count: number): void;
+  /** Let go of shared state, after the journal is closed (unwritten leases given back). */
+  close?(): Promise<void>;
 }
 
 /** What the crawler needs beyond its options. */
@@ -332,7 +340,7 @@ export async function openStateParts(
       partition,
       queue: (url, depth, meta) => {
         if (meta !== undefined) hooks.remember(url, meta);
-        spill.push(url, depth, meta?.priority);
+        spill.push(url, depth, meta?.priority, meta);
       },
     });
   }
@@ -342,6 +350,7 @@ export async function openStateParts(
     saveEveryItems: opts.saveEveryItems,
     saveIntervalMs: opts.saveInterval,
     onError: hooks.writeFailed,
+    onItemsWritten: backend.itemsFlushed?.bind(backend),
   });
   opened.journal = journal;
   await net.revisits?.open(opts.resume, hooks.writeFailed);
@@ -365,6 +374,7 @@ export async function openStateParts(
       net.hops.forget(item.url);
       net.lost.forget(item.url);
       hooks.written(item.url);
+      backend.itemWritten?.(item.url);
       deps.onItem?.(item);
     },
     refetchLostBody: (entry, item, e) => attempts.refetchLostBody(entry, item, e),

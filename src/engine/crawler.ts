@@ -80,6 +80,7 @@ export class Crawler {
     this.seen = deps.backend.seen;
     this.net = buildNetworkParts(opts, deps, this.stats, () => this.state.journal);
     this.admission = new Admission(this.seen, this.net.revisits);
+    deps.backend.attach?.(() => this.wakeUp());
   }
 
   /**
@@ -211,6 +212,8 @@ export class Crawler {
     try {
       await this.opened.journal?.close();
     } finally {
+      // After the journal: its last items are acknowledged before a shared backend lets go.
+      await this.deps.backend.close?.();
       await this.opened.spill?.close();
       await this.net.revisits?.close();
       await this.net.pages.close();
@@ -312,7 +315,7 @@ export class Crawler {
     if (meta !== undefined) this.requests.set(url, meta);
     // Fetched before, and changed since by its lastmod: asked for conditionally.
     if (meta?.lastmod !== undefined) this.net.revisits?.markConditional(url);
-    this.state.spill.push(url, depth, meta?.priority);
+    this.state.spill.push(url, depth, meta?.priority, meta);
     this.state.journal.enqueued(url, depth, meta);
   }
 

@@ -5,6 +5,7 @@
  */
 import type { Logger } from 'pino';
 import type { FrontierQueue } from '../frontier/frontier-queue.js';
+import type { RequestMeta } from '../frontier/request-meta.js';
 import type { SpillQueue } from '../frontier/spill-queue.js';
 
 /** The frontier in memory plus its spill on disk. One per worker. */
@@ -26,9 +27,9 @@ export class SpillRefill {
   ) {}
 
   /** Queue a URL: into the frontier, or past its budget to the spill file. */
-  push(url: string, depth: number, priority = 0): void {
+  push(url: string, depth: number, priority = 0, meta?: RequestMeta): void {
     if (this.spill.size > 0 || this.frontier.queued >= this.budget) this.spill.push(url, depth);
-    else this.frontier.push(url, depth, priority);
+    else this.frontier.push(url, depth, priority, meta);
   }
 
   /** URLs are waiting on disk, or being read back. */

@@ -33,8 +33,10 @@ export interface FrontierQueue {
   /**
    * Queue a canonical URL at `depth` (breadth-first: lower depths of a host go first). A
    * `priority` above 0 goes before its host's other URLs, below 0 after them (higher first).
+   * `meta`: the request's metadata; a shared frontier keeps it with the URL (the embedded one
+   * leaves it to the engine, which keeps it in memory).
    */
-  push(url: string, depth: number, priority?: number): void;
+  push(url: string, depth: number, priority?: number, meta?: RequestMeta): void;
   /** The next URL whose host may be served now, or null; its host's politeness clock advances. */
   next(): FrontierEntry | null;
   /** ms until some host becomes ready: 0 when one is ready now, Infinity when nothing is queued. */

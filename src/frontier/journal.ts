@@ -26,6 +26,8 @@ export interface JournalOptions {
   saveIntervalMs: number;
   /** Told of every failed write (a full disk...); the lines stay buffered for the next flush. */
   onError?: (e: Error) => void;
+  /** Told after each write of item lines, with how many (in the order they were recorded). */
+  onItemsWritten?: (count: number) => void;
 }
 
 export { type ItemsLine, readLines, readLinesWithPositions, repairTornTail } from './log-lines.js';
@@ -171,6 +173,7 @@ export class Journal {
       if (b.items.length > 0) {
         await this.itemsFile.append(b.items.join(''));
         this.itemsFlushed += b.items.length;
+        this.opts.onItemsWritten?.(b.items.length);
       }
     } catch (e) {
       this.unwritten = b;

@@ -1,8 +1,8 @@
 /**
- * Picks the implementations the crawl engine runs on. Today the embedded ones: the in-memory
- * frontier with its politeness clock, the fingerprint seen-set, and the content index over the
- * worker's items file (their state is made crash-safe by the engine's journal). A shared backend
- * (Redis) will be picked here too.
+ * Picks the implementations the crawl engine runs on: the embedded ones (the in-memory frontier
+ * with its politeness clock, the fingerprint seen-set, the content index over the worker's items
+ * file; their state made crash-safe by the engine's journal). The shared one (`--backend
+ * redis://…`) is picked in `shared-backend.ts`, loaded only when asked for.
  */
 import type { CrawlOptions } from '../config/crawl-options.js';
 import { ContentIndex } from '../dedup/content-index.js';

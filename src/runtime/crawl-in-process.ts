@@ -1,5 +1,5 @@
 /**
- * A crawl in this process (`--processes 1`): one Crawler on the embedded backend, a progress line
+ * A crawl in this process (`--processes 1`): one Crawler on its backend, a progress line
  * on a TTY, status.json (and the metrics server, when asked for) as its own supervisor, and
  * stopping: by SIGINT/SIGTERM for the command line (first signal: graceful stop; second: abandon
  * in-flight requests), by an AbortSignal for the library.
@@ -17,6 +17,7 @@ import { InProcessStatus } from './in-process-status.js';
 import { openWorkerLog } from './logger.js';
 import { startOpsServer } from './ops-server.js';
 import { ProgressLine, printLine } from './progress-line.js';
+import type { SharedBackend } from './shared-backend.js';
 import type { SourceSetup } from './source-setup.js';
 
 /** How a crawl in this process is set up beyond its options. */
@@ -28,6 +29,8 @@ export interface InProcessSetup {
   launch: LaunchRecord;
   /** The memory limit the plan was checked against (status.json). */
   memoryLimitBytes: number;
+  /** With a shared backend (`opts.backend` not embedded): the crawl's id. */
+  crawlId?: string;
 }
 
 /**
@@ -47,11 +50,25 @@ export async function runInProcess(
   let status: InProcessStatus | null = null;
   // Before the crawler (and its threads) exist: a metrics address that cannot be used stops here.
   const metrics = await startOpsServer(opts.metrics, opts.out, () => (status as InProcessStatus).status());
+  // The crawler, once made (the shared backend's heartbeat reads its counters).
+  const live: { crawler?: Crawler } = {};
+  const shared: SharedBackend | null =
+    opts.backend === 'embedded'
+      ? null
+      : (await import('./shared-backend.js')).redisBackend(opts, setup.crawlId ?? 'default', {
+          log,
+          onStop: () => stop('stop asked through the shared backend'),
+          status: () => ({
+            items: live.crawler?.stats.itemsThisRun ?? 0,
+            errors: live.crawler?.stats.errors ?? 0,
+            state: live.crawler?.isStopping ? 'stopping' : 'running',
+          }),
+        });
   const crawler = new Crawler(opts, {
     workerId,
     source: { ...setup.source, seeds: setup.seeds },
     log,
-    backend: embeddedBackend(opts),
+    backend: shared?.backend ?? embeddedBackend(opts),
     onItem: (item) => {
       counters.item(item);
       if (status) status.lastProgressAt = Date.now();
@@ -63,8 +80,10 @@ export async function runInProcess(
       if (!opts.quiet) printLine(progress, line);
     },
   });
+  live.crawler = crawler;
   status = new InProcessStatus(workerId, crawler, counters, opts, setup.launch, setup.memoryLimitBytes);
   const inProcess = status;
+  if (shared !== null) inProcess.backendStatus = shared.status;
   const progress: ProgressLine | null =
     !opts.quiet && process.stderr.isTTY
       ? new ProgressLine(() => ({
@@ -75,7 +94,12 @@ export async function runInProcess(
           stopping: crawler.isStopping,
         }))
       : null;
+  let onStopped = () => {};
+  const stopped = new Promise<void>((r) => {
+    onStopped = r;
+  });
   const stop = (why: string) => {
+    onStopped();
     log.info({ why }, 'stopping');
     inProcess.stopping();
     crawler.stop();
@@ -96,6 +120,8 @@ export async function runInProcess(
   try {
     // Before the state is loaded (long for a big resume): a watchdog must see this process alive.
     inProcess.start();
+    // Joining waits while Redis is unavailable; a stop meanwhile ends the wait.
+    if (shared !== null) await Promise.race([shared.start(), stopped]);
     await crawler.start();
     if (control.signal?.aborted) stop('aborted');
     progress?.start();

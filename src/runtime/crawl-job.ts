@@ -6,6 +6,7 @@
  * consistent either way).
  */
 
+import { redactRedisUrl } from '../backends/redis/redis-address.js';
 import { SupervisorSettingsSchema } from '../config/config-file.js';
 import {
   type CrawlOptions,
@@ -24,6 +25,7 @@ import { Supervisor, supervisorTimings } from '../supervision/supervisor.js';
 import type { WorkerCounters } from '../supervision/worker-counters.js';
 import { defaultPartition, splitPoliteness, type WorkerSpec } from '../supervision/worker-spec.js';
 import { canonicalize } from '../url/canonicalize.js';
+import { defaultCrawlId } from './crawl-id.js';
 import type { CrawlEnd, StopControl } from './crawl-end-report.js';
 import { collectedNothing, NOTHING_COLLECTED_EXIT_CODE, nothingCollectedLine } from './exit-codes.js';
 import { openWorkerLog } from './logger.js';
@@ -105,7 +107,21 @@ export async function runCrawlJob(
   // A source given as an object can only run here: one process unless told otherwise.
   const objectSource = choice.source !== undefined && typeof choice.source !== 'string';
   if (objectSource && input.processes === undefined) input = { ...input, processes: 1 };
+  // A shared backend: one process per collector (start more collectors for more processes).
+  if (input.backend !== undefined && input.backend !== 'embedded' && input.processes === undefined) {
+    input = { ...input, processes: 1 };
+  }
   const opts = parseCrawlFlags(input);
+  if (opts.backend !== 'embedded' && opts.processes > 1) {
+    throw new UsageError(
+      '--backend redis://…: one process per collector (--processes 1); start more collectors, on this machine or others, with the same --crawl-id',
+    );
+  }
+  if (opts.backend !== 'embedded' && opts.interval !== undefined) {
+    throw new UsageError(
+      '--backend redis://…: rounds (--interval) are not shared across machines in this version; crawl once per start',
+    );
+  }
   if (objectSource && opts.processes > 1) {
     throw new UsageError(
       'a source given as an object runs in this process only: use processes: 1, or give the path of its module',
@@ -166,7 +182,12 @@ async function crawlWith(
       // Loaded only here: the supervisor process of a multi-process crawl never loads the crawler.
       const { runInProcess } = await import('./crawl-in-process.js');
       const launch = launchRecord('crawl', opts.out);
-      end = await runInProcess(opts, { seeds, source: setup, launch, memoryLimitBytes: limit }, control);
+      const crawlId = sharedCrawlId(opts, seeds, ref === null ? 'object' : describeRef(ref));
+      end = await runInProcess(
+        opts,
+        { seeds, source: setup, launch, memoryLimitBytes: limit, crawlId },
+        control,
+      );
     }
   } finally {
     await unlock();
@@ -201,6 +222,18 @@ async function chooseSource(
   spec ??= recorded ?? 'crawl';
   const raw = choice.sourceOptions ?? record?.sourceOptions ?? {};
   return setUpSource(spec, cwd, raw, { prefix: choice.optionsPrefix ?? '--source-option ', base: [] });
+}
+
+/**
+ * The crawl id of a crawl on a shared backend (`--crawl-id`, else derived from seeds, scope and
+ * source), told on stderr so that more collectors, `status` and `stop` can name it; undefined for
+ * the embedded backend.
+ */
+function sharedCrawlId(opts: CrawlOptions, seeds: string[], source: string): string | undefined {
+  if (opts.backend === 'embedded') return undefined;
+  const id = opts.crawlId ?? defaultCrawlId(seeds, opts.scope, source);
+  if (!opts.quiet) process.stderr.write(`collector: crawl id ${id} on ${redactRedisUrl(opts.backend)}\n`);
+  return id;
 }
 
 /** The partition of a crawl: as given, else `url` for a single-host seed list, else `host`. */

@@ -27,6 +27,8 @@ export class InProcessStatus {
   private rate = { items: 0, at: Date.now(), perSec: 0 };
   /** Epoch ms of the last item written. */
   lastProgressAt: number | null = null;
+  /** With a shared backend: its state (`totals.backend`: connected, crawl id, machine...). */
+  backendStatus: (() => Record<string, unknown>) | null = null;
 
   constructor(
     private readonly workerId: string,
@@ -109,6 +111,7 @@ export class InProcessStatus {
         parked: 0,
         skipped: { ...c.stats.skipped },
         counters,
+        ...(this.backendStatus === null ? {} : { backend: this.backendStatus() }),
       },
     };
   }

@@ -161,7 +161,11 @@ export async function runConfigJob(config: Config, flags: RunFlags, control: Sto
 
 async function runConfigIn(config: Config, flags: RunFlags, control: StopControl): Promise<CrawlEnd> {
   if (config.backend !== 'embedded') {
-    throw new UsageError(`backend "${config.backend}": only "embedded" is available in this version`);
+    // Rounds (a continuous source's seeds queued again each interval) are not shared across
+    // machines yet: a shared crawl is a one-shot `collector crawl --backend`.
+    throw new UsageError(
+      `backend "${config.backend}": \`collector run\` uses the embedded backend in this version; share a one-shot crawl with \`collector crawl --backend ${config.backend}\``,
+    );
   }
   const specs = await runWorkerSpecs(config, flags.baseDir);
   const limit = flags.memoryLimit ?? config.memory.limit ?? memoryLimitBytes();

@@ -50,7 +50,7 @@ describe('collector run: bad input', () => {
     [
       'an unsupported backend',
       `backend: redis://127.0.0.1:6379/0\nworkers:\n  - source: crawl\n    seeds: [${SEED}]\n`,
-      /backend "redis:\/\/127\.0\.0\.1:6379\/0": only "embedded"/,
+      /backend "redis:\/\/127\.0\.0\.1:6379\/0": `collector run` uses the embedded backend in this version; share a one-shot crawl with `collector crawl --backend/,
     ],
   ])('refuses %s', async (_name, text, message) => {
     const { dir, file } = config(`data: ${path.join(tempDir(), 'data')}\n${text}`);

@@ -1,0 +1,43 @@
+/**
+ * The Redis key names of one crawl. Every key starts with `collector:{<crawl id>}:`, so two crawls
+ * share one Redis safely, and (by the `{…}` hash tag) all keys of a crawl sit in one Redis Cluster
+ * slot, where the scripts that touch several of them may run.
+ */
+
+/** Allowed crawl ids: what is safe in a key name and a command line. */
+export const CRAWL_ID_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
+
+/**
+ * The key prefix of crawl `crawlId`: `collector:{<crawlId>}:`.
+ * @throws Error when the id is not {@link CRAWL_ID_PATTERN}.
+ */
+export function crawlPrefix(crawlId: string): string {
+  if (!CRAWL_ID_PATTERN.test(crawlId)) {
+    throw new Error(`crawl id "${crawlId}": use 1 to 64 letters, digits, '.', '_' or '-'`);
+  }
+  return `collector:{${crawlId}}:`;
+}
+
+/**
+ * Keys below the prefix (the scripts build the per-host and per-machine ones themselves):
+ * - `seen` SET of 64-bit URL fingerprints (16 hex digits): every URL ever queued.
+ * - `e` HASH url → entry JSON `{d: depth, a: attempt, m?: metadata}` of queued and leased URLs.
+ * - `q:<host>` ZSET of a host's queued URLs (score: retries, priority, depth, arrival).
+ * - `ready` ZSET host → ms (Redis clock) from which the host may be served: hosts with URLs queued
+ *   and a free concurrency token.
+ * - `h:<host>` HASH politeness clock: `n` next-allowed ms, `p` paused-until ms, `f` requests in
+ *   flight, `c` Crawl-delay ms, `y` slow-down penalty ms.
+ * - `l:<machine>` HASH url → `host|1` (leased, in flight) or `host|0` (response in, item not yet
+ *   acknowledged); `t:<machine>` HASH host → tokens that machine holds.
+ * - `machines` SET of machine ids; `hb:<machine>` heartbeat (JSON status, expires: the lease).
+ * - `n:queued`, `n:leased`, `n:done`, `n:seq` counters; `stop` the ms a stop was asked at.
+ */
+export const KEY = {
+  seen: 'seen',
+  machines: 'machines',
+  queued: 'n:queued',
+  leased: 'n:leased',
+  done: 'n:done',
+  stop: 'stop',
+  heartbeat: (machine: string) => `hb:${machine}`,
+} as const;

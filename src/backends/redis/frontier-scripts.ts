@@ -1,0 +1,287 @@
+/**
+ * The Lua scripts of the shared frontier: each runs atomically in Redis, so a claim takes URLs and
+ * advances their hosts' politeness clocks in one step, an acknowledgement removes a lease in one
+ * step, and the leases of a dead machine go back to the queue in one step. Times come from Redis
+ * (`TIME`), the one clock every machine shares. Key names: see `crawl-keys.ts`.
+ */
+
+/** Functions every script starts with. ARGV[1] is always the crawl's key prefix. */
+const COMMON = `
+local P = ARGV[1]
+local function nowMs()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+local function num(v) return tonumber(v) or 0 end
+-- A host is in 'ready' iff it has URLs queued and a free token; its score is when it may go.
+local function schedule(host, hc)
+  local h = redis.call('HMGET', P..'h:'..host, 'n', 'p', 'f')
+  if num(h[3]) < hc and redis.call('ZCARD', P..'q:'..host) > 0 then
+    redis.call('ZADD', P..'ready', math.max(num(h[1]), num(h[2])), host)
+  else
+    redis.call('ZREM', P..'ready', host)
+  end
+end
+local function gapOf(host, delay)
+  local h = redis.call('HMGET', P..'h:'..host, 'c', 'y')
+  return math.max(delay, num(h[1])) + num(h[2])
+end
+-- The gap also runs from the end of a request: the next may not start before now + gap.
+local function gapAfter(host, delay, now)
+  local g = gapOf(host, delay)
+  if g > 0 then
+    local hk = P..'h:'..host
+    local n = num(redis.call('HGET', hk, 'n'))
+    if now + g > n then redis.call('HSET', hk, 'n', now + g) end
+  end
+end
+local function releaseToken(machine, host)
+  local hk = P..'h:'..host
+  if num(redis.call('HGET', hk, 'f')) > 0 then redis.call('HINCRBY', hk, 'f', -1) end
+  if redis.call('HINCRBY', P..'t:'..machine, host, -1) <= 0 then redis.call('HDEL', P..'t:'..machine, host) end
+end
+-- Queue order: retries (band 0), then priority > 0 (1), plain by depth (2), priority < 0 (3).
+local function enqueueAt(host, url, band, level)
+  local seq = redis.call('INCR', P..'n:seq') % 1e9
+  redis.call('ZADD', P..'q:'..host, band * 1e14 + level * 1e9 + seq, url)
+end
+local function splitLease(v)
+  local i = string.find(v, '|', 1, true)
+  return string.sub(v, 1, i - 1), string.sub(v, i + 1)
+end
+`;
+
+/**
+ * Queue URLs not seen before. ARGV: prefix, hostConcurrency, then per URL: url, host, fingerprint,
+ * band (see COMMON), level, entry JSON. @returns how many were new.
+ */
+export const ENQUEUE = `${COMMON}
+local hc = tonumber(ARGV[2])
+local added = 0
+for i = 3, #ARGV, 6 do
+  local url, host = ARGV[i], ARGV[i + 1]
+  if redis.call('SADD', P..'seen', ARGV[i + 2]) == 1 then
+    redis.call('HSET', P..'e', url, ARGV[i + 5])
+    enqueueAt(host, url, tonumber(ARGV[i + 3]), tonumber(ARGV[i + 4]))
+    schedule(host, hc)
+    added = added + 1
+  end
+end
+if added > 0 then redis.call('INCRBY', P..'n:queued', added) end
+return added
+`;
+
+/**
+ * Lease up to `max` URLs whose hosts may be served now, taking a concurrency token of each host
+ * and advancing its next-allowed time by its gap (max of delay and Crawl-delay, plus the
+ * slow-down penalty, plus jitter). ARGV: prefix, machine, max, delayMs, jitter, hostConcurrency,
+ * then `max` random numbers in [0,1). @returns {redisNowMs, firstReadyMs or -1, queued, leased,
+ * url1, host1, json1, ...}.
+ */
+export const CLAIM = `${COMMON}
+local machine, max, delay, jitter, hc = ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
+local now = nowMs()
+local out = {now, -1, 0, 0}
+local got = 0
+local hosts = redis.call('ZRANGEBYSCORE', P..'ready', '-inf', now, 'LIMIT', 0, max * 2 + 16)
+for _, host in ipairs(hosts) do
+  if got >= max then break end
+  local hk = P..'h:'..host
+  local h = redis.call('HMGET', hk, 'n', 'p', 'f')
+  local f, nx = num(h[3]), math.max(num(h[1]), num(h[2]))
+  -- With no gap a host may give several URLs at once, up to its tokens.
+  while got < max and f < hc and nx <= now do
+    local popped = redis.call('ZPOPMIN', P..'q:'..host)
+    if popped[1] == nil then break end
+    local url = popped[1]
+    redis.call('HSET', P..'l:'..machine, url, host..'|1')
+    redis.call('HINCRBY', P..'t:'..machine, host, 1)
+    f = f + 1
+    local gap = gapOf(host, delay)
+    nx = now + gap
+    if gap > 0 then nx = nx + math.floor(tonumber(ARGV[7 + got]) * jitter * gap) end
+    redis.call('HSET', hk, 'n', nx, 'f', f)
+    got = got + 1
+    out[#out + 1] = url
+    out[#out + 1] = host
+    out[#out + 1] = redis.call('HGET', P..'e', url) or '{}'
+  end
+  schedule(host, hc)
+end
+if got > 0 then
+  redis.call('INCRBY', P..'n:queued', -got)
+  redis.call('INCRBY', P..'n:leased', got)
+end
+local first = redis.call('ZRANGE', P..'ready', 0, 0, 'WITHSCORES')
+if first[2] then out[2] = tonumber(first[2]) end
+out[3] = num(redis.call('GET', P..'n:queued'))
+out[4] = num(redis.call('GET', P..'n:leased'))
+return out
+`;
+
+/**
+ * A leased URL's request is over: its host token is given back, the gap after a completion starts,
+ * and an answer other than 429/503 decays the host's penalty. The lease stays until the item is
+ * acknowledged. Idempotent (a second call finds the token given back). ARGV: prefix, machine, url,
+ * answered (0/1), delayMs, hostConcurrency. @returns 1 when a token was given back.
+ */
+export const DONE = `${COMMON}
+local machine, url, answered, delay, hc = ARGV[2], ARGV[3], ARGV[4], tonumber(ARGV[5]), tonumber(ARGV[6])
+local lk = P..'l:'..machine
+local v = redis.call('HGET', lk, url)
+if not v then return 0 end
+local host, state = splitLease(v)
+if state ~= '1' then return 0 end
+redis.call('HSET', lk, url, host..'|0')
+releaseToken(machine, host)
+local hk = P..'h:'..host
+local y = num(redis.call('HGET', hk, 'y'))
+if answered == '1' and y > 0 then
+  if y < 50 then y = 0 else y = y * 0.8 end
+  redis.call('HSET', hk, 'y', y)
+end
+gapAfter(host, delay, nowMs())
+schedule(host, hc)
+return 1
+`;
+
+/**
+ * Put a leased URL back in its host's queue, served before the host's other URLs, no earlier than
+ * `waitMs` from now (the whole host waits); its token is given back if still held. Also gives
+ * back a lease never started (a stop). Idempotent. ARGV: prefix, machine, url, waitMs, entry JSON
+ * ('' keeps the stored one), delayMs, hostConcurrency. @returns 1 when the lease was given back.
+ */
+export const RETRY = `${COMMON}
+local machine, url, wait, json, delay, hc = ARGV[2], ARGV[3], tonumber(ARGV[4]), ARGV[5], tonumber(ARGV[6]), tonumber(ARGV[7])
+local lk = P..'l:'..machine
+local v = redis.call('HGET', lk, url)
+if not v then return 0 end
+local host, state = splitLease(v)
+if state == '1' then releaseToken(machine, host) end
+redis.call('HDEL', lk, url)
+if json ~= '' then redis.call('HSET', P..'e', url, json) end
+enqueueAt(host, url, 0, 0)
+local now = nowMs()
+gapAfter(host, delay, now)
+if wait > 0 then
+  local hk = P..'h:'..host
+  if now + wait > num(redis.call('HGET', hk, 'p')) then redis.call('HSET', hk, 'p', now + wait) end
+end
+schedule(host, hc)
+redis.call('INCRBY', P..'n:leased', -1)
+redis.call('INCRBY', P..'n:queued', 1)
+return 1
+`;
+
+/**
+ * Acknowledge URLs whose items are written: their leases and entries are dropped. Idempotent.
+ * ARGV: prefix, machine, hostConcurrency, url... @returns how many leases this machine still held.
+ */
+export const ACK = `${COMMON}
+local machine, hc = ARGV[2], tonumber(ARGV[3])
+local lk = P..'l:'..machine
+local acked = 0
+for i = 4, #ARGV do
+  local url = ARGV[i]
+  local v = redis.call('HGET', lk, url)
+  if v then
+    local host, state = splitLease(v)
+    if state == '1' then
+      releaseToken(machine, host)
+      schedule(host, hc)
+    end
+    redis.call('HDEL', lk, url)
+    redis.call('HDEL', P..'e', url)
+    acked = acked + 1
+  end
+end
+if acked > 0 then
+  redis.call('INCRBY', P..'n:leased', -acked)
+  redis.call('INCRBY', P..'n:done', acked)
+end
+return acked
+`;
+
+/**
+ * Give the leases of every machine whose heartbeat expired back to the queue (served first, their
+ * attempt unchanged), with the host tokens they held, and forget those machines. ARGV: prefix,
+ * hostConcurrency. @returns {machine1, urls1, machine2, urls2, ...}.
+ */
+export const RECLAIM = `${COMMON}
+local hc = tonumber(ARGV[2])
+local out = {}
+for _, m in ipairs(redis.call('SMEMBERS', P..'machines')) do
+  if redis.call('EXISTS', P..'hb:'..m) == 0 then
+    local touched = {}
+    local leases = redis.call('HGETALL', P..'l:'..m)
+    local n = 0
+    for i = 1, #leases, 2 do
+      local host = splitLease(leases[i + 1])
+      enqueueAt(host, leases[i], 0, 0)
+      touched[host] = true
+      n = n + 1
+    end
+    local tokens = redis.call('HGETALL', P..'t:'..m)
+    for i = 1, #tokens, 2 do
+      local hk = P..'h:'..tokens[i]
+      local f = math.max(0, num(redis.call('HGET', hk, 'f')) - num(tokens[i + 1]))
+      redis.call('HSET', hk, 'f', f)
+      touched[tokens[i]] = true
+    end
+    redis.call('DEL', P..'l:'..m, P..'t:'..m)
+    redis.call('SREM', P..'machines', m)
+    if n > 0 then
+      redis.call('INCRBY', P..'n:leased', -n)
+      redis.call('INCRBY', P..'n:queued', n)
+    end
+    for host in pairs(touched) do schedule(host, hc) end
+    out[#out + 1] = m
+    out[#out + 1] = n
+  end
+end
+return out
+`;
+
+/** Serve nothing to a host before now + ms. ARGV: prefix, host, ms, hostConcurrency. */
+export const PAUSE_HOST = `${COMMON}
+local host, ms, hc = ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4])
+local hk = P..'h:'..host
+local t = nowMs() + ms
+if t > num(redis.call('HGET', hk, 'p')) then redis.call('HSET', hk, 'p', t) end
+schedule(host, hc)
+return 1
+`;
+
+/**
+ * Widen a host's gap after a 429/503: the penalty doubles from max(delay, Crawl-delay, 250 ms), up
+ * to maxPenaltyMs. ARGV: prefix, host, delayMs, maxPenaltyMs.
+ */
+export const SLOW_DOWN = `${COMMON}
+local host, delay, maxp = ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4])
+local hk = P..'h:'..host
+local h = redis.call('HMGET', hk, 'c', 'y')
+local base = math.max(delay, num(h[1]), 250)
+redis.call('HSET', hk, 'y', math.min(maxp, math.max(base, num(h[2]) * 2)))
+return 1
+`;
+
+/**
+ * Refresh this machine's heartbeat (it expires after the lease timeout: then its leases may be
+ * reclaimed) and read the crawl's stop time and counters. ARGV: prefix, machine, status JSON,
+ * ttlMs. @returns {had a live heartbeat (0/1), stop ms or -1, queued, leased, done, redisNowMs}.
+ */
+export const HEARTBEAT = `${COMMON}
+local machine, status, ttl = ARGV[2], ARGV[3], tonumber(ARGV[4])
+local live = redis.call('EXISTS', P..'hb:'..machine)
+redis.call('SET', P..'hb:'..machine, status, 'PX', ttl)
+redis.call('SADD', P..'machines', machine)
+local stop = redis.call('GET', P..'stop')
+return {live, tonumber(stop) or -1, num(redis.call('GET', P..'n:queued')), num(redis.call('GET', P..'n:leased')), num(redis.call('GET', P..'n:done')), nowMs()}
+`;
+
+/** Ask every machine of the crawl to stop. ARGV: prefix. @returns the stop time, ms. */
+export const STOP = `${COMMON}
+local now = nowMs()
+redis.call('SET', P..'stop', now)
+return now
+`;

@@ -1,0 +1,146 @@
+/**
+ * One machine's part in a crawl shared through Redis: the connection, the batched writes, the
+ * shared frontier and seen-set, and the heartbeat, opened and closed together. Closing gives back
+ * the leases of URLs this machine took and did not write, so a graceful stop loses no time.
+ */
+import type { Logger } from 'pino';
+import { crawlPrefix } from './crawl-keys.js';
+import { MachineHeartbeat, type MachineStatus, newMachineId } from './machine-heartbeat.js';
+import { PendingWrites } from './pending-writes.js';
+import { RedisFrontier } from './redis-frontier.js';
+import { redactRedisUrl } from './redis-address.js';
+import { openRedisLink, type RedisLink } from './redis-link.js';
+import { RedisSeenSet } from './redis-seen-set.js';
+
+/** How one machine joins a shared crawl. */
+export interface RedisCrawlOptions {
+  /** `redis://host:port/db`. */
+  url: string;
+  /** Names the crawl: machines with the same id share it. */
+  crawlId: string;
+  delayMs: number;
+  jitter: number;
+  hostConcurrency: number;
+  maxPenaltyMs: number;
+  /** This machine's fetch slots: URLs leased per claim at most. */
+  concurrency: number;
+  /** A machine silent this long is dead and its leases are taken back, ms. */
+  leaseTimeoutMs: number;
+  /** Longest wait between claims while other machines still work, ms. */
+  pollMs: number;
+  /** This machine's output dir (shown by `collector status --backend`). */
+  out: string;
+  log: Logger;
+  /** A stop was asked for the whole crawl (`collector stop --backend … --crawl-id …`). */
+  onStop: () => void;
+  /** Counters for the heartbeat. */
+  status: () => Pick<MachineStatus, 'items' | 'errors' | 'state'>;
+}
+
+/** Longest wait for Redis when closing, ms: past it, leases are left to expire. */
+export const CLOSE_TIMEOUT_MS = 5_000;
+
+/** A machine's part in a shared crawl (see the module comment). */
+export class RedisCrawl {
+  readonly frontier: RedisFrontier;
+  readonly seen: RedisSeenSet;
+  readonly machine = newMachineId();
+  private readonly link: RedisLink;
+  private readonly writes: PendingWrites;
+  private readonly heartbeat: MachineHeartbeat;
+  /** Crawl-wide counts at the last heartbeat. */
+  private counts = { sharedQueued: 0, sharedLeased: 0, sharedDone: 0 };
+
+  /** @throws Error for a malformed address or crawl id. */
+  constructor(private readonly opts: RedisCrawlOptions) {
+    const prefix = crawlPrefix(opts.crawlId);
+    const { log } = opts;
+    this.link = openRedisLink(opts.url, log);
+    this.writes = new PendingWrites(this.link, prefix, opts.hostConcurrency, (e) => {
+      log.error(
+        { err: e.message },
+        'redis refused a write: stopping this machine; its pages not acknowledged go to the others',
+      );
+      this.frontier.refuse(e);
+      opts.onStop();
+    });
+    this.frontier = new RedisFrontier(
+      this.link,
+      this.writes,
+      {
+        prefix,
+        machine: this.machine,
+        delayMs: opts.delayMs,
+        jitter: opts.jitter,
+        hostConcurrency: opts.hostConcurrency,
+        maxPenaltyMs: opts.maxPenaltyMs,
+        claimBatch: opts.concurrency,
+        pollMs: opts.pollMs,
+      },
+      log,
+    );
+    this.seen = new RedisSeenSet(this.writes);
+    this.heartbeat = new MachineHeartbeat(
+      this.link,
+      {
+        prefix,
+        machine: this.machine,
+        hostConcurrency: opts.hostConcurrency,
+        leaseTimeoutMs: opts.leaseTimeoutMs,
+        onStop: opts.onStop,
+        onCounts: (q, l, d) => {
+          this.counts = { sharedQueued: q, sharedLeased: l, sharedDone: d };
+        },
+        status: () => ({ ...opts.status(), out: opts.out, inFlight: this.frontier.inFlight }),
+      },
+      log,
+    );
+    const onBack = this.link.onBack;
+    this.link.onBack = () => {
+      this.heartbeat.reconnected();
+      onBack?.();
+    };
+  }
+
+  /**
+   * This machine's view, for status.json: `connected` false while Redis is unavailable (the crawl
+   * is paused, waiting for it), the reconnects so far, and the crawl-wide counts of the last beat.
+   */
+  status(): Record<string, unknown> {
+    return {
+      kind: 'redis',
+      crawlId: this.opts.crawlId,
+      machine: this.machine,
+      connected: this.link.up,
+      reconnects: this.link.reconnects,
+      ...this.counts,
+    };
+  }
+
+  /** Join the crawl: the first heartbeat is answered (waits while Redis is unavailable). */
+  async start(): Promise<void> {
+    const { log, crawlId, url } = this.opts;
+    log.info({ redis: redactRedisUrl(url), crawlId, machine: this.machine }, 'joining the shared crawl');
+    await this.heartbeat.start();
+  }
+
+  /**
+   * Leave the crawl (after the journal is closed and its items acknowledged): give back the leases
+   * of URLs not written, remove the heartbeat, disconnect. When Redis stays unavailable past
+   * {@link CLOSE_TIMEOUT_MS}, the leases are left to expire (others take them back).
+   */
+  async close(): Promise<void> {
+    const leave = (async () => {
+      await this.frontier.releaseAll();
+      await this.heartbeat.stop();
+    })();
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<void>((r) => {
+      timer = setTimeout(r, CLOSE_TIMEOUT_MS);
+    });
+    await Promise.race([leave.catch(() => {}), timeout]);
+    clearTimeout(timer);
+    this.heartbeat.halt();
+    await this.link.close(CLOSE_TIMEOUT_MS);
+  }
+}

@@ -1,0 +1,333 @@
+/**
+ * The shared frontier, as one machine sees it: a {@link FrontierQueue} whose queue, politeness
+ * clock and leases live in Redis. URLs are leased in batches by one atomic script that also takes
+ * each host's concurrency token and advances its next-allowed time, so politeness holds across
+ * machines; a leased URL is acknowledged once its item line is on this machine's disk. The engine
+ * calls stay synchronous: leased URLs wait in a small local buffer, writes are sent in order.
+ */
+import type { Logger } from 'pino';
+import type { FrontierEntry, FrontierQueue } from '../../frontier/frontier-queue.js';
+import { encodeRequestMeta, parseRequestMeta, type RequestMeta } from '../../frontier/request-meta.js';
+import { hostKey } from '../../url/canonicalize.js';
+import type { PendingWrites } from './pending-writes.js';
+import type { RedisLink } from './redis-link.js';
+
+/** Shortest wait after a claim that got nothing, ms (never a tight loop of claims). */
+const MIN_EMPTY_CLAIM_GAP_MS = 5;
+
+/** Politeness and batching of one machine's shared frontier. */
+export interface RedisFrontierOptions {
+  /** The crawl's key prefix (`crawl-keys.ts`). */
+  prefix: string;
+  /** This machine's id (its leases and heartbeat). */
+  machine: string;
+  /** Minimum gap between request starts to one host, ms (every machine should use the same). */
+  delayMs: number;
+  /** Extra random gap, 0..jitter × the host's gap. */
+  jitter: number;
+  /** Requests in flight at once to one host, across all machines. */
+  hostConcurrency: number;
+  /** Largest slow-down penalty after 429/503, ms. */
+  maxPenaltyMs: number;
+  /** URLs leased per claim at most (this machine's fetch slots). */
+  claimBatch: number;
+  /** Longest wait between claims while work remains elsewhere, ms. */
+  pollMs: number;
+}
+
+/** Shape of an entry as stored in Redis (`e` hash). */
+interface StoredEntry {
+  d: number;
+  a: number;
+  m?: string;
+}
+
+function entryJson(depth: number, attempt: number, meta: RequestMeta | undefined): string {
+  const e: StoredEntry = { d: depth, a: attempt };
+  if (meta !== undefined) e.m = encodeRequestMeta(meta);
+  return JSON.stringify(e);
+}
+
+/** One machine's view of the shared frontier (see the module comment). */
+export class RedisFrontier implements FrontierQueue {
+  /** Leased, not yet handed to the engine. */
+  private readonly buffer: FrontierEntry[] = [];
+  /** Every URL this machine holds a lease on (buffered, in flight, or awaiting its ack). */
+  private readonly held = new Map<string, FrontierEntry>();
+  private inFlightCount = 0;
+  private claiming = false;
+  /** performance.now() before which no claim is sent (politeness or polling). */
+  private claimAfter = 0;
+  /** From the last claim: URLs queued and leased crawl-wide, and the writes sent before it. */
+  private last = { queued: 1, leased: 1, writes: -1 };
+  /** Items written here, in journal order, not yet on disk (acknowledged once they are). */
+  private readonly unflushed: string[] = [];
+  private reconcileDue = false;
+  /** Settles when the last claim sent is answered (and its URLs buffered). */
+  private claimAnswered: Promise<void> = Promise.resolve();
+  /** Acknowledgements waiting for the links queued before them. */
+  private acks: Promise<void> = Promise.resolve();
+  /** The first write Redis refused, if any. */
+  private refused: Error | null = null;
+  /** Writes sent and not yet answered. */
+  private readonly outstanding = new Set<Promise<void>>();
+  private closed = false;
+  /** Called when leased URLs arrive or the crawl-wide counts change (the engine's wake-up). */
+  wake: () => void = () => {};
+
+  constructor(
+    private readonly link: RedisLink,
+    private readonly writes: PendingWrites,
+    private readonly opts: RedisFrontierOptions,
+    private readonly log: Logger,
+  ) {
+    link.onBack = () => {
+      // A claim answered while the connection broke may have leased URLs this machine never saw.
+      this.reconcileDue = true;
+      this.claimAfter = 0;
+      this.wake();
+    };
+  }
+
+  /**
+   * Work remains for this machine to wait for: URLs leased here and not handed out, writes not
+   * yet answered, or (by the last claim after them) URLs queued or leased anywhere. 0 once the
+   * whole crawl is done. Kept small on purpose: it is no count of the shared queue.
+   */
+  get queued(): number {
+    const busyElsewhere =
+      this.writes.pending > 0 ||
+      this.last.writes !== this.writes.sent ||
+      this.last.queued + this.last.leased > 0;
+    return this.buffer.length + (busyElsewhere ? 1 : 0);
+  }
+
+  /** URLs handed out here and not yet done or retried. */
+  get inFlight(): number {
+    return this.inFlightCount;
+  }
+
+  /** URLs queued crawl-wide at the last claim. */
+  get sharedQueued(): number {
+    return this.last.queued;
+  }
+
+  push(url: string, depth: number, priority = 0, meta?: RequestMeta): void {
+    this.writes.push(url, hostKey(url), depth, priority, entryJson(depth, 0, meta));
+    this.claimAfter = 0;
+  }
+
+  next(): FrontierEntry | null {
+    const e = this.buffer.shift();
+    if (e !== undefined) {
+      this.inFlightCount++;
+      return e;
+    }
+    this.claim();
+    return null;
+  }
+
+  nextReadyIn(): number {
+    if (this.buffer.length > 0) return 0;
+    if (this.claiming) return Number.POSITIVE_INFINITY;
+    return Math.max(0, this.claimAfter - performance.now());
+  }
+
+  done(entry: FrontierEntry, answered = true): void {
+    this.inFlightCount--;
+    const o = this.opts;
+    this.send('done', [o.machine, entry.url, answered ? 1 : 0, o.delayMs, o.hostConcurrency]);
+    // The token given back may make its host ready: claim again now (after the done, on the same
+    // connection) rather than at the next poll, so the answer is here by the time the engine's
+    // slot is free (the body may still be being stored).
+    this.claimAfter = 0;
+    this.claim();
+  }
+
+  retry(entry: FrontierEntry, delayMs: number, released = false, counts = true): void {
+    if (!released) this.inFlightCount--;
+    if (counts) entry.attempt++;
+    this.held.delete(entry.url);
+    const o = this.opts;
+    const json = entryJson(entry.depth, entry.attempt, entry.meta);
+    this.writes.flush();
+    this.send('retry', [
+      o.machine,
+      entry.url,
+      Math.max(0, Math.round(delayMs)),
+      json,
+      o.delayMs,
+      o.hostConcurrency,
+    ]);
+    this.claimAfter = 0;
+  }
+
+  pauseHost(host: string, ms: number): void {
+    this.send('pauseHost', [host, Math.max(0, Math.round(ms)), this.opts.hostConcurrency]);
+  }
+
+  slowDown(host: string): void {
+    this.send('slowDown', [host, this.opts.delayMs, this.opts.maxPenaltyMs]);
+  }
+
+  setCrawlDelay(host: string, ms: number): void {
+    this.writes.flush();
+    this.track(this.link.client.hset(`${this.opts.prefix}h:${host}`, 'c', Math.round(ms)));
+  }
+
+  /** The item of `url` is in the journal (not yet on disk). */
+  itemWritten(url: string): void {
+    this.unflushed.push(url);
+  }
+
+  /**
+   * The next `count` items of the journal are on disk: acknowledge their URLs, after the links
+   * they led to (already pushed) are sent, so an acknowledged page's links are never lost.
+   */
+  itemsFlushed(count: number): void {
+    const urls = this.unflushed.splice(0, count);
+    if (urls.length === 0) return;
+    for (const u of urls) this.held.delete(u);
+    this.writes.flush();
+    // Only once Redis has taken every link queued before (a refused one leaves the page unacknowledged).
+    const settled = this.writes.settled();
+    this.acks = this.acks.then(async () => {
+      await settled;
+      if (this.refused === null) this.send('ack', [this.opts.machine, this.opts.hostConcurrency, ...urls]);
+    });
+  }
+
+  /**
+   * Redis refused a write (a script error, or out of memory): no acknowledgement is sent after it,
+   * so a page whose links may not be queued is fetched again by another machine.
+   */
+  refuse(e: Error): void {
+    this.refused ??= e;
+  }
+
+  /**
+   * Give back every lease this machine still holds (a stop: URLs leased and not written), after
+   * every write before. Resolves when Redis has them, or rejects when it is unavailable.
+   */
+  async releaseAll(): Promise<void> {
+    this.closed = true;
+    // A claim on its way may still lease URLs: they are given back with the others.
+    await this.claimAnswered;
+    await this.acks;
+    this.writes.flush();
+    const o = this.opts;
+    for (const e of this.buffer) this.held.set(e.url, e);
+    this.buffer.length = 0;
+    const calls = [...this.held.keys()].map((url) =>
+      this.link.script('retry', [o.prefix, o.machine, url, 0, '', o.delayMs, o.hostConcurrency]),
+    );
+    this.held.clear();
+    await Promise.all(calls);
+    await this.writes.settled();
+  }
+
+  /** Lease a batch when none is on its way and the last answer allows. */
+  private claim(): void {
+    if (this.claiming || this.closed || performance.now() < this.claimAfter) return;
+    const o = this.opts;
+    const want = o.claimBatch - this.inFlightCount - this.buffer.length;
+    if (want <= 0) return;
+    this.claiming = true;
+    this.writes.flush();
+    const writes = this.writes.sent;
+    const reconcile = this.reconcileDue ? this.reconcile() : Promise.resolve();
+    this.reconcileDue = false;
+    const randoms = Array.from({ length: want }, () => Math.random());
+    this.claimAnswered = reconcile
+      .then(() =>
+        this.link.script('claim', [
+          o.prefix,
+          o.machine,
+          want,
+          o.delayMs,
+          o.jitter,
+          o.hostConcurrency,
+          ...randoms,
+        ]),
+      )
+      .then(
+        (reply) => this.claimed(reply as (string | number)[], writes),
+        (e: Error) => {
+          this.log.error({ err: e.message }, 'claiming URLs from redis failed');
+          this.claimAfter = performance.now() + o.pollMs;
+        },
+      )
+      .finally(() => {
+        this.claiming = false;
+        this.wake();
+      });
+  }
+
+  private claimed(reply: (string | number)[], writes: number): void {
+    const [now, firstReady, queued, leased] = reply.slice(0, 4).map(Number);
+    this.last = { queued, leased, writes };
+    for (let i = 4; i + 2 < reply.length + 0; i += 3) {
+      const url = String(reply[i]);
+      const entry = this.toEntry(url, String(reply[i + 1]), String(reply[i + 2]));
+      this.held.set(url, entry);
+      this.buffer.push(entry);
+    }
+    if (this.buffer.length > 0) this.claimAfter = 0;
+    else {
+      // Nothing ready here: ask again when the first host is ready, or poll for others' work.
+      const wait = firstReady >= 0 ? Math.max(MIN_EMPTY_CLAIM_GAP_MS, firstReady - now) : this.opts.pollMs;
+      this.claimAfter = performance.now() + Math.min(wait, this.opts.pollMs);
+    }
+  }
+
+  private toEntry(url: string, host: string, json: string): FrontierEntry {
+    let stored: StoredEntry = { d: 0, a: 0 };
+    try {
+      stored = JSON.parse(json) as StoredEntry;
+    } catch {
+      this.log.warn({ url }, 'damaged entry in redis: taken as a depth-0 first try');
+    }
+    const entry: FrontierEntry = { url, host, depth: Number(stored.d) || 0, attempt: Number(stored.a) || 0 };
+    if (typeof stored.m === 'string') {
+      const meta = parseRequestMeta(stored.m);
+      if (meta !== null) entry.meta = meta;
+    }
+    return entry;
+  }
+
+  /** After a reconnect: give back leases Redis holds for this machine that it never received. */
+  private async reconcile(): Promise<void> {
+    const o = this.opts;
+    const leases = await this.link.client.hkeys(`${o.prefix}l:${o.machine}`);
+    const unknown = leases.filter((u) => !this.held.has(u) && !this.unflushed.includes(u));
+    for (const url of unknown) {
+      await this.link.script('retry', [o.prefix, o.machine, url, 0, '', o.delayMs, o.hostConcurrency]);
+    }
+    if (unknown.length > 0) this.log.info({ urls: unknown.length }, 'leases lost in a reconnect given back');
+  }
+
+  private send(name: 'done' | 'retry' | 'ack' | 'pauseHost' | 'slowDown', args: (string | number)[]): void {
+    this.track(this.link.script(name, [this.opts.prefix, ...args]));
+  }
+
+  /** Resolves when every write sent so far (and every pending push) is answered. */
+  async settled(): Promise<void> {
+    this.writes.flush();
+    await this.acks;
+    await Promise.all([...this.outstanding, this.writes.settled()]);
+  }
+
+  private track(p: Promise<unknown>): void {
+    this.writes.sent++;
+    const t = p.then(
+      () => {
+        this.outstanding.delete(t);
+      },
+      (e: Error) => {
+        this.outstanding.delete(t);
+        this.log.error({ err: e.message }, 'a write to redis failed');
+      },
+    );
+    this.outstanding.add(t);
+  }
+}

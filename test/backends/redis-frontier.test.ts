@@ -1,0 +1,244 @@
+/**
+ * The shared frontier's scripts against a real redis-server, two "machines" in this process:
+ * leases, politeness across machines (tokens, next-allowed time, pauses), dedup in the shared
+ * queue, acknowledgement after the items are on disk, and the reclaim of a dead machine's leases.
+ */
+import { Writable } from 'node:stream';
+import pino from 'pino';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { RedisCrawl } from '../../src/backends/redis/redis-crawl.js';
+import type { FrontierEntry } from '../../src/frontier/frontier-queue.js';
+import { redisServerPath, startRedis, type TestRedis } from '../fixtures/redis-server.js';
+
+const HAVE_REDIS = redisServerPath() !== null;
+if (!HAVE_REDIS) console.warn('redis-server not installed: Redis frontier tests skipped (apt-get install redis-server)');
+
+const P = 'collector:{unit}:';
+
+/** A machine: its shared crawl and the lines it logged. */
+function machine(redis: TestRedis, opts: { delayMs?: number; hostConcurrency?: number; leaseTimeoutMs?: number } = {}) {
+  const lines: string[] = [];
+  const stops: number[] = [];
+  const log = pino(
+    { level: 'info' },
+    new Writable({
+      write(chunk, _enc, cb) {
+        lines.push(String(chunk));
+        cb();
+      },
+    }),
+  );
+  const crawl = new RedisCrawl({
+    url: redis.url,
+    crawlId: 'unit',
+    delayMs: opts.delayMs ?? 0,
+    jitter: 0,
+    hostConcurrency: opts.hostConcurrency ?? 1,
+    maxPenaltyMs: 60_000,
+    concurrency: 8,
+    leaseTimeoutMs: opts.leaseTimeoutMs ?? 10_000,
+    pollMs: 50,
+    out: '/nowhere',
+    log,
+    onStop: () => stops.push(Date.now()),
+    status: () => ({ items: 0, errors: 0, state: 'running' }),
+  });
+  return { crawl, f: crawl.frontier, lines, stops };
+}
+
+/** Entries a machine gets from one claim (waits for the answer). */
+async function claim(f: RedisCrawl['frontier']): Promise<FrontierEntry[]> {
+  const got: FrontierEntry[] = [];
+  // Past the poll interval (50 ms) an empty claim set: the next call claims again.
+  await new Promise((r) => setTimeout(r, 60));
+  await new Promise<void>((resolve) => {
+    f.wake = resolve;
+    const e = f.next();
+    if (e !== null) {
+      got.push(e);
+      resolve();
+    }
+  });
+  for (let e = f.next(); e !== null; e = f.next()) got.push(e);
+  return got;
+}
+
+/** Until every write sent so far is answered. */
+async function settle(f: RedisCrawl['frontier']): Promise<void> {
+  await f.settled();
+}
+
+describe.skipIf(!HAVE_REDIS)('shared frontier scripts', () => {
+  let redis: TestRedis;
+  const open: RedisCrawl[] = [];
+  beforeAll(async () => {
+    redis = await startRedis();
+  });
+  beforeEach(async () => {
+    for (const c of open.splice(0)) await c.close();
+    await redis.client.flushdb();
+  });
+  afterAll(async () => {
+    for (const c of open.splice(0)) await c.close();
+    await redis?.stop();
+  });
+  const start = async (o?: Parameters<typeof machine>[1]) => {
+    const m = machine(redis, o);
+    open.push(m.crawl);
+    await m.crawl.start();
+    return m;
+  };
+
+  it('queues a URL once, whichever machine finds it, and leases it to one machine only', async () => {
+    const a = await start({ hostConcurrency: 4 });
+    const b = await start({ hostConcurrency: 4 });
+    for (const m of [a, b]) {
+      expect(m.crawl.seen.add('http://127.0.0.1/x')).toBe(true);
+      m.f.push('http://127.0.0.1/x', 0);
+    }
+    await settle(a.f);
+    await settle(b.f);
+    expect(await redis.client.get(`${P}n:queued`)).toBe('1');
+    const got = [...(await claim(a.f)), ...(await claim(b.f))];
+    expect(got.map((e) => e.url)).toEqual(['http://127.0.0.1/x']);
+    expect(Number(await redis.client.get(`${P}n:leased`))).toBe(1);
+    // Done and acknowledged, then found again by a third machine: not queued again.
+    a.f.done(got[0]);
+    a.f.itemWritten(got[0].url);
+    a.f.itemsFlushed(1);
+    await settle(a.f);
+    const c = await start({ hostConcurrency: 4 });
+    c.f.push('http://127.0.0.1/x', 1);
+    await settle(c.f);
+    expect(await claim(c.f)).toEqual([]);
+  });
+
+  it('holds host concurrency across machines: a token taken by one is not given to the other', async () => {
+    const a = await start({ hostConcurrency: 1 });
+    const b = await start({ hostConcurrency: 1 });
+    for (const u of ['http://127.0.0.1/1', 'http://127.0.0.1/2']) a.f.push(u, 0);
+    await settle(a.f);
+    const [first] = await claim(a.f);
+    expect(first.url).toBe('http://127.0.0.1/1');
+    expect(await claim(b.f)).toEqual([]);
+    a.f.done(first);
+    await settle(a.f);
+    // The token given back goes to one machine (a claims again at once: it may be either).
+    const next = [...(await claim(a.f)), ...(await claim(b.f))];
+    expect(next.map((e) => e.url)).toEqual(['http://127.0.0.1/2']);
+  });
+
+  it('holds the delay across machines: the next start waits for next-allowed time in Redis', async () => {
+    const a = await start({ delayMs: 60_000, hostConcurrency: 4 });
+    const b = await start({ delayMs: 60_000, hostConcurrency: 4 });
+    for (const u of ['http://127.0.0.1/1', 'http://127.0.0.1/2']) a.f.push(u, 0);
+    await settle(a.f);
+    expect(await claim(a.f)).toHaveLength(1);
+    expect(await claim(b.f)).toEqual([]);
+    const nx = Number(await redis.client.hget(`${P}h:127.0.0.1`, 'n'));
+    const [sec] = await redis.client.time();
+    expect(nx - Number(sec) * 1000).toBeGreaterThan(50_000);
+  });
+
+  it("holds one machine's Crawl-delay and 429 slow-down for every machine", async () => {
+    const a = await start({ hostConcurrency: 4 });
+    const b = await start({ hostConcurrency: 4 });
+    a.f.setCrawlDelay('127.0.0.1', 30_000);
+    a.f.slowDown('127.0.0.1');
+    for (const u of ['http://127.0.0.1/1', 'http://127.0.0.1/2']) a.f.push(u, 0);
+    await settle(a.f);
+    expect(await redis.client.hget(`${P}h:127.0.0.1`, 'y')).toBe('30000');
+    expect(await claim(b.f)).toHaveLength(1);
+    expect(await claim(a.f)).toEqual([]);
+    const nx = Number(await redis.client.hget(`${P}h:127.0.0.1`, 'n'));
+    const [sec] = await redis.client.time();
+    // Crawl-delay 30 s plus the slow-down penalty (doubling from the Crawl-delay): 60 s.
+    expect(nx - Number(sec) * 1000).toBeGreaterThan(55_000);
+  });
+
+  it('pauses a host for every machine (Retry-After), and a retry goes first after its wait', async () => {
+    const a = await start({ hostConcurrency: 4 });
+    const b = await start({ hostConcurrency: 4 });
+    for (const u of ['http://127.0.0.1/1', 'http://127.0.0.1/2']) a.f.push(u, 0);
+    await settle(a.f);
+    const [e] = await claim(a.f);
+    a.f.retry(e, 60_000);
+    await settle(a.f);
+    expect(await claim(b.f)).toEqual([]);
+    await redis.client.hset(`${P}h:127.0.0.1`, 'p', 0);
+    await redis.client.zadd(`${P}ready`, 0, '127.0.0.1');
+    const again = await claim(b.f);
+    expect(again[0]).toMatchObject({ url: 'http://127.0.0.1/1', attempt: 1 });
+  });
+
+  it('acknowledges a URL only once its item is on disk, and then forgets its entry', async () => {
+    const a = await start();
+    a.f.push('http://127.0.0.1/1', 0);
+    await settle(a.f);
+    const [e] = await claim(a.f);
+    a.f.done(e);
+    a.f.itemWritten(e.url);
+    await settle(a.f);
+    expect(await redis.client.hexists(`${P}l:${a.crawl.machine}`, e.url)).toBe(1);
+    a.f.itemsFlushed(1);
+    await settle(a.f);
+    expect(await redis.client.hexists(`${P}l:${a.crawl.machine}`, e.url)).toBe(0);
+    expect(await redis.client.hexists(`${P}e`, e.url)).toBe(0);
+    expect(await redis.client.get(`${P}n:done`)).toBe('1');
+  });
+
+  it("takes a dead machine's leases and tokens back, served first, attempt unchanged", async () => {
+    const a = await start({ hostConcurrency: 1, leaseTimeoutMs: 1000 });
+    a.f.push('http://127.0.0.1/1', 3);
+    a.f.push('http://127.0.0.1/2', 0);
+    await settle(a.f);
+    const [e] = await claim(a.f);
+    expect(e.url).toBe('http://127.0.0.1/2');
+    // The machine dies: no more heartbeats, no goodbye.
+    (a.crawl as unknown as { heartbeat: { halt(): void } }).heartbeat.halt();
+    const b = await start({ hostConcurrency: 1, leaseTimeoutMs: 1000 });
+    expect(await claim(b.f)).toEqual([]);
+    const deadline = Date.now() + 10_000;
+    let got: FrontierEntry[] = [];
+    while (got.length === 0 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 100));
+      got = await claim(b.f);
+    }
+    expect(got.map((x) => [x.url, x.attempt])).toEqual([['http://127.0.0.1/2', 0]]);
+    expect(b.lines.join('')).toContain('leases of a silent machine taken back');
+    expect(await redis.client.sismember(`${P}machines`, a.crawl.machine)).toBe(0);
+  });
+
+  it('sends no acknowledgement after Redis refused a write (its links may be lost): the page goes to others', async () => {
+    const a = await start();
+    a.f.push('http://127.0.0.1/1', 0);
+    await settle(a.f);
+    const [e] = await claim(a.f);
+    a.f.done(e);
+    await settle(a.f);
+    await redis.client.config('SET', 'maxmemory', '1');
+    try {
+      a.f.push('http://127.0.0.1/link-of-1', 1);
+      a.f.itemWritten(e.url);
+      a.f.itemsFlushed(1);
+      await settle(a.f);
+    } finally {
+      await redis.client.config('SET', 'maxmemory', '0');
+    }
+    expect(await redis.client.hexists(`${P}l:${a.crawl.machine}`, e.url)).toBe(1);
+    expect(a.stops).toHaveLength(1);
+    expect(a.lines.join('')).toContain('redis refused a write');
+  });
+
+  it('gives back, at close, the leases of URLs not written', async () => {
+    const a = await start({ hostConcurrency: 4 });
+    for (const u of ['http://127.0.0.1/1', 'http://127.0.0.1/2']) a.f.push(u, 0);
+    await settle(a.f);
+    expect(await claim(a.f)).toHaveLength(2);
+    await a.crawl.close();
+    open.splice(open.indexOf(a.crawl), 1);
+    expect(await redis.client.get(`${P}n:leased`)).toBe('0');
+    expect(await redis.client.get(`${P}n:queued`)).toBe('2');
+    expect(await redis.client.exists(`${P}hb:${a.crawl.machine}`)).toBe(0);
+  });
+});

@@ -1,0 +1,260 @@
+/**
+ * Several collectors ("machines": separate --out dirs, one crawl id) sharing one crawl through a
+ * real redis-server: no URL fetched twice, politeness held across them, a machine killed with
+ * SIGKILL loses nothing (the other takes its leases back), a Redis restart is waited out.
+ */
+import type { ChildProcess } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import fs from 'node:fs';
+import path from 'node:path';
+import { itemCount, readItems, runCli, startCli, tempDir, waitExit, waitFor } from '../fixtures/cli.js';
+import { redisServerPath, startRedis, type TestRedis } from '../fixtures/redis-server.js';
+import { type FixtureServer, page, startServer } from '../fixtures/site-server.js';
+
+const HAVE_REDIS = redisServerPath() !== null;
+if (!HAVE_REDIS) console.warn('redis-server not installed: Redis backend tests skipped (apt-get install redis-server)');
+
+/** Pages per host of the fixture site; every page links to a few others, on every host. */
+const PAGES = 40;
+
+/** Hosts 127.0.0.1..3, each serving /p/0../p/PAGES-1, after `latencyMs`. */
+async function startSite(latencyMs: number): Promise<FixtureServer[]> {
+  const servers: FixtureServer[] = [];
+  const hosts = ['127.0.0.1', '127.0.0.2', '127.0.0.3'];
+  const origins: string[] = [];
+  for (const host of hosts) {
+    const s = await startServer(
+      {},
+      async (req, res) => {
+        const m = /^\/p\/(\d+)$/.exec(req.url ?? '');
+        if (m === null) {
+          res.writeHead(404, { 'content-type': 'text/plain' });
+          res.end('no');
+          return;
+        }
+        const i = Number(m[1]);
+        const links = [2 * i + 1, 2 * i + 2, i + 1, i === 1 ? 0 : PAGES]
+          .filter((j) => j < PAGES)
+          .flatMap((j) => origins.map((o) => `${o}/p/${j}`));
+        await new Promise((r) => setTimeout(r, latencyMs));
+        res.writeHead(200, { 'content-type': 'text/html' });
+        res.end(page(`page ${i}`, links));
+      },
+      host,
+    );
+    servers.push(s);
+    origins.push(s.origin);
+  }
+  return servers;
+}
+
+/** Pages requested (robots.txt aside: each machine reads it itself) by path, on every server. */
+function pageRequests(servers: FixtureServer[]): string[] {
+  return servers.flatMap((s) => s.requests.filter((r) => r.path.startsWith('/p/')).map((r) => `${s.origin}${r.path}`));
+}
+
+function duplicates(list: string[]): string[] {
+  const seen = new Set<string>();
+  const dup = new Set<string>();
+  for (const x of list) (seen.has(x) ? dup : seen).add(x);
+  return [...dup];
+}
+
+function machineArgs(seed: string, out: string, redis: TestRedis, ...extra: string[]): string[] {
+  return [
+    'crawl',
+    seed,
+    '--out',
+    out,
+    '--quiet',
+    '--scope',
+    'any',
+    '--backend',
+    redis.url,
+    '--crawl-id',
+    'test-crawl',
+    // Short enough for the kill test to wait little, long enough that a loaded machine's live
+    // collector is never taken for dead (its heartbeat beats 4 times per timeout).
+    '--lease-timeout',
+    '10s',
+    ...extra,
+  ];
+}
+
+describe.skipIf(!HAVE_REDIS)('two machines through one redis', () => {
+  let redis: TestRedis;
+  const children: ChildProcess[] = [];
+  beforeAll(async () => {
+    redis = await startRedis({ appendonly: true, appendfsync: 'always' });
+  });
+  afterAll(async () => {
+    for (const c of children) if (c.exitCode === null && c.signalCode === null && c.pid) process.kill(c.pid, "SIGKILL");
+    await redis?.stop();
+  });
+
+  it('share the site: every page once in the union, none fetched twice, politeness held across both', async () => {
+    await redis.client.flushdb();
+    const servers = await startSite(5);
+    try {
+      const [a, b] = [tempDir(), tempDir()];
+      const seed = `${servers[0].origin}/p/0`;
+      const flags = ['--delay', '120', '--jitter', '0', '--host-concurrency', '1'];
+      const ra = startCli(machineArgs(seed, a, redis, ...flags));
+      const rb = startCli(machineArgs(seed, b, redis, ...flags));
+      children.push(ra, rb);
+      const [ea, eb] = await Promise.all([waitExit(ra), waitExit(rb)]);
+      expect(ea.code, ea.stderr).toBe(0);
+      expect(eb.code, eb.stderr).toBe(0);
+      const ia = readItems(a).map((i) => i.url);
+      const ib = readItems(b).map((i) => i.url);
+      const union = [...ia, ...ib];
+      expect(union.length).toBe(3 * PAGES);
+      expect(new Set(union).size).toBe(3 * PAGES);
+      expect(duplicates(pageRequests(servers))).toEqual([]);
+      // Both took part (the work is leased to whoever asks first; neither starves).
+      expect(Math.min(ia.length, ib.length)).toBeGreaterThan(PAGES / 4);
+      for (const s of servers) {
+        const reqs = s.requests.filter((r) => r.path.startsWith('/p/'));
+        // One request at a time per host, across both machines, and each starts at least the
+        // delay after the previous one ended (the gap runs from a completion; 5 ms: clock rounding).
+        for (let i = 1; i < reqs.length; i++) {
+          expect(reqs[i].at - (reqs[i - 1].endedAt as number)).toBeGreaterThanOrEqual(120 - 5);
+        }
+      }
+    } finally {
+      for (const s of servers) await s.close();
+    }
+  }, 120_000);
+
+  it('kill -9 of one machine mid-crawl: the other takes its leases back and finishes; nothing lost', async () => {
+    await redis.client.flushdb();
+    const servers = await startSite(80);
+    try {
+      const [a, b] = [tempDir(), tempDir()];
+      const seed = `${servers[0].origin}/p/0`;
+      const flags = ['--delay', '30', '--host-concurrency', '2', '--concurrency', '4', '--lease-timeout', '4s'];
+      const ra = startCli(machineArgs(seed, a, redis, ...flags));
+      const rb = startCli(machineArgs(seed, b, redis, ...flags));
+      children.push(ra, rb);
+      const endA = waitExit(ra);
+      await waitFor(() => itemCount(a) >= 8, 60_000);
+      process.kill(ra.pid as number, 'SIGKILL');
+      expect((await endA).signal).toBe('SIGKILL');
+      // What the dead machine had leased and not acknowledged (its heartbeat lives on until the
+      // lease timeout, so nothing was taken back yet).
+      const P = 'collector:{test-crawl}:';
+      const ids = await redis.client.smembers(`${P}machines`);
+      const beats = await redis.client.mget(ids.map((m) => `${P}hb:${m}`));
+      const deadId = ids.find((_m, i) => beats[i] !== null && JSON.parse(beats[i] as string).out === a);
+      expect(deadId).toBeDefined();
+      const leasedAtKill = await redis.client.hkeys(`${P}l:${deadId}`);
+      const eb = await waitExit(rb);
+      expect(eb.code, eb.stderr).toBe(0);
+      const ia = readItems(a).map((i) => i.url);
+      const ib = readItems(b).map((i) => i.url);
+      const union = new Set([...ia, ...ib]);
+      // Nothing lost: every page has its item on one machine or the other.
+      expect(union.size).toBe(3 * PAGES);
+      expect(new Set(ib).size).toBe(ib.length);
+      // Fetched twice: only URLs the dead machine had leased and not acknowledged at the kill (in
+      // flight, or written and not yet acknowledged); every item written twice is one of them.
+      const twice = duplicates(pageRequests(servers));
+      for (const u of twice) expect(leasedAtKill).toContain(u);
+      const doubleItems = duplicates([...ia, ...ib]);
+      for (const u of doubleItems) expect(twice).toContain(u);
+      expect(fs.readFileSync(path.join(b, 'logs', 'crawl-0.log'), 'utf8')).toContain(
+        'leases of a silent machine taken back',
+      );
+    } finally {
+      for (const s of servers) await s.close();
+    }
+  }, 120_000);
+
+  it('redis restarted mid-crawl (AOF): both machines pause, resume and finish; nothing lost or fetched twice', async () => {
+    await redis.client.flushdb();
+    const servers = await startSite(20);
+    try {
+      const [a, b] = [tempDir(), tempDir()];
+      const seed = `${servers[0].origin}/p/0`;
+      const flags = ['--delay', '50', '--host-concurrency', '1'];
+      const ra = startCli(machineArgs(seed, a, redis, ...flags));
+      const rb = startCli(machineArgs(seed, b, redis, ...flags));
+      children.push(ra, rb);
+      const ends = Promise.all([waitExit(ra), waitExit(rb)]);
+      await waitFor(() => itemCount(a) + itemCount(b) >= 20, 60_000);
+      await redis.kill();
+      // While Redis is away, status.json says so (and the crawl waits).
+      const backendOf = (out: string) => {
+        try {
+          return JSON.parse(fs.readFileSync(path.join(out, 'status.json'), 'utf8')).totals.backend;
+        } catch {
+          return undefined;
+        }
+      };
+      await waitFor(() => backendOf(a)?.connected === false, 30_000);
+      expect(backendOf(a)).toMatchObject({ kind: 'redis', crawlId: 'test-crawl' });
+      await redis.start();
+      const [ea, eb] = await ends;
+      expect(ea.code, ea.stderr).toBe(0);
+      expect(eb.code, eb.stderr).toBe(0);
+      const union = [...readItems(a), ...readItems(b)].map((i) => i.url);
+      expect(new Set(union).size).toBe(3 * PAGES);
+      expect(union.length).toBe(3 * PAGES);
+      // appendfsync always: every answered write survived the restart, so no lease was lost.
+      expect(duplicates(pageRequests(servers))).toEqual([]);
+      for (const out of [a, b]) {
+        const log = fs.readFileSync(path.join(out, 'logs', 'crawl-0.log'), 'utf8');
+        expect(log).toContain('redis unavailable: pausing');
+        expect(log).toContain('redis available again: resuming');
+      }
+    } finally {
+      for (const s of servers) await s.close();
+    }
+  }, 120_000);
+
+  it('status shows every machine; stop stops all gracefully (leases given back); a new collector continues', async () => {
+    await redis.client.flushdb();
+    const servers = await startSite(20);
+    try {
+      const [a, b, c] = [tempDir(), tempDir(), tempDir()];
+      const seed = `${servers[0].origin}/p/0`;
+      const flags = ['--delay', '100', '--host-concurrency', '1'];
+      const ra = startCli(machineArgs(seed, a, redis, ...flags));
+      const rb = startCli(machineArgs(seed, b, redis, ...flags));
+      children.push(ra, rb);
+      const ends = Promise.all([waitExit(ra), waitExit(rb)]);
+      await waitFor(() => itemCount(a) > 0 && itemCount(b) > 0, 60_000);
+      const ids = ['--backend', redis.url, '--crawl-id', 'test-crawl'];
+      const st = await runCli(['status', ...ids, '--json']);
+      expect(st.code, st.stderr).toBe(0);
+      const view = JSON.parse(st.stdout);
+      expect(view.machines.map((m: { out: string }) => m.out).sort()).toEqual([a, b].sort());
+      const stop = await runCli(['stop', ...ids]);
+      expect(stop.code, stop.stderr).toBe(0);
+      const [ea, eb] = await ends;
+      expect([ea.code, eb.code]).toEqual([0, 0]);
+      const done = readItems(a).length + readItems(b).length;
+      expect(done).toBeLessThan(3 * PAGES);
+      // Nothing left leased: every URL taken and not written went back to the queue.
+      expect(Number(await redis.client.get('collector:{test-crawl}:n:leased'))).toBe(0);
+      expect((await runCli(['status', ...ids])).code).toBe(3);
+      // A collector started later with the same id is not stopped by the old stop, and finishes.
+      const ec = await runCli(machineArgs(seed, c, redis, '--delay', '0'));
+      expect(ec.code, ec.stderr).toBe(0);
+      const union = [...readItems(a), ...readItems(b), ...readItems(c)].map((i) => i.url);
+      expect(union.length).toBe(3 * PAGES);
+      expect(new Set(union).size).toBe(3 * PAGES);
+    } finally {
+      for (const s of servers) await s.close();
+    }
+  }, 120_000);
+
+  it('refuses a malformed backend address or crawl id with one line', async () => {
+    const r = await runCli(['crawl', 'http://127.0.0.1:9/', '--out', tempDir(), '--backend', 'redis:/x']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^collector: --backend: expected embedded or redis:\/\/host:port\/db\n$/);
+    const s = await runCli(['status', '--backend', redis.url]);
+    expect(s.code).toBe(2);
+    expect(s.stderr).toContain('--backend needs --crawl-id');
+  });
+});
