@@ -27,7 +27,7 @@ export type Outcome =
    */
   | { kind: 'item'; item: Item; bodyId?: number; extension?: string; links?: EngineRequest[] }
   /** `free`: the try does not count against `--retries` (the failure was ours, not the server's). */
-  | { kind: 'retry'; delayMs: number; free?: boolean }
+  | { kind: 'retry'; delayMs: number; free?: boolean; reason?: string }
   /**
    * A refresh redirect to follow: the entry goes back to its host's queue (politeness) without
    * using a try, and its next try continues the hop trail (`HopLoop.refresh`).
@@ -106,7 +106,7 @@ export class Attempts {
       : policy.retryDelay(entry.attempt, f.retryable, f.retryAfterMs);
     if (delayMs === null) return { kind: 'item', item };
     this.parts.awaitingRetry.set(entry.url, item);
-    return { kind: 'retry', delayMs };
+    return { kind: 'retry', delayMs, reason: retryReason(f) };
   }
 
   /**
@@ -240,4 +240,10 @@ export class Attempts {
     if (data) item.data = { ...data };
     return item;
   }
+}
+
+/** Why a host waits for a retry, as status shows it: `503 Retry-After 5s`, `timeout`, `robots.txt unavailable`. */
+function retryReason(f: Failure): string {
+  const what = f.error === 'robots-disallowed' ? 'robots.txt unavailable' : f.status !== null ? String(f.status) : f.error;
+  return f.retryAfterMs === null ? what : `${what} Retry-After ${Math.round(f.retryAfterMs / 1000)}s`;
 }

@@ -255,7 +255,7 @@ export class Crawler {
     }
     if (outcome.kind === 'retry') {
       this.stats.retries++;
-      slots.retry(entry, outcome.delayMs, !outcome.free);
+      slots.retry(entry, outcome.delayMs, !outcome.free, outcome.reason);
       return;
     }
     awaitingRetry.delete(entry.url);
