@@ -244,6 +244,11 @@ export class Attempts {
 
 /** Why a host waits for a retry, as status shows it: `503 Retry-After 5s`, `timeout`, `robots.txt unavailable`. */
 function retryReason(f: Failure): string {
-  const what = f.error === 'robots-disallowed' ? 'robots.txt unavailable' : f.status !== null ? String(f.status) : f.error;
+  const what =
+    f.error === 'robots-disallowed'
+      ? 'robots.txt unavailable'
+      : f.status !== null
+        ? String(f.status)
+        : f.error;
   return f.retryAfterMs === null ? what : `${what} Retry-After ${Math.round(f.retryAfterMs / 1000)}s`;
 }

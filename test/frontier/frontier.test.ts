@@ -325,7 +325,14 @@ describe('Frontier: retry, pause, slow-down, crawl-delay', () => {
     for (let i = 0; i < 50; i++) frontier.slowDown('a.example', 5000, '503 Retry-After 5s');
     expect(frontier.gapFor('a.example')).toBe(500 + 5000);
     expect(frontier.politeness()).toEqual([
-      { host: 'a.example', gapMs: 5500, penaltyMs: 5000, pausedForMs: 0, crawlDelayMs: 0, reason: '503 Retry-After 5s' },
+      {
+        host: 'a.example',
+        gapMs: 5500,
+        penaltyMs: 5000,
+        pausedForMs: 0,
+        crawlDelayMs: 0,
+        reason: '503 Retry-After 5s',
+      },
     ]);
     frontier.slowDown('b.example', 0); // Retry-After: 0 asks for no slow-down
     expect(frontier.gapFor('b.example')).toBe(500);
