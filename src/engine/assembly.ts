@@ -3,7 +3,6 @@
  * crawler only orchestrates. The network side is built with the crawler; the parts that read and
  * write state on disk (journal, spill, resume, item store, handoff outbox) are opened at start.
  */
-import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from 'pino';
@@ -29,21 +28,19 @@ import { HandoffOutbox, type Partition } from './handoff-outbox.js';
 import { HopLoop } from './hop-loop.js';
 import { HostPolicy, robotsRetryWait } from './host-policy.js';
 import { HostSlots } from './host-slots.js';
-import { InlinePageProcessor } from './inline-page-processor.js';
 import type { Item, ItemOrigin } from './item.js';
 import { ItemStore } from './item-store.js';
 import { LinkFollower } from './link-follower.js';
 import { workerReplayFilter } from './log-replay.js';
 import { LostPageRetries } from './lost-page-retries.js';
 import { NearDuplicateWatch } from './near-duplicates.js';
-import type { PageProcessor, PageProcessorOptions, PageThreadSource } from './page-processor.js';
-import { PAGE_THREAD_FILES } from './page-threads.js';
-import type { SourceLogLine } from './page-work.js';
+import { openPageProcessor } from './open-page-processor.js';
+import type { PageProcessor, PageThreadSource } from './page-processor.js';
+import { pageVersions } from './page-versions.js';
 import { restoreHandedOff, restoreState } from './resume.js';
 import { Rounds } from './rounds.js';
 import { SpillRefill } from './spill-refill.js';
 import { lockWorkerState } from './state-lock.js';
-import { ThreadedPageProcessor } from './threaded-page-processor.js';
 
 /** Smallest body limit for robots.txt (RFC 9309 §2.5: a parsing limit of at least 500 KiB). */
 const ROBOTS_MIN_PARSE_BYTES = 512 * 1024;
@@ -208,6 +205,7 @@ export function buildNetworkParts(
     storeBodies: opts.storeBodies,
     thread: opts.pageThread,
     maxBytes: opts.maxBytes,
+    versions: pageVersions(opts),
   };
   return {
     source,
@@ -365,34 +363,4 @@ export async function openStateParts(
     enqueue: hooks.enqueue,
   });
   return { journal, spill, store, attempts, follower, rounds, handoff, resumedItems };
-}
-
-/**
- * The page processor for a crawler: a page thread when `opts.thread`, the source is thread-safe
- * and loadable by reference (`threadSource`), and the compiled worker file exists (the built CLI;
- * tests running the TypeScript sources get the inline one), else inline.
- * @param writeLog where the lines a source logs in the page thread go.
- */
-export function openPageProcessor(
-  source: RunningSource,
-  threadSource: PageThreadSource | null,
-  opts: PageProcessorOptions,
-  writeLog: (lines: SourceLogLine[]) => void,
-): PageProcessor {
-  const files = PAGE_THREAD_FILES;
-  if (
-    opts.thread &&
-    threadSource !== null &&
-    import.meta.url.endsWith('.js') &&
-    existsSync(files.pageWorker)
-  ) {
-    return new ThreadedPageProcessor(
-      files,
-      threadSource,
-      opts.storeBodies ? opts.outDir : null,
-      opts.maxBytes,
-      writeLog,
-    );
-  }
-  return new InlinePageProcessor(source, opts);
 }

@@ -3,7 +3,7 @@
  * Worker) when the machine has a core for it, else inline on the crawler's thread. Either way
  * the crawler sees the same {@link PageProcessor}: `work` a response, then `store` or `drop` the
  * decoded body it keeps. This module holds the contract and the messages to the page thread
- * (`openPageProcessor` in `assembly.ts` picks the implementation).
+ * (`openPageProcessor` in `open-page-processor.ts` picks the implementation).
  *
  * With the thread, the crawler's event loop only moves bytes and runs the frontier: a page's
  * decompression, SHA-256, charset decoding and HTML tokenizing (about 40% of its CPU on the
@@ -12,6 +12,7 @@
  * turn in both directions.
  */
 import type { MessagePort } from 'node:worker_threads';
+import type { VersionOptions } from '../sinks/file-sink.js';
 import type { SourceRef } from '../sources/load-source.js';
 import type { WorkerInfo } from '../sources/source.js';
 import type { PageJob, WorkedPage } from './page-work.js';
@@ -47,6 +48,8 @@ export interface PageProcessorOptions {
   thread: boolean;
   /** Largest decoded body, bytes (sizes the thread's heap). */
   maxBytes: number;
+  /** Store pages as versions (`page-versions.ts`: jobs that fetch pages again); absent: one body per page. */
+  versions?: VersionOptions;
 }
 
 /** A message to the page thread. */
