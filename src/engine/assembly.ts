@@ -37,6 +37,7 @@ import { NearDuplicateWatch } from './near-duplicates.js';
 import { openPageProcessor } from './open-page-processor.js';
 import type { PageProcessor, PageThreadSource } from './page-processor.js';
 import { pageVersions } from './page-versions.js';
+import { PolitenessState } from './politeness-state.js';
 import { restoreHandedOff, restoreState } from './resume.js';
 import { Rounds } from './rounds.js';
 import { SpillRefill } from './spill-refill.js';
@@ -86,6 +87,8 @@ export interface NetworkParts {
   slots: HostSlots;
   lost: LostPageRetries;
   policy: HostPolicy;
+  /** The robots.txt cache; null with `--no-robots`. */
+  robots: RobotsCache | null;
   hops: HopLoop;
   /** Session-id removal from seeds, links and redirect targets (`--keep-param`). */
   sessionIds: SessionIdStripper;
@@ -126,8 +129,8 @@ export interface CrawlerHooks {
   enqueue(url: string, depth: number, meta: RequestMeta | undefined): void;
   /** The requests of a new round (never rejects: a failing `seeds()` is logged, and gives none). */
   roundRequests(): Promise<EngineRequest[]>;
-  /** Queue a round's requests (those this worker owns), seen or not. */
-  queueRound(requests: EngineRequest[]): void;
+  /** Queue the requests of round `round` (those this worker owns), seen or not. */
+  queueRound(requests: EngineRequest[], round: number): void;
   /** The item of `url` is written. */
   written(url: string): void;
   /** A pending URL restored from the state has this metadata (kept until its item is written). */
@@ -141,6 +144,8 @@ export interface CrawlerHooks {
 
 /** What is already open while the state is being opened, closed even when opening fails later. */
 export type OpenedState = Partial<Pick<StateParts, 'journal' | 'spill'>> & {
+  /** The hosts' back-off, robots.txt verdicts and round saved across restarts. */
+  politeness?: PolitenessState;
   /** This worker's lock on its state dir (state-lock.ts), held until the crawler closes. */
   stateLock?: HeldLock;
 };
@@ -219,6 +224,7 @@ export function buildNetworkParts(
     slots: new HostSlots(backend.frontier),
     lost: new LostPageRetries(),
     policy,
+    robots,
     hops: new HopLoop({
       fetcher,
       robots,
@@ -278,6 +284,16 @@ export async function openStateParts(
     priorityOf,
   );
   opened.spill = spill;
+  // Before the frontier is restored: the hosts' back-off and the round continue where they were.
+  let made: Rounds | null = null;
+  const saved = await PolitenessState.open(stateDir, {
+    frontier: backend.frontier,
+    robots: net.robots,
+    round: () => made?.mark ?? saved.round ?? { number: 0, startedAt: Date.now() },
+    log,
+  });
+  opened.politeness = saved.state;
+  const round = saved.round?.number ?? 0;
   const partition = deps.partition;
   const scope = (url: string) => net.scope.check(url);
   const replayed = { stateDir, outDir: opts.out, scope, seen: backend.seen, log };
@@ -291,6 +307,8 @@ export async function openStateParts(
       partition,
       queue: (url, depth, meta) => {
         if (meta !== undefined) hooks.remember(url, meta);
+        // a round request (a seed, or every-round) still pending: the next round does not queue it twice
+        if (depth === 0 || meta?.everyRound === true) admission.restoredPending(url, round);
         spill.push(url, depth, meta?.priority);
       },
     });
@@ -335,7 +353,10 @@ export async function openStateParts(
     queue: hooks.queueRound,
     log,
     wake: hooks.wake,
+    started: () => saved.state.saveSoon(),
   });
+  if (saved.round !== null) rounds.continueFrom(saved.round);
+  made = rounds;
   const attempts = new Attempts({
     hops: net.hops,
     policy: net.policy,
@@ -350,7 +371,7 @@ export async function openStateParts(
     maxBytes: opts.maxBytes,
     awaitingRetry: net.awaitingRetry,
     isStopping: hooks.isStopping,
-    round: () => rounds.current,
+    round: (url) => admission.roundOf(url),
     wake: hooks.wake,
   });
   const follower = new LinkFollower({

@@ -52,8 +52,8 @@ export interface AttemptParts {
   /** Items of URLs waiting for a retry, written as they are if the crawl ends first. */
   awaitingRetry: Map<string, Item>;
   isStopping(): boolean;
-  /** The round in progress (continuous collection). */
-  round(): number;
+  /** The round that queued `url` when it is a round request of a later round (continuous collection), else 0. */
+  round(url: string): number;
   /** A host slot was freed: the dispatch loop may take another URL. */
   wake(): void;
 }
@@ -186,7 +186,9 @@ export class Attempts {
     const r = page.result;
     if (r?.sketch !== undefined) this.parts.nearDuplicates.observe(entry.url, r.sketch);
     if (r?.refresh !== undefined) return this.refreshHop(entry, answer, id, r.refresh);
-    if (store.isDuplicate(item, id, this.parts.round())) return { kind: 'item', item };
+    const round = this.parts.round(entry.url);
+    if (round > 0) item.data = { ...item.data, round };
+    if (store.isDuplicate(item, id, round)) return { kind: 'item', item };
     // Still encoded (unknown or nested Content-Encoding): stored as received, flagged, not parsed.
     if (flag === 'unknown-encoding') return { kind: 'item', item, bodyId: id };
     if (page.sourceError !== undefined) {

@@ -13,15 +13,49 @@ describe('Admission: which requests are queued', () => {
     // The first pass (a new crawl, or a resume): the seen-set decides, also for hubs.
     expect(a.admit(hub, every)).toBe(true);
     expect(a.admit(hub, every)).toBe(false);
-    a.newRound();
+    a.newRound(1);
     expect(a.admit(hub, every)).toBe(true);
     expect(a.admit(hub, every)).toBe(false);
+    expect(a.roundOf(hub)).toBe(1);
+    a.acknowledged(hub);
+    expect(a.roundOf(hub)).toBe(0);
     expect(a.admit('http://h/a', undefined)).toBe(false);
     // A hub is in the seen-set: a plain link to it is not fetched on top.
     expect(a.admit(hub, undefined)).toBe(false);
-    a.newRound();
+    a.newRound(2);
     expect(a.admitForRound('http://h/seed')).toBe(true);
     expect(a.admitForRound('http://h/seed')).toBe(false);
     expect(a.admit(hub, every)).toBe(true);
+  });
+
+  it('a round request still pending from an earlier round (a backed-off host) is not queued again', () => {
+    const a = new Admission(new FingerprintSet(16));
+    const slow = 'http://slow/';
+    const fast = 'http://fast/';
+    a.newRound(1);
+    expect(a.admitForRound(slow)).toBe(true);
+    expect(a.admitForRound(fast)).toBe(true);
+    a.acknowledged(fast); // fetched; the slow host's seed is still waiting
+    a.newRound(2);
+    expect(a.admitForRound(fast)).toBe(true);
+    expect(a.admitForRound(slow)).toBe(false);
+    expect(a.roundOf(slow)).toBe(1); // its item says the round that queued it
+    expect(a.roundOf(fast)).toBe(2);
+    a.acknowledged(slow);
+    a.newRound(3);
+    expect(a.admitForRound(slow)).toBe(true);
+    // restored pending at a restart: not queued again by the next round
+    const b = new Admission(new FingerprintSet(16));
+    b.restoredPending(slow, 7);
+    b.newRound(8);
+    expect(b.admitForRound(slow)).toBe(false);
+    expect(b.roundOf(slow)).toBe(7);
+    // a seed of the first pass still waiting when round 1 starts
+    const c = new Admission(new FingerprintSet(16));
+    expect(c.admitSeed(slow, undefined)).toBe(true);
+    expect(c.admitSeed(slow, undefined)).toBe(false);
+    c.newRound(1);
+    expect(c.admitForRound(slow)).toBe(false);
+    expect(c.roundOf(slow)).toBe(0);
   });
 });
