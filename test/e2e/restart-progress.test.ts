@@ -53,8 +53,10 @@ describe('progress across frequent restarts', () => {
       const mark = site.requests.length;
       const child = startCli(args);
       const exited = waitExit(child);
-      await waitFor(() => site.requests.length > mark, 20_000); // it is crawling
-      await new Promise((r) => setTimeout(r, 1500)); // ~5 pages of 300 ms
+      // ~5 pages of 300 ms fetched this run (counted, not timed: a loaded machine starts slowly),
+      // then their items must reach the disk within a few seconds while it keeps crawling.
+      await waitFor(() => site.requests.length > mark + 5, 30_000);
+      await waitFor(() => itemCount(out) > before, 5_000);
       child.kill('SIGKILL');
       await exited;
       const now = itemCount(out);

@@ -38,18 +38,21 @@ describe('process identity', () => {
   });
 
   it('a zombie is not running', async () => {
-    // `sleep 0` exits at once and stays a zombie: its parent (`sleep 3` after exec) never reaps it.
-    const parent = spawn('sh', ['-c', 'sleep 0 & echo $!; exec sleep 3'], {
+    // `sleep 0` exits at once and stays a zombie: its parent (`sleep 60` after exec, killed at the end) never reaps it.
+    const parent = spawn('sh', ['-c', 'sleep 0 & echo $!; exec sleep 60'], {
       stdio: ['ignore', 'pipe', 'ignore'],
     });
-    const pid = Number(await new Promise<string>((r) => parent.stdout.once('data', (d) => r(String(d)))));
-    let stat = procStat(pid);
-    for (let i = 0; i < 100 && stat?.state !== 'Z'; i++) {
-      await new Promise((r) => setTimeout(r, 20));
-      stat = procStat(pid);
+    try {
+      const pid = Number(await new Promise<string>((r) => parent.stdout.once('data', (d) => r(String(d)))));
+      let stat = procStat(pid);
+      for (let i = 0; i < 500 && stat?.state !== 'Z'; i++) {
+        await new Promise((r) => setTimeout(r, 20));
+        stat = procStat(pid);
+      }
+      expect(stat?.state).toBe('Z');
+      expect(isRunning({ pid, startTicks: stat?.startTicks ?? null, bootId: bootId() })).toBe(false);
+    } finally {
+      parent.kill('SIGKILL');
     }
-    expect(stat?.state).toBe('Z');
-    expect(isRunning({ pid, startTicks: stat?.startTicks ?? null, bootId: bootId() })).toBe(false);
-    parent.kill('SIGKILL');
   });
 });
