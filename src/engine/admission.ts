@@ -25,19 +25,20 @@ export class Admission {
 
   /**
    * Admit `url`: new to the seen-set, or, in a later round, an `everyRound` request not yet
-   * admitted this round.
+   * admitted this round. `owned`: queued by this worker (false: handed to its owner).
    */
-  admit(url: string, meta: RequestMeta | undefined): boolean {
-    if (this.later && meta?.everyRound === true) return this.admitForRound(url);
+  admit(url: string, meta: RequestMeta | undefined, owned = true): boolean {
+    if (this.later && meta?.everyRound === true) return this.admitForRound(url, owned);
     return this.seen.add(url);
   }
 
   /** Admit `url` once this round, seen before or not, unless it is still pending from an earlier one. */
-  admitForRound(url: string): boolean {
+  admitForRound(url: string, owned = true): boolean {
     this.seen.add(url);
     if (this.thisRound.has(url) || this.pendingRound.has(url)) return false;
     this.thisRound.add(url);
-    this.pendingRound.set(url, this.round);
+    // Only a URL queued here gets its item here: one handed to its owner is the owner's to track.
+    if (owned) this.pendingRound.set(url, this.round);
     return true;
   }
 

@@ -57,5 +57,11 @@ describe('Admission: which requests are queued', () => {
     c.newRound(1);
     expect(c.admitForRound(slow)).toBe(false);
     expect(c.roundOf(slow)).toBe(0);
+    // a hub handed to its owner (another process) is the owner's to track: handed again next round
+    const d = new Admission(new FingerprintSet(16));
+    d.newRound(1);
+    expect(d.admit('http://other/feed', { everyRound: true }, false)).toBe(true);
+    d.newRound(2);
+    expect(d.admit('http://other/feed', { everyRound: true }, false)).toBe(true);
   });
 });
