@@ -4,6 +4,7 @@
  * which the smallest {@link SKETCH_SIZE} hashes are kept (a bottom-k sample: two sketches
  * estimate how much two pages' vocabularies differ).
  */
+import { fmix32 } from '../url/fingerprint.js';
 
 /** Hashes kept per page (bottom-k). 128 × 4 bytes travel with each parsed page. */
 export const SKETCH_SIZE = 128;
@@ -12,21 +13,10 @@ export const SKETCH_SIZE = 128;
 const SKETCH_MAX_WORDS = 4096;
 
 const FNV_OFFSET = 0x811c9dc5;
+// MurmurHash3's finaliser (fmix32): FNV-1a leaves a word's high bits to its first letters, and a
+// bottom-k sample needs the order of hashes to be unrelated to the words.
 const FNV_PRIME = 0x01000193;
 const HASH_DIGITS = 0x23; // '#'
-
-/**
- * MurmurHash3's 32-bit finaliser: FNV-1a leaves a word's high bits to its first letters, and a
- * bottom-k sample needs the order of hashes to be unrelated to the words.
- */
-function mix(h: number): number {
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  h ^= h >>> 16;
-  return h >>> 0;
-}
 
 /** Collects the words of text spans; {@link finish} gives the sketch. */
 export class TextSketch {
@@ -62,7 +52,7 @@ export class TextSketch {
   }
 
   private endWord(): void {
-    if (this.len > 0) this.words.add(mix(this.h));
+    if (this.len > 0) this.words.add(fmix32(this.h));
     this.h = FNV_OFFSET;
     this.len = 0;
     this.inDigits = false;

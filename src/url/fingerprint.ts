@@ -7,7 +7,8 @@
 /** Output of {@link fingerprint}: `[hi, lo]` 32-bit halves, reused between calls. */
 export const fp = new Uint32Array(2);
 
-function fmix32(h: number): number {
+/** MurmurHash3's 32-bit finaliser (fmix32): every input bit affects every output bit. */
+export function fmix32(h: number): number {
   h ^= h >>> 16;
   h = Math.imul(h, 0x85ebca6b);
   h ^= h >>> 13;
