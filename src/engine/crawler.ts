@@ -104,16 +104,8 @@ export class Crawler {
       writeFailed: (e: Error) => this.writeFailed(e),
     };
     const priorityOf = (url: string) => this.requests.get(url)?.priority ?? 0;
-    this.state = await openStateParts(
-      this.opts,
-      this.deps,
-      this.net,
-      this.stats,
-      this.admission,
-      hooks,
-      this.opened,
-      priorityOf,
-    );
+    const { opts, deps, net, stats, admission, opened } = this;
+    this.state = await openStateParts(opts, deps, net, stats, admission, hooks, opened, priorityOf);
     ({ store: this.store, attempts: this.attempts, follower: this.follower } = this.state);
     for (const r of requests) {
       if (this.owns(urlOf(r)) && this.admission.admitSeed(urlOf(r), metaOf(r)))
