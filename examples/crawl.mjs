@@ -2,7 +2,7 @@
 //   node examples/crawl.mjs https://www.example.org/docs/ [out-dir]
 // Ctrl-C stops gracefully (in-flight requests finish, state is flushed; run again to continue).
 import { existsSync } from 'node:fs';
-import { crawl } from 'collector';
+import { crawl } from 'web-collector';
 
 const [url, out = './data'] = process.argv.slice(2);
 if (!url) {

@@ -7,7 +7,8 @@
  *
  * The entry points sit side by side in `dist/bundle/`, as they do in `dist/engine/`, so the
  * `new URL('./page-worker.js', import.meta.url)` lookups work in both layouts.
- * `dist/` (tsc) stays: the tests of the thread entry points use it.
+ * `dist/` (tsc) stays: the tests of the thread entry points use it, and its `.d.ts` files are the
+ * package's type declarations.
  */
 import { rmSync } from 'node:fs';
 import path from 'node:path';
@@ -24,6 +25,8 @@ rmSync(outdir, { recursive: true, force: true });
 await build({
   entryPoints: {
     main: src('cli/main.ts'),
+    // The package entry (the library API): `exports` points here.
+    index: src('index.ts'),
     'worker-main': src('runtime/worker-main.ts'),
     'page-worker': src('engine/page-worker.ts'),
     'body-writer': src('engine/body-writer.ts'),

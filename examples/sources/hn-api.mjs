@@ -17,7 +17,7 @@
  * and rank to the items. A token in HN_API_TOKEN is sent as `Authorization: Bearer …` by
  * `authorize()`, at send time only: it is never written to the state, the items or the logs.
  */
-import { defineSource } from 'collector';
+import { defineSource } from 'web-collector';
 import { z } from 'zod';
 
 const JSON_ONLY = { accept: 'application/json' };

@@ -115,6 +115,10 @@ export function registerCrawl(program: Command): void {
       def('URLs queued in memory per process; more spill to disk', d.maxQueuedInMemory),
       int(10),
     )
+    .option(
+      '--page-requisites',
+      'also fetch what pages load: images, stylesheets (and their fonts, imports), scripts, icons; on the same site, past --max-depth',
+    )
     .option('--user-agent <s>', 'User-Agent header')
     .option('--no-robots', 'ignore robots.txt')
     .option('--proxy <url>', 'proxy for all requests (default: HTTP_PROXY/HTTPS_PROXY)')
@@ -124,16 +128,21 @@ export function registerCrawl(program: Command): void {
     .option('--quiet', 'no progress line')
     .action(async (urls: string[], o: Record<string, unknown>) => {
       // Flags as written; absent ones are undefined and get the schema's default.
-      const { store, source, sourceOption, keepParam, ...flags } = o;
+      const { store, source, sourceOption, keepParam, pageRequisites, ...flags } = o;
       const input = { ...flags, seeds: urls, storeBodies: store, keepParams: keepParam } as CrawlOptionsInput;
       // Loaded on use, so `collector --help` and other commands start fast.
       const { runCrawl } = await import('../runtime/crawl-job.js');
       const { parseOptionPairs } = await import('../config/option-pairs.js');
       const { locateDiskFull } = await import('../sinks/disk-full.js');
       const pairs = sourceOption as string[] | undefined;
+      // An option of the crawl source, with a flag of its own (wget -p).
+      const extra = pageRequisites === true ? { pageRequisites: true } : undefined;
       const choice = {
         source: source as string | undefined,
-        sourceOptions: pairs === undefined ? undefined : parseOptionPairs(pairs),
+        sourceOptions:
+          pairs === undefined && extra === undefined
+            ? undefined
+            : { ...parseOptionPairs(pairs ?? []), ...extra },
       };
       process.exitCode = await runCrawl(input, choice).catch((e) => {
         throw locateDiskFull(e, input.out ?? '.');

@@ -3,6 +3,7 @@
  * line on stderr with exit code 2 (DESIGN §3).
  */
 import { Command, CommanderError } from 'commander';
+import { PACKAGE_VERSION } from '../config/package-info.js';
 import { UsageError } from '../config/usage-error.js';
 import { DISK_FULL_EXIT_CODE, diskFullLine, diskFullPath, isDiskFull } from '../sinks/disk-full.js';
 import { registerCrawl } from './crawl.js';
@@ -17,7 +18,7 @@ const program = new Command();
 program
   .name('collector')
   .description('High-throughput, multi-process web collector for small servers')
-  .version('0.1.0')
+  .version(PACKAGE_VERSION)
   .exitOverride()
   .configureOutput({
     writeErr: (s) => process.stderr.write(s),

@@ -107,7 +107,7 @@ export type SupervisorSettings = z.output<typeof SupervisorSettingsSchema>;
 /** The whole config file. */
 export const ConfigFileSchema = z
   .object({
-    /** Data directory (DESIGN §4 layout). Default `./data`. */
+    /** Data directory (DESIGN §4 layout), relative to the config file's directory. Default `./data`. */
     data: z.string().default('./data'),
     /** `embedded` (files on local disk). Default embedded. */
     backend: z.string().default('embedded'),
@@ -197,10 +197,44 @@ export async function loadConfig(file: string): Promise<{ config: Config; raw: C
       raw = ext === '.json' ? JSON.parse(text) : YAML.parse(text);
     } catch (e) {
       throw new UsageError(
-        `${path.basename(file)}: not valid ${ext === '.json' ? 'JSON' : 'YAML'}: ${(e as Error).message.split('\n')[0]}`,
+        `${path.basename(file)}: not valid ${ext === '.json' ? 'JSON' : 'YAML'}: ${parseErrorText(e)}`,
       );
     }
   }
-  const config = validateConfig(raw ?? {}, path.basename(file));
+  const config = resolveConfigPaths(validateConfig(raw ?? {}, path.basename(file)), path.dirname(abs));
   return { config, raw: raw as ConfigInput };
+}
+
+/**
+ * A parser's error as one line: where, then what — `line 2, column 1: Flow sequence in block
+ * collection must be sufficiently indented and end with a ]` (the yaml package ends its first
+ * line with "at line L, column C:" before a code excerpt).
+ */
+export function parseErrorText(e: unknown): string {
+  const first = ((e as Error)?.message ?? String(e)).split('\n')[0].trim();
+  const at = / at line (\d+), column (\d+):?$/.exec(first);
+  if (at) return `line ${at[1]}, column ${at[2]}: ${first.slice(0, at.index)}`;
+  return first.replace(/:$/, '');
+}
+
+/** Whether a `source:` value names a module file rather than a built-in source. */
+function isModulePath(source: string): boolean {
+  return source.startsWith('./') || source.startsWith('../') || path.isAbsolute(source);
+}
+
+/**
+ * Relative paths of a config — `data` and a source module path — made absolute against the config
+ * file's directory, as other tools read their config files: the same file means the same data
+ * whatever the working directory (cron, systemd, a shell elsewhere).
+ * @param dir the config file's directory.
+ * @returns the config with absolute paths (a new object; `config` is not changed).
+ */
+export function resolveConfigPaths(config: Config, dir: string): Config {
+  return {
+    ...config,
+    data: path.resolve(dir, config.data),
+    workers: config.workers.map((w) =>
+      isModulePath(w.source) ? { ...w, source: path.resolve(dir, w.source) } : w,
+    ),
+  };
 }

@@ -4,9 +4,13 @@
  * A module of its own, without zod, so that the help and other commands start fast.
  */
 import { SCOPE_DEFAULTS } from '../url/scope.js';
+import { PACKAGE_NAME, PACKAGE_VERSION } from './package-info.js';
 
-/** Default User-Agent: product token `collector` (matched by robots.txt groups) and version. */
-export const DEFAULT_USER_AGENT = 'collector/0.1 (+https://github.com/collector/collector)';
+/**
+ * Default User-Agent: product token `collector` (matched by robots.txt groups), the version's
+ * major.minor, and the package's page for a site owner who wants to know who is calling.
+ */
+export const DEFAULT_USER_AGENT = `collector/${PACKAGE_VERSION.split('.').slice(0, 2).join('.')} (+https://www.npmjs.com/package/${PACKAGE_NAME})`;
 
 /** Every fixed default of the crawl options (see `CrawlOptionsSchema` for what each means). */
 export const CRAWL_DEFAULTS = {

@@ -39,6 +39,7 @@ import type { PageProcessor, PageThreadSource } from './page-processor.js';
 import { pageVersions } from './page-versions.js';
 import { PolitenessState } from './politeness-state.js';
 import { restoreHandedOff, restoreState } from './resume.js';
+import { RetryWarnings } from './retry-warnings.js';
 import { Rounds } from './rounds.js';
 import { SpillRefill } from './spill-refill.js';
 import { lockWorkerState } from './state-lock.js';
@@ -70,6 +71,11 @@ export interface CrawlerDeps {
   onFetch?: (ms: number) => void;
   /** Called when a host is paused by Retry-After or rate-limit headers, with the pause in ms (metrics). */
   onRateLimitWait?: (ms: number) => void;
+  /**
+   * Told a warning line for a person (a host that does not answer: `127.0.0.1:9: connection
+   * refused, retrying in 1.2 s (1/3)`); it is in the log already. Default: the log only.
+   */
+  onWarning?: (line: string) => void;
   /** Called on every line the source logs (counters). */
   onSourceLog?: (level: 'info' | 'warn' | 'error') => void;
   /** Set when this worker is one of several of its type (DESIGN §1 ownership). */
@@ -100,6 +106,8 @@ export interface NetworkParts {
   origin: ItemOrigin;
   /** Items of URLs waiting for a retry, written as they are if the crawl ends first. */
   awaitingRetry: Map<string, Item>;
+  /** Warnings about hosts that do not answer. */
+  warnings: RetryWarnings;
 }
 
 /** A worker with siblings: who owns which URL, and the outbox of links owned by the others. */
@@ -244,6 +252,14 @@ export function buildNetworkParts(
     abort,
     origin: { source: def.name, worker: deps.workerId },
     awaitingRetry: new Map(),
+    warnings: new RetryWarnings(
+      (line, fields) => {
+        deps.log.warn(fields, line);
+        deps.onWarning?.(line);
+      },
+      (line, fields) => deps.log.warn(fields, line),
+      opts.retries,
+    ),
   };
 }
 
@@ -354,6 +370,7 @@ export async function openStateParts(
     log,
     wake: hooks.wake,
     started: () => saved.state.saveSoon(),
+    stats,
   });
   if (saved.round !== null) rounds.continueFrom(saved.round);
   made = rounds;

@@ -12,7 +12,7 @@ import type { CrawlStats } from './crawl-stats.js';
 import type { HopAnswer, HopFailure, HopLoop, HopResult } from './hop-loop.js';
 import { type HostPolicy, letsSlowDownDecay } from './host-policy.js';
 import type { HostSlots } from './host-slots.js';
-import { errorItem, type Item, type ItemOrigin, newItem } from './item.js';
+import { errorItem, type Item, type ItemError, type ItemOrigin, newItem } from './item.js';
 import type { ItemStore } from './item-store.js';
 import type { LostPageRetries } from './lost-page-retries.js';
 import type { NearDuplicateWatch } from './near-duplicates.js';
@@ -26,8 +26,11 @@ export type Outcome =
    * with the file `extension` the source chose; `links`: the requests to follow.
    */
   | { kind: 'item'; item: Item; bodyId?: number; extension?: string; links?: EngineRequest[] }
-  /** `free`: the try does not count against `--retries` (the failure was ours, not the server's). */
-  | { kind: 'retry'; delayMs: number; free?: boolean; reason?: string }
+  /**
+   * `free`: the try does not count against `--retries` (the failure was ours, not the server's);
+   * `error`: what failed (absent for a free retry); `reason`: why its host waits (status).
+   */
+  | { kind: 'retry'; delayMs: number; free?: boolean; error?: ItemError; reason?: string }
   /**
    * A refresh redirect to follow: the entry goes back to its host's queue (politeness) without
    * using a try, and its next try continues the hop trail (`HopLoop.refresh`).
@@ -101,12 +104,14 @@ export class Attempts {
       f.res,
       maxBytes,
     );
+    // A response refused for its size still says what it was.
+    if (f.res === undefined && f.contentType) item.contentType = f.contentType;
     const delayMs = this.parts.isStopping()
       ? null
       : policy.retryDelay(entry.attempt, f.retryable, f.retryAfterMs);
     if (delayMs === null) return { kind: 'item', item };
     this.parts.awaitingRetry.set(entry.url, item);
-    return { kind: 'retry', delayMs, reason: retryReason(f) };
+    return { kind: 'retry', delayMs, error: item.error, reason: retryReason(f) };
   }
 
   /**
@@ -171,6 +176,7 @@ export class Attempts {
         status: res.status,
         retryable: false,
         retryAfterMs: null,
+        contentType: res.contentType,
       });
     }
     item.bytes = page.bytes;

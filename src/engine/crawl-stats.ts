@@ -13,6 +13,8 @@ export interface CrawlStats {
   items: number;
   /** Items that count as errors (see `countsAsError`). */
   errors: number;
+  /** This session's errors by `error.kind` (`store` for a body that could not be written). */
+  errorsByKind: Record<string, number>;
   /** Body bytes received this session (after decompression). */
   bytes: number;
   /** Retries scheduled. */
@@ -21,10 +23,35 @@ export interface CrawlStats {
   skipped: Record<SkipReason, number>;
   /** Items written this session (excludes resumed ones). */
   itemsThisRun: number;
+  /** Items without an error (a page collected), including those from before a resume. */
+  collected: number;
+  /** The first seeds that failed this session (at most {@link FAILED_SEEDS_KEPT}), for the summary. */
+  failedSeeds: FailedSeed[];
   /** Warning lines the source logged (`ctx.log.warn`) this session. */
   sourceWarnings: number;
   /** Error lines the source logged (`ctx.log.error`), or its `seeds()` failures, this session. */
   sourceErrors: number;
+}
+
+/** A seed whose item is an error. */
+export interface FailedSeed {
+  url: string;
+  kind: string;
+  message: string;
+}
+
+/** Failed seeds kept for the summary line. */
+export const FAILED_SEEDS_KEPT = 3;
+
+/** Count an item written now: collected or, for a seed, failed. (Resume counts `collected` alone.) */
+export function countCollected(
+  stats: CrawlStats,
+  item: { url: string; depth: number; error?: { kind: string; message: string } },
+): void {
+  if (!item.error) stats.collected++;
+  else if (item.depth === 0 && stats.failedSeeds.length < FAILED_SEEDS_KEPT) {
+    stats.failedSeeds.push({ url: item.url, kind: item.error.kind, message: item.error.message });
+  }
 }
 
 /** All counters at zero. */
@@ -32,6 +59,7 @@ export function newCrawlStats(): CrawlStats {
   return {
     items: 0,
     errors: 0,
+    errorsByKind: {},
     bytes: 0,
     retries: 0,
     skipped: {
@@ -44,6 +72,8 @@ export function newCrawlStats(): CrawlStats {
       depth: 0,
     },
     itemsThisRun: 0,
+    collected: 0,
+    failedSeeds: [],
     sourceWarnings: 0,
     sourceErrors: 0,
   };

@@ -66,6 +66,8 @@ export class Crawler {
   private active = 0;
   /** URLs taken for a first try this session: with the resumed items, the --max-pages budget. */
   private dispatched = 0;
+  /** Requests abandoned at stop (second signal, join timeout): pending, fetched on `--resume`. */
+  private abandoned = 0;
   /** Entries already counted against --max-pages (a free retry keeps attempt 0). */
   private readonly counted = new WeakSet<FrontierEntry>();
   private wake: (() => void) | null = null;
@@ -136,6 +138,11 @@ export class Crawler {
     return this.active;
   }
 
+  /** URLs left for `--resume`: queued, and abandoned in flight at stop. */
+  get pending(): number {
+    return this.frontier.queued + this.abandoned;
+  }
+
   /** In a multi-process crawl: end `run()` once idle (the supervisor saw every worker idle). */
   endWhenIdle(): void {
     this.endRequested = true;
@@ -182,6 +189,7 @@ export class Crawler {
         if (idle) break;
       } else {
         this.reportIdle(idle);
+        if (idle) rounds.idle();
         if (idle && this.endRequested) break;
       }
       await this.sleep(Math.min(this.frontier.nextReadyIn(), IDLE_TICK_MS, rounds.dueIn()));
@@ -243,6 +251,7 @@ export class Crawler {
     }
     if (outcome === null) {
       // Abandoned at stop: no item; the URL stays pending for --resume.
+      this.abandoned++;
       slots.release(entry, false);
       return;
     }
@@ -253,9 +262,16 @@ export class Crawler {
     }
     if (outcome.kind === 'retry') {
       this.stats.retries++;
+      const error = outcome.error;
+      if (error?.kind === 'http-status') this.net.warnings.answered(entry.host);
+      else if (error) {
+        const { kind, message } = error;
+        this.net.warnings.retrying(entry.host, entry.url, kind, message, entry.attempt + 1, outcome.delayMs);
+      }
       slots.retry(entry, outcome.delayMs, !outcome.free, outcome.reason);
       return;
     }
+    if (outcome.item.status !== null) this.net.warnings.answered(entry.host);
     awaitingRetry.delete(entry.url);
     slots.release(entry, letsSlowDownDecay(outcome.item.status));
     const { item, bodyId, links, extension } = outcome;

@@ -12,11 +12,11 @@
  */
 import type { SeenSet } from '../dedup/seen-set.js';
 import type { FrontierEntry } from '../frontier/frontier-queue.js';
-import type { FetchError, FetchErrorKind } from '../http/fetch-error.js';
+import { type FetchError, type FetchErrorKind, NO_ANSWER_KINDS } from '../http/fetch-error.js';
 import type { Fetcher, HopResponse } from '../http/fetcher.js';
 import type { RobotsCache } from '../http/robots.js';
 import { canonicalize, hostKey } from '../url/canonicalize.js';
-import type { Scope } from '../url/scope.js';
+import { REQUISITE_LABEL, type Scope } from '../url/scope.js';
 import type { SessionIdStripper } from '../url/session-ids.js';
 import { HopTrail } from './hop-trail.js';
 import type { HostPolicy } from './host-policy.js';
@@ -53,6 +53,8 @@ export interface HopFailure {
   retryAfterMs: number | null;
   /** The failing response (its body is hashed into the item). */
   res?: HopResponse;
+  /** Content-Type of a response that failed without one (e.g. too large), for the item. */
+  contentType?: string | null;
 }
 
 /** What the hop loop works with. */
@@ -94,6 +96,8 @@ export class HopLoop {
     this.refreshTrails.delete(entry.url);
     let url = trail.last;
     const denied = await this.robotsGate(entry, url);
+    // robots.txt was being fetched when in-flight requests were abandoned: no item.
+    if (signal.aborted) return null;
     if (denied) return denied;
     for (;;) {
       let res: HopResponse;
@@ -114,8 +118,8 @@ export class HopLoop {
         if (signal.aborted) return null;
         this.parts.onFetch?.(performance.now() - fetchStart);
         const fe = e as FetchError;
-        const retryable = fe.kind === 'network' || fe.kind === 'timeout';
-        return failure(url, fe.kind, fe.message, fe.status, retryable, null);
+        const retryable = NO_ANSWER_KINDS.has(fe.kind);
+        return failure(url, fe.kind, fe.message, fe.status, retryable, null, undefined, fe.contentType);
       }
       policy.afterHop(entry.host, res.headers);
       if (res.location !== null) {
@@ -186,7 +190,7 @@ export class HopLoop {
       const message = `more than ${MAX_REDIRECTS} redirects`;
       return failure(target, 'redirect-loop', message, res.status, false, null);
     }
-    const verdict = scope.check(target);
+    const verdict = scope.check(target, entry.meta?.label === REQUISITE_LABEL);
     if (verdict !== 'ok') {
       const message = `redirect to ${target} (${verdict})`;
       return failure(target, 'out-of-scope', message, res.status, false, null);
@@ -228,8 +232,15 @@ export class HopLoop {
     const verdict = robots.peek(url) ?? (await robots.check(url));
     this.parts.policy.afterRobots(entry.host, verdict.crawlDelayMs);
     if (verdict.allowed) return null;
+    if (verdict.reason === 'unreachable' && verdict.cause) {
+      // No answer from the host at all: the page could not have been fetched either. Its item
+      // says why (network, dns, timeout), retried on the usual schedule, robots.txt first again.
+      const { kind, message } = verdict.cause;
+      return failure(url, kind, `${message}; fetching robots.txt`, null, true, null);
+    }
     if (verdict.reason === 'unavailable') {
-      const message = 'robots.txt unavailable (5xx or unreachable)';
+      // RFC 9309 §2.3.1.4: the server answered robots.txt with an error: complete disallow.
+      const message = `robots.txt unavailable (HTTP ${verdict.status}): the site is disallowed until it can be read`;
       return failure(url, 'robots-disallowed', message, null, true, this.parts.policy.robotsRetryWait);
     }
     return failure(url, 'robots-disallowed', 'disallowed by robots.txt', null, false, null);
@@ -249,6 +260,7 @@ function failure(
   retryable: boolean,
   retryAfterMs: number | null,
   res?: HopResponse,
+  contentType?: string | null,
 ): HopFailure {
-  return { kind: 'failure', url, error, message, status, retryable, retryAfterMs, res };
+  return { kind: 'failure', url, error, message, status, retryable, retryAfterMs, res, contentType };
 }

@@ -12,9 +12,13 @@ import { type ContentKey, contentKeyFromHex } from '../dedup/content-index.js';
 import type { FrontierEntry } from '../frontier/frontier-queue.js';
 import type { Journal } from '../frontier/journal.js';
 import { isDiskFull } from '../sinks/disk-full.js';
-import type { CrawlStats } from './crawl-stats.js';
+import { type CrawlStats, countCollected } from './crawl-stats.js';
 import { countsAsError, type Item, markDuplicate } from './item.js';
+
 import type { PageProcessor } from './page-processor.js';
+
+/** Failed items logged per error kind (`item failed`); past this they are only counted. */
+export const ERROR_LOG_LIMIT = 20;
 
 /** Content-index work left for an item until its line is written. */
 type ContentTicket =
@@ -164,7 +168,20 @@ export class ItemStore {
     const { stats, journal, contentIndex } = this.parts;
     stats.items++;
     stats.itemsThisRun++;
-    if (countsAsError(item)) stats.errors++;
+    if (countsAsError(item)) {
+      stats.errors++;
+      const kind = item.error?.kind ?? 'store';
+      const n = (stats.errorsByKind[kind] ?? 0) + 1;
+      stats.errorsByKind[kind] = n;
+      if (n <= ERROR_LOG_LIMIT) {
+        const { url, status, error } = item;
+        this.parts.log.info(
+          { url, status, kind, message: error?.message ?? item.data?.storeError },
+          'item failed',
+        );
+      }
+    }
+    countCollected(stats, item);
     const json = JSON.stringify(item);
     journal.item(json);
     // Lines are counted in the order they are journaled: the content index maps line → offset.

@@ -55,9 +55,9 @@ export interface Item {
 export interface ItemError {
   /**
    * `timeout`, `too-large`, `redirect-loop`, `robots-disallowed`, `http-status` (a 4xx/5xx
-   * status), `network`, `decode` (a corrupt body), `out-of-scope` (a redirect leaving the
-   * scope), `source` (the source threw on the page, or returned something wrong, or its
-   * `authorize()` failed).
+   * status), `network`, `dns` (the name did not resolve), `decode` (a corrupt body),
+   * `out-of-scope` (a redirect leaving the scope), `source` (the source threw on the page, or
+   * returned something wrong, or its `authorize()` failed).
    */
   kind: FetchErrorKind;
   /** One line for a person, e.g. `HTTP 404` or `redirect loop: a -> b -> a`. */

@@ -1,6 +1,6 @@
 /**
  * Where a page's links go: session ids are removed from them (`--keep-param`); past `--max-depth`
- * or out of scope (the scope, `--include`/`--exclude`
+ * (page requisites excepted) or out of scope (the scope, `--include`/`--exclude`
  * and the trap rules) they are counted and skipped, the first {@link TRAP_LOG_LIMIT} traps of each
  * kind logged; a link owned by another process goes to the handoff outbox; the rest are queued
  * here.
@@ -8,7 +8,7 @@
 import type { Logger } from 'pino';
 import type { RequestMeta } from '../frontier/request-meta.js';
 import type { EngineRequest } from '../sources/request.js';
-import type { Scope } from '../url/scope.js';
+import { REQUISITE_LABEL, type Scope } from '../url/scope.js';
 import type { SessionIdStripper } from '../url/session-ids.js';
 import type { CrawlStats } from './crawl-stats.js';
 import { type HandoffOutbox, ownerOf, type Partition } from './handoff-outbox.js';
@@ -42,17 +42,20 @@ export class LinkFollower {
    */
   follow(links: EngineRequest[], depth: number): void {
     const { scope, sessionIds, skipped, log, maxDepth, handoff } = this.parts;
-    if (maxDepth !== undefined && depth > maxDepth) {
-      skipped.depth += links.length;
-      return;
-    }
+    const deep = maxDepth !== undefined && depth > maxDepth;
     for (const request of links) {
       let found: string;
       let meta: RequestMeta | undefined;
       if (typeof request === 'string') found = request;
       else ({ url: found, meta } = request);
+      // A page requisite is fetched past --max-depth, as wget -p does (its own are requisites too).
+      const requisite = meta?.label === REQUISITE_LABEL;
+      if (deep && !requisite) {
+        skipped.depth++;
+        continue;
+      }
       const link = sessionIds.strip(found);
-      const verdict = scope.check(link);
+      const verdict = scope.check(link, requisite);
       if (verdict !== 'ok') {
         const n = ++skipped[verdict];
         if (n <= TRAP_LOG_LIMIT && verdict.startsWith('trap-')) {

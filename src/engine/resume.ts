@@ -52,6 +52,7 @@ export async function restoreState(parts: ResumeParts): Promise<number> {
       items++;
       stats.items++;
       if (countsAsError(it)) stats.errors++;
+      if (!it.error) stats.collected++;
       // A body this item stored is the original of any later copy (`ordinal` = its line).
       const sha = it.sha256;
       const data = it.data as Record<string, unknown> | undefined;

@@ -9,6 +9,7 @@
  */
 import type { Logger } from 'pino';
 import type { EngineRequest } from '../sources/request.js';
+import type { CrawlStats } from './crawl-stats.js';
 import type { RoundMark } from './politeness-state.js';
 
 /** What the rounds work with. */
@@ -24,17 +25,37 @@ export interface RoundParts {
   wake(): void;
   /** A round started: its number is worth saving at once. */
   started?(): void;
+  /** The worker's counters (read, never changed), for each round's counts. */
+  stats: CrawlStats;
 }
 
-/** The rounds of one worker. */
+/** What a round's log line counts: this round's share of the worker's counters. */
+interface RoundStart {
+  at: number;
+  items: number;
+  errors: number;
+  bytes: number;
+  errorsByKind: Record<string, number>;
+}
+
+/**
+ * The rounds of one worker. Each round is logged where it starts (`round started`) and where it
+ * ends (`round done`: its items, errors by kind, bytes and duration, and when the next one starts;
+ * at warn level when it had errors).
+ */
 export class Rounds {
   /** The round in progress: 0 for the first pass of a new crawl, then 1, 2, ... */
   current = 0;
   /** When the round in progress (or the first pass) started, epoch ms. */
   startedAt = Date.now();
   private loading = false;
+  private started: RoundStart;
+  /** `round done` was logged for the round in progress. */
+  private doneLogged = false;
 
-  constructor(private readonly parts: RoundParts) {}
+  constructor(private readonly parts: RoundParts) {
+    this.started = this.snapshot(Date.now());
+  }
 
   /** A round's requests are being made (`seeds()` runs): the worker is not idle. */
   get busy(): boolean {
@@ -70,9 +91,13 @@ export class Rounds {
 
   /** Start the next round now (its requests are queued once made). */
   start(now = Date.now()): void {
+    // A round still busy when the next one is due is logged as done now, with what it did.
+    if (!this.doneLogged) this.logDone(now);
+    this.doneLogged = false;
     this.current++;
     this.startedAt = now;
     const round = this.current;
+    this.started = this.snapshot(now);
     this.loading = true;
     this.parts.started?.();
     void this.parts.load().then((requests) => {
@@ -81,5 +106,45 @@ export class Rounds {
       this.parts.log.info({ round, seeds: requests.length }, 'round started');
       this.parts.wake();
     });
+  }
+
+  /** Called while the worker is idle: the round in progress is done (logged once, with its counts). */
+  idle(now = Date.now()): void {
+    if (this.parts.intervalMs === undefined || this.loading || this.doneLogged) return;
+    this.doneLogged = true;
+    this.logDone(now);
+  }
+
+  /** `round done`, with this round's counts. */
+  private logDone(now: number): void {
+    const s = this.parts.stats;
+    const was = this.started;
+    const errorsByKind: Record<string, number> = {};
+    for (const [k, n] of Object.entries(s.errorsByKind)) {
+      const d = n - (was.errorsByKind[k] ?? 0);
+      if (d > 0) errorsByKind[k] = d;
+    }
+    const fields = {
+      round: this.current,
+      items: s.itemsThisRun - was.items,
+      errors: s.errors - was.errors,
+      errorsByKind,
+      bytes: s.bytes - was.bytes,
+      seconds: Math.round((now - was.at) / 100) / 10,
+      nextRoundAt: new Date(this.startedAt + (this.parts.intervalMs ?? 0)).toISOString(),
+    };
+    if (fields.errors > 0) this.parts.log.warn(fields, 'round done, with errors');
+    else this.parts.log.info(fields, 'round done');
+  }
+
+  private snapshot(at: number): RoundStart {
+    const s = this.parts.stats;
+    return {
+      at,
+      items: s.itemsThisRun,
+      errors: s.errors,
+      bytes: s.bytes,
+      errorsByKind: { ...s.errorsByKind },
+    };
   }
 }

@@ -9,9 +9,10 @@ import { CRAWL_DEFAULTS } from '../config/crawl-defaults.js';
 import { CookieSession } from './cookie-jar.js';
 import { DecodeError, decodeContent, TooLargeError } from './decompress.js';
 import { Agent, EnvHttpProxyAgent, ProxyAgent } from './dispatchers.js';
-import { classifyError, FetchError } from './fetch-error.js';
+import { classifyError, describeError, FetchError } from './fetch-error.js';
 import { fetchLenient, isObsFoldError } from './lenient-fetch.js';
 import { headerUrl } from './location.js';
+import { lookup } from './lookup.js';
 
 /**
  * Defaults of {@link FetcherOptions}: `maxHeaderBytes` 256 KiB, the crawl option's default (why:
@@ -73,7 +74,7 @@ function makeDispatcher(opts: FetcherOptions): Dispatcher {
     maxHeaderSize: opts.maxHeaderBytes ?? FETCH_DEFAULTS.maxHeaderBytes,
     keepAliveTimeout: 30_000,
     keepAliveMaxTimeout: 120_000,
-    connect: { timeout: opts.timeoutMs },
+    connect: { timeout: opts.timeoutMs, lookup },
     headersTimeout: opts.timeoutMs,
     bodyTimeout: opts.timeoutMs,
   };
@@ -224,7 +225,7 @@ export class Fetcher {
         }
         if (e instanceof AbortReason) {
           if (e.why === 'too-large') {
-            reject(new FetchError('too-large', url, e.message, status));
+            reject(new FetchError('too-large', url, e.message, status, header(headers, 'content-type')));
             return;
           }
           reject(new FetchError('timeout', url, e.message));
@@ -232,9 +233,7 @@ export class Fetcher {
         }
         const kind = classifyError(e, false);
         const message =
-          kind === 'too-large'
-            ? `response headers larger than ${this.maxHeaderBytes} bytes`
-            : ((e as Error)?.message ?? String(e));
+          kind === 'too-large' ? `response headers larger than ${this.maxHeaderBytes} bytes` : describeError(e);
         reject(new FetchError(kind, url, message));
       };
       const timer = setTimeout(
@@ -298,9 +297,10 @@ export class Fetcher {
             );
             resolve(response(decoded.body, { encodingFlag: decoded.flag }));
           } catch (e) {
-            if (e instanceof TooLargeError) reject(new FetchError('too-large', url, e.message, status));
-            else if (e instanceof DecodeError) reject(new FetchError('decode', url, e.message, status));
-            else reject(new FetchError('decode', url, (e as Error).message, status));
+            const type = header(headers, 'content-type');
+            if (e instanceof TooLargeError) reject(new FetchError('too-large', url, e.message, status, type));
+            else if (e instanceof DecodeError) reject(new FetchError('decode', url, e.message, status, type));
+            else reject(new FetchError('decode', url, (e as Error).message, status, type));
           }
         },
         onResponseError: (_c, e) => fail(e),

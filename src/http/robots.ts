@@ -12,6 +12,7 @@
  * Fetching, status handling (§2.3.1), caching (§2.4) and size limits (§2.5) live here.
  */
 import { createRequire } from 'node:module';
+import { FetchError, type FetchErrorKind, NO_ANSWER_KINDS } from './fetch-error.js';
 
 // robots-parser is CommonJS whose typings declare an ESM default export; under NodeNext a default
 // import would be typed as the module namespace, so load it with require and take the typed default.
@@ -22,7 +23,8 @@ const robotsParser = createRequire(import.meta.url)('robots-parser') as RobotsPa
  * Fetches one URL for robots.txt, ONE hop: redirects are returned (3xx + `location`), not
  * followed. Resolves with the status, the raw Location header (or null) and the body as text
  * (UTF-8; the implementation should stop reading after about `maxBytes`). Rejects on network
- * errors and timeouts — it must not hang, or every check for that origin waits with it.
+ * errors and timeouts, with a {@link FetchError} whose kind says which (`network`, `dns`,
+ * `timeout`) — it must not hang, or every check for that origin waits with it.
  */
 export type RobotsFetch = (url: string) => Promise<{ status: number; location: string | null; body: string }>;
 
@@ -38,8 +40,8 @@ export interface RobotsOptions {
   /** How long a fetched robots.txt (2xx, or 4xx = allow all) is trusted, in ms. Default 24 h. */
   ttlMs?: number;
   /**
-   * After a 5xx, 429 or network error everything on the origin is disallowed for this long (ms),
-   * then robots.txt is fetched again. Default 60 s.
+   * After a 5xx or 429 everything on the origin is disallowed for this long (ms), then robots.txt
+   * is fetched again. Default 60 s.
    */
   errorRetryMs?: number;
   /** Redirects followed for one robots.txt (RFC 9309: at least 5); past that: allow all. Default 5. */
@@ -56,7 +58,7 @@ export interface RobotsOptions {
 export const ROBOTS_DEFAULTS = {
   /** RFC 9309 §2.4: a cached robots.txt SHOULD NOT be used for more than 24 hours. */
   ttlMs: 24 * 60 * 60 * 1000,
-  /** Retry an unreachable robots.txt after one minute; meanwhile the origin is disallowed. */
+  /** Retry an unavailable robots.txt (5xx, 429) after one minute; meanwhile the origin is disallowed. */
   errorRetryMs: 60 * 1000,
   /** RFC 9309 §2.3.1.2: follow at least five consecutive redirects. */
   maxRedirects: 5,
@@ -72,16 +74,27 @@ export interface RobotsVerdict {
   allowed: boolean;
   /** The origin's Crawl-delay for our group in ms (fractional seconds × 1000), or null if none. */
   crawlDelayMs: number | null;
-  /** Why it is not allowed: a rule matched, or robots.txt could not be fetched (5xx/429/network). */
-  reason?: 'disallowed' | 'unavailable';
+  /**
+   * Why it is not allowed: a rule matched; robots.txt is unavailable (the server answered 5xx or
+   * 429: RFC 9309 §2.3.1.4, complete disallow); or robots.txt is unreachable (the host did not
+   * answer: no verdict at all — the URL cannot be fetched either, for the reason in `cause`).
+   */
+  reason?: 'disallowed' | 'unavailable' | 'unreachable';
+  /** With `unavailable`: the status robots.txt was answered with. */
+  status?: number;
+  /** With `unreachable`: why robots.txt could not be fetched (`network`, `dns`, `timeout`). */
+  cause?: { kind: FetchErrorKind; message: string };
 }
 
 type Robot = ReturnType<typeof robotsParser>;
 
-/** One origin's cached robots.txt outcome. */
+/** One origin's robots.txt outcome (cached, except 'unreachable'). */
 interface Entry {
-  /** 'rules' = parsed 2xx body; 'allow' = 4xx / too many redirects; 'unavailable' = disallow all. */
-  kind: 'rules' | 'allow' | 'unavailable';
+  /**
+   * 'rules' = parsed 2xx body; 'allow' = 4xx / too many redirects; 'unavailable' = 5xx/429:
+   * disallow all; 'unreachable' = no answer (never cached: the next check fetches again).
+   */
+  kind: 'rules' | 'allow' | 'unavailable' | 'unreachable';
   robot: Robot | null;
   crawlDelayMs: number | null;
   /** The robots.txt URL the rules apply to (robots-parser checks the URL's origin against it). */
@@ -89,14 +102,12 @@ interface Entry {
   /** Absolute http(s) URLs of its `Sitemap:` lines, in file order (empty unless 'rules'). */
   sitemaps: readonly string[];
   expiresAt: number;
+  /** 'unavailable': the status; 'unreachable': why. */
+  status?: number;
+  cause?: { kind: FetchErrorKind; message: string };
 }
 
 const ALLOW_ALL: RobotsVerdict = Object.freeze({ allowed: true, crawlDelayMs: null });
-const UNAVAILABLE: RobotsVerdict = Object.freeze({
-  allowed: false,
-  crawlDelayMs: null,
-  reason: 'unavailable',
-});
 
 /** RFC 9309 §2.3: the file's fixed location; always allowed itself. */
 const ROBOTS_PATH = '/robots.txt';
@@ -110,9 +121,13 @@ const PRODUCT_TOKEN = /^[A-Za-z_-]+/;
  * Status handling (RFC 9309 §2.3.1): 2xx → parse the body (cut at `maxBytes`); 3xx → follow
  * Location (resolved against the current URL, any host) up to `maxRedirects`, then allow all;
  * 4xx → allow all, except 429 which, like Google, we treat as the server being unavailable;
- * 5xx, 429, other statuses and network errors → disallow all (reason 'unavailable') for
- * `errorRetryMs`, then fetch again. `/robots.txt` itself is always allowed. Concurrent checks for
- * one origin share one fetch; entries expire after `ttlMs` and are refetched on the next check.
+ * 5xx, 429 and other statuses → disallow all (reason 'unavailable', RFC 9309 §2.3.1.4) for
+ * `errorRetryMs`, then fetch again. No answer at all (connection refused, DNS failure, timeout) is
+ * no verdict: reason 'unreachable' with the cause, not cached, so the next check (the URL's
+ * retry) fetches again; a robots.txt cached earlier is kept meanwhile, past its `ttlMs` (RFC 9309
+ * §2.4 allows a stale copy while the file is unreachable). `/robots.txt` itself is always
+ * allowed. Concurrent checks for one origin share one fetch; entries expire after `ttlMs` and are
+ * refetched on the next check.
  */
 export class RobotsCache {
   private readonly agent: string;
@@ -234,7 +249,12 @@ export class RobotsCache {
       return entry.crawlDelayMs === null ? ALLOW_ALL : { allowed: true, crawlDelayMs: entry.crawlDelayMs };
     }
     if (entry.kind === 'allow') return ALLOW_ALL;
-    if (entry.kind === 'unavailable') return UNAVAILABLE;
+    if (entry.kind === 'unavailable') {
+      return { allowed: false, crawlDelayMs: null, reason: 'unavailable', status: entry.status };
+    }
+    if (entry.kind === 'unreachable') {
+      return { allowed: false, crawlDelayMs: null, reason: 'unreachable', cause: entry.cause };
+    }
     // isAllowed is undefined only if the URL's origin differs from robotsUrl's, which the keying prevents
     const allowed = entry.robot!.isAllowed(url, this.agent) !== false;
     return allowed
@@ -242,14 +262,23 @@ export class RobotsCache {
       : { allowed: false, crawlDelayMs: entry.crawlDelayMs, reason: 'disallowed' };
   }
 
-  /** Fetches an origin's robots.txt once, however many callers ask meanwhile, and caches it. */
+  /**
+   * Fetches an origin's robots.txt once, however many callers ask meanwhile, and caches it. When
+   * it is unreachable, an earlier copy (expired) is used and kept a while longer, if there is one.
+   */
   private load(origin: string): Promise<Entry> {
     let pending = this.inflight.get(origin);
     if (pending === undefined) {
       pending = this.fetchEntry(origin).then((entry) => {
         this.inflight.delete(origin);
-        this.store(origin, entry);
-        return entry;
+        if (entry.kind !== 'unreachable') {
+          this.store(origin, entry);
+          return entry;
+        }
+        const stale = this.entries.get(origin);
+        if (stale === undefined || stale.kind === 'unavailable') return entry;
+        stale.expiresAt = this.now() + this.errorRetryMs;
+        return stale;
       });
       this.inflight.set(origin, pending);
     }
@@ -273,8 +302,12 @@ export class RobotsCache {
       let res: Awaited<ReturnType<RobotsFetch>>;
       try {
         res = await this.fetchOne(target);
-      } catch {
-        return this.entry('unavailable', robotsUrl);
+      } catch (e) {
+        const kind = e instanceof FetchError ? e.kind : 'network';
+        const message = (e as Error)?.message ?? String(e);
+        // An answer the server sent but we could not use (too large, undecodable): unavailable.
+        if (!NO_ANSWER_KINDS.has(kind)) return this.entry('unavailable', robotsUrl);
+        return { ...this.entry('unavailable', robotsUrl), kind: 'unreachable', cause: { kind, message } };
       }
       const { status } = res;
       if (status >= 200 && status < 300) return this.parse(robotsUrl, res.body);
@@ -286,7 +319,7 @@ export class RobotsCache {
         continue;
       }
       if (status >= 400 && status < 500 && status !== 429) return this.entry('allow', robotsUrl);
-      return this.entry('unavailable', robotsUrl);
+      return { ...this.entry('unavailable', robotsUrl), status };
     }
   }
 

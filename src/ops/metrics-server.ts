@@ -149,12 +149,20 @@ export async function startMetricsServer(opts: MetricsServerOptions): Promise<Me
     }
   });
   const { host, port } = splitListen(opts.listen);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', (e) =>
-      reject(new Error(`metrics ${opts.listen}: ${(e as NodeJS.ErrnoException).code ?? e.message}`)),
-    );
-    server.listen(port, host, () => resolve());
-  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', (e) =>
+        reject(new Error(`metrics ${opts.listen}: ${(e as NodeJS.ErrnoException).code ?? e.message}`)),
+      );
+      server.listen(port, host, () => resolve());
+    });
+  } catch (e) {
+    // Not serving: no sample may run later (the caller's snapshot may not exist yet).
+    closed = true;
+    clearInterval(historyTimer);
+    if (sizeTimer) clearTimeout(sizeTimer);
+    throw e;
+  }
   server.unref();
   const addr = server.address() as AddressInfo;
   const shownHost = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;

@@ -50,7 +50,7 @@ const UP_STATES = new Set(['starting', 'running', 'idle', 'paused', 'stopping'])
 function byType(status: StatusFile): Map<string, StatusWorker[]> {
   const m = new Map<string, StatusWorker[]>();
   for (const g of Object.keys(status.expected)) m.set(g, []);
-  for (const w of status.workers) m.set(w.group, [...(m.get(w.group) ?? []), w]);
+  for (const w of status.workers) m.set(w.type, [...(m.get(w.type) ?? []), w]);
   return m;
 }
 
@@ -188,7 +188,7 @@ export function createMetricsRegistry(source: MetricsSource, defaults = true): c
     gauge(name, help, ['worker', 'type'], (g) => {
       for (const w of snap().status.workers) {
         const v = f(w);
-        if (v !== null) g.set({ worker: w.id, type: w.group }, v);
+        if (v !== null) g.set({ worker: w.id, type: w.type }, v);
       }
     });
   perWorker('collector_worker_up', '1 while the worker process runs.', (w) =>
@@ -219,7 +219,7 @@ export function createMetricsRegistry(source: MetricsSource, defaults = true): c
     'Restarts of the worker process (crashes, stalls, memory recycling).',
     ['worker', 'type'],
     (c) => {
-      for (const w of snap().status.workers) c.inc({ worker: w.id, type: w.group }, w.restarts);
+      for (const w of snap().status.workers) c.inc({ worker: w.id, type: w.type }, w.restarts);
     },
   );
   gauge(

@@ -157,7 +157,7 @@ export function buildStatusReport(
     w.pidStartTicks !== null &&
     !['parked', 'restarting', 'done', 'stopped'].includes(w.state) &&
     alive({ pid: w.pid, startTicks: w.pidStartTicks });
-  const groups = [...new Set([...Object.keys(status.expected), ...status.workers.map((w) => w.group)])];
+  const groups = [...new Set([...Object.keys(status.expected), ...status.workers.map((w) => w.type)])];
   return {
     version: STATUS_JSON_VERSION,
     dataDir,
@@ -182,10 +182,10 @@ export function buildStatusReport(
     workersExpected: health.workersExpected,
     totals: counts(status.workers, status, now),
     types: groups.map((g) => {
-      const ws = status.workers.filter((w) => w.group === g);
+      const ws = status.workers.filter((w) => w.type === g);
       return {
         type: g,
-        source: ws[0]?.type ?? g,
+        source: ws[0]?.source ?? g,
         up: ws.filter(up).length,
         expected: status.expected[g] ?? ws.length,
         ...counts(ws, status, now),
@@ -193,8 +193,8 @@ export function buildStatusReport(
     }),
     workers: status.workers.map((w) => ({
       id: w.id,
-      type: w.group,
-      source: w.type,
+      type: w.type,
+      source: w.source,
       pid: w.pid,
       up: up(w),
       state: w.state,

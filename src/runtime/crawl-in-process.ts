@@ -12,10 +12,11 @@ import { onStopSignals } from '../supervision/signals.js';
 import { CounterSet } from '../supervision/worker-counters.js';
 import { embeddedBackend } from './backend.js';
 import type { CrawlEnd, StopControl } from './crawl-end-report.js';
+import { collectedNothing, NOTHING_COLLECTED_EXIT_CODE, nothingCollectedLine } from './exit-codes.js';
 import { InProcessStatus } from './in-process-status.js';
 import { openWorkerLog } from './logger.js';
 import { startOpsServer } from './ops-server.js';
-import { ProgressLine } from './progress-line.js';
+import { ProgressLine, printLine } from './progress-line.js';
 import type { SourceSetup } from './source-setup.js';
 
 /** How a crawl in this process is set up beyond its options. */
@@ -32,7 +33,8 @@ export interface InProcessSetup {
 /**
  * Crawl in this process to the end or to a stop (`<out>` already prepared and locked).
  * @returns the exit code (0 completed or stopped, 1 runtime failure, {@link DISK_FULL_EXIT_CODE}
- *   when a full disk stopped it), the failure's line, and the counts.
+ *   when a full disk stopped it, {@link NOTHING_COLLECTED_EXIT_CODE} when every seed failed), the
+ *   failure's line, and the counts.
  */
 export async function runInProcess(
   opts: CrawlOptions,
@@ -57,10 +59,13 @@ export async function runInProcess(
     onFetch: (ms) => counters.fetch(ms),
     onRateLimitWait: (ms) => counters.rateLimitWait(ms),
     onSourceLog: (level) => counters.sourceLog(level),
+    onWarning: (line) => {
+      if (!opts.quiet) printLine(progress, line);
+    },
   });
   status = new InProcessStatus(workerId, crawler, counters, opts, setup.launch, setup.memoryLimitBytes);
   const inProcess = status;
-  const progress =
+  const progress: ProgressLine | null =
     !opts.quiet && process.stderr.isTTY
       ? new ProgressLine(() => ({
           items: crawler.stats.items,
@@ -124,6 +129,11 @@ export async function runInProcess(
     }
   }
   const s = crawler.stats;
+  // Every seed failed (and nothing else went wrong): a code of its own, and the line saying why.
+  if (code === 0 && collectedNothing(s, !completed)) {
+    code = NOTHING_COLLECTED_EXIT_CODE;
+    failure = nothingCollectedLine(s.failedSeeds);
+  }
   return {
     code,
     failure,
@@ -133,7 +143,8 @@ export async function runInProcess(
       itemsThisRun: s.itemsThisRun,
       errors: s.errors,
       bytes: s.bytes,
-      queued: crawler.frontier.queued,
+      // Abandoned in flight by a second signal: pending too, --resume fetches them.
+      queued: crawler.pending,
       skipped: s.skipped,
       sourceWarnings: s.sourceWarnings,
       sourceErrors: s.sourceErrors,

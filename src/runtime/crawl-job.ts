@@ -25,13 +25,14 @@ import type { WorkerCounters } from '../supervision/worker-counters.js';
 import { defaultPartition, splitPoliteness, type WorkerSpec } from '../supervision/worker-spec.js';
 import { canonicalize } from '../url/canonicalize.js';
 import type { CrawlEnd, StopControl } from './crawl-end-report.js';
+import { collectedNothing, NOTHING_COLLECTED_EXIT_CODE, nothingCollectedLine } from './exit-codes.js';
 import { openWorkerLog } from './logger.js';
 import { startOpsServer } from './ops-server.js';
-import { prepareOutput, readCrawlRecord } from './output-dir.js';
+import { firstMissing, prepareOutput, readCrawlRecord, removeIfCreated } from './output-dir.js';
 import { lockOutput } from './output-lock.js';
 import { checkAndRecordPlan } from './plan-record.js';
 import { recordedPlan } from './plan-recovery.js';
-import { ProgressLine } from './progress-line.js';
+import { ProgressLine, printLine } from './progress-line.js';
 import { type SourceSetup, setUpSource } from './source-setup.js';
 import { summaryLine } from './summary-line.js';
 import { WORKER_ENTRY } from './worker-entry.js';
@@ -82,7 +83,7 @@ export function parseCrawlFlags(input: CrawlOptionsInput): CrawlOptions {
  * Run a crawl to the end (or to a stop signal), from the command line: a failure is one line on
  * stderr.
  * @returns the process exit code: 0 completed or stopped, 1 runtime failure, 75 stopped by a full
- *   disk (DISK_FULL_EXIT_CODE).
+ *   disk (DISK_FULL_EXIT_CODE), 69 nothing collected (every seed failed: {@link NOTHING_COLLECTED_EXIT_CODE}).
  * @throws UsageError for bad options, seeds or source, or an unusable `--out` (exit 2, nothing touched).
  */
 export async function runCrawl(input: CrawlOptionsInput, choice: CrawlSourceChoice = {}): Promise<number> {
@@ -92,7 +93,8 @@ export async function runCrawl(input: CrawlOptionsInput, choice: CrawlSourceChoi
 }
 
 /**
- * Run a crawl to the end or to a stop; prints the summary line unless `quiet` or it failed.
+ * Run a crawl to the end or to a stop; prints the summary line unless `quiet` or it failed (but
+ * when every seed failed).
  * @throws UsageError as {@link runCrawl}.
  */
 export async function runCrawlJob(
@@ -109,6 +111,16 @@ export async function runCrawlJob(
       'a source given as an object runs in this process only: use processes: 1, or give the path of its module',
     );
   }
+  // A usage error found once `--out` was made (a metrics address in use...) removes it again.
+  return removeIfCreated(await firstMissing(opts.out), () => crawlWith(opts, input, choice, control));
+}
+
+async function crawlWith(
+  opts: CrawlOptions,
+  input: CrawlOptionsInput,
+  choice: CrawlSourceChoice,
+  control: StopControl,
+): Promise<CrawlEnd> {
   const record = opts.resume ? await readCrawlRecord(opts.out) : null;
   // A lost or damaged state/plan.json is recovered from the state (or the resume refused).
   const recorded = opts.resume
@@ -159,7 +171,9 @@ export async function runCrawlJob(
   } finally {
     await unlock();
   }
-  if (!opts.quiet && end.failure === null) process.stderr.write(summaryLine(opts, end.totals));
+  // Every seed failed: the summary still says what was done, then the failure line says why.
+  const summarized = end.failure === null || end.code === NOTHING_COLLECTED_EXIT_CODE;
+  if (!opts.quiet && summarized) process.stderr.write(summaryLine(opts, end.totals));
   return end;
 }
 
@@ -234,9 +248,12 @@ async function runSupervised(
     ...supervisorTimings(SupervisorSettingsSchema.parse({})),
     joinTimeoutMs: opts.joinTimeout,
     launch: launchRecord('crawl', opts.out),
+    onWarning: (line) => {
+      if (!opts.quiet) printLine(progress, line);
+    },
   });
   const metrics = await startOpsServer(opts.metrics, opts.out, () => sup.status() as unknown as StatusFile);
-  const progress =
+  const progress: ProgressLine | null =
     !opts.quiet && process.stderr.isTTY
       ? new ProgressLine(() => {
           const t = sup.status().totals;
@@ -252,24 +269,35 @@ async function runSupervised(
     await metrics?.close();
     await closeLog();
   }
-  return { code, ...supervisedEnd(sup) };
+  return supervisedEnd(sup, code);
 }
 
 /**
- * Whether a supervised crawl or run completed, what stopped it (a full disk), and its totals (over
- * every worker and restart).
+ * Whether a supervised crawl or run completed, what stopped it (a full disk; every seed failed),
+ * and its totals (over every worker and restart).
+ * @param code the supervisor's exit code: a code of 0 becomes {@link NOTHING_COLLECTED_EXIT_CODE}
+ *   when every seed failed.
  */
-export function supervisedEnd(sup: Supervisor): Omit<CrawlEnd, 'code'> {
+export function supervisedEnd(sup: Supervisor, code = 0): CrawlEnd {
   const status = sup.status();
   const t = status.totals as typeof status.totals & { counters?: WorkerCounters };
   const c = t.counters;
+  // Killed workers (second signal) sent no last report: what was in flight is pending too.
+  const inFlight = sup.wasKilled ? status.workers.reduce((a, w) => a + w.inFlight, 0) : 0;
+  const nothing = sup.diskFull === null && code === 0 && collectedNothing(t, sup.wasStopped);
   return {
-    failure: sup.diskFull !== null ? diskFullLine(sup.diskFull) : null,
+    code: nothing ? NOTHING_COLLECTED_EXIT_CODE : code,
+    failure:
+      sup.diskFull !== null
+        ? diskFullLine(sup.diskFull)
+        : nothing
+          ? nothingCollectedLine(sup.failedSeeds())
+          : null,
     // `finished`, not `stopped`: the plan ended by itself.
     completed: t.queue === 0 && status.state === 'finished',
     totals: {
       ...t,
-      queued: t.queue,
+      queued: t.queue + inFlight,
       bytes: c?.bytes ?? 0,
       sourceWarnings: c?.sourceWarnings ?? 0,
       sourceErrors: c?.sourceErrors ?? 0,

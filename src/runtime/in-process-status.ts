@@ -55,7 +55,7 @@ export class InProcessStatus {
     const worker = {
       id: this.workerId,
       type: 'crawl',
-      group: 'crawl',
+      source: 'crawl',
       pid: process.pid,
       pidStartTicks: this.self.startTicks,
       state:

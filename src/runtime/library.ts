@@ -13,6 +13,7 @@ import type { SourceDefinition } from '../sources/source.js';
 import type { CrawlEnd } from './crawl-end-report.js';
 import { runCrawlJob } from './crawl-job.js';
 import { CollectorError, type CrawlSummary } from './crawl-summary.js';
+import { NOTHING_COLLECTED_EXIT_CODE } from './exit-codes.js';
 import { runConfigJob } from './run-job.js';
 
 /** Options of {@link crawl}: the command line's, camelCase, and the source. */
@@ -100,7 +101,8 @@ function settle(end: CrawlEnd, started: number, out: string, what: string): Craw
     sourceErrors: t.sourceErrors,
     out,
   };
-  if (end.code !== 0) {
+  // Every seed failed (the command line's exit 69): a crawl that ran, told by its counts.
+  if (end.code !== 0 && end.code !== NOTHING_COLLECTED_EXIT_CODE) {
     throw new CollectorError(
       `${what} failed (exit code ${end.code}); see ${path.join(out, 'logs')}`,
       summary,

@@ -1,6 +1,7 @@
 /**
- * Per-process JSON logs (pino) at `<out>/logs/<worker-id>.log`, rotated by size: `x.log` → `x.log.1` → … →
- * `x.log.<keep>`, so one process's logs never take more than `maxBytes × (keep + 1)`.
+ * Per-process JSON logs (pino) at `<out>/logs/<worker-id>.log`, one JSON object per line with an
+ * ISO 8601 `time`, rotated by size: `x.log` → `x.log.1` → … → `x.log.<keep>`, so one process's
+ * logs never take more than `maxBytes × (keep + 1)`.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -32,7 +33,12 @@ export function openWorkerLog(
   fs.mkdirSync(dir, { recursive: true });
   const file = path.join(dir, `${workerId}.log`);
   const dest = new LogFile(file, rotation);
-  const log = pino({ base: { worker: workerId, pid: process.pid } }, dest);
+  // ISO 8601 times (`"time":"2026-05-01T12:00:00.000Z"`), readable as they are; `npx pino-pretty`
+  // renders the lines for a person (README, Output).
+  const log = pino(
+    { base: { worker: workerId, pid: process.pid }, timestamp: pino.stdTimeFunctions.isoTime },
+    dest,
+  );
   return {
     log,
     close: async () => dest.close(),

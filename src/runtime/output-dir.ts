@@ -47,14 +47,20 @@ export async function makeDirectory(dir: string): Promise<void> {
   const abs = path.resolve(dir);
   const missing: string[] = [];
   for (let d = abs; ; d = path.dirname(d)) {
+    let st: Awaited<ReturnType<typeof fs.stat>>;
     try {
-      const st = await fs.stat(d);
-      if (!st.isDirectory()) throw Object.assign(new Error(`${d} is not a directory`), { code: 'ENOTDIR' });
-      break;
+      st = await fs.stat(d);
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'ENOENT' || path.dirname(d) === d) throw e;
-      missing.unshift(d);
+      const code = (e as NodeJS.ErrnoException).code;
+      if ((code !== 'ENOENT' && code !== 'ENOTDIR') || path.dirname(d) === d) throw e;
+      // ENOTDIR: a file further up; the walk goes on to name it.
+      if (code === 'ENOENT') missing.unshift(d);
+      continue;
     }
+    if (!st.isDirectory()) {
+      throw Object.assign(new Error(`${d} is not a directory`), { code: 'ENOTDIR', file: d });
+    }
+    break;
   }
   for (const d of missing) {
     try {
@@ -63,6 +69,50 @@ export async function makeDirectory(dir: string): Promise<void> {
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
     }
   }
+}
+
+/**
+ * The first level of `dir` that does not exist yet (what {@link makeDirectory} would create and
+ * {@link removeIfCreated} may remove), or null when `dir` exists (or cannot be looked at).
+ */
+export async function firstMissing(dir: string): Promise<string | null> {
+  let missing: string | null = null;
+  for (let d = path.resolve(dir); ; d = path.dirname(d)) {
+    try {
+      await fs.stat(d);
+      return missing;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT' || path.dirname(d) === d) return missing;
+      missing = d;
+    }
+  }
+}
+
+/**
+ * Run `work`; when it fails with a usage error, remove `created` (a directory that did not exist
+ * before this command, see {@link firstMissing}) with what this command wrote in it, so a mistake
+ * leaves no empty `--out` or `data` behind — nor a half-made crawl that the corrected command
+ * would refuse as an earlier one.
+ */
+export async function removeIfCreated<T>(created: string | null, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (e) {
+    if (created !== null && e instanceof UsageError) await fs.rm(created, { recursive: true, force: true });
+    throw e;
+  }
+}
+
+/** `--out` (or `data`) cannot be used: one line naming it and why, in words where there are some. */
+export function unusableDirectory(label: string, dir: string, e: unknown): UsageError {
+  const code = (e as NodeJS.ErrnoException).code ?? 'error';
+  if (code === 'ENOTDIR') {
+    const file = (e as { file?: string }).file;
+    const which = file === undefined || file === path.resolve(dir) ? 'is a file' : `is under ${file}, a file`;
+    return new UsageError(`${label} ${dir}: ${which}, not a directory; choose a directory`);
+  }
+  const why = code === 'EACCES' || code === 'EPERM' || code === 'EROFS' ? 'not writable' : 'cannot be used';
+  return new UsageError(`${label} ${dir}: ${why} (${code}); choose a directory you can write to`);
 }
 
 async function nonEmptyDir(p: string): Promise<boolean> {
@@ -85,6 +135,10 @@ export async function prepareOutput(
   resume: boolean,
   source: CrawlSourceRecord = { seedsOptional: false },
 ): Promise<string[]> {
+  // Before `--out` is made: a mistake leaves nothing behind.
+  if (!resume && seeds.length === 0 && !source.seedsOptional) {
+    throw new UsageError('no URL given: collector crawl <url...> (or a --source that makes its own requests)');
+  }
   try {
     await makeDirectory(out);
     await fs.access(out, fs.constants.W_OK);
@@ -93,8 +147,7 @@ export async function prepareOutput(
     await fs.rm(probe);
   } catch (e) {
     if (isDiskFull(e)) throw e; // reported as a full disk, not as a user mistake
-    const code = (e as NodeJS.ErrnoException).code ?? 'error';
-    throw new UsageError(`--out ${out}: not writable (${code}); choose a directory you can write to`);
+    throw unusableDirectory('--out', out, e);
   }
   const recordPath = path.join(out, 'state', 'crawl.json');
   const hasCrawl =
@@ -103,11 +156,6 @@ export async function prepareOutput(
     if (hasCrawl) {
       throw new UsageError(
         `--out ${out}: holds an earlier crawl (items/, state/); add --resume to continue it, or choose an empty directory`,
-      );
-    }
-    if (seeds.length === 0 && !source.seedsOptional) {
-      throw new UsageError(
-        'no URL given: collector crawl <url...> (or a --source that makes its own requests)',
       );
     }
     await fs.mkdir(path.join(out, 'state'), { recursive: true });

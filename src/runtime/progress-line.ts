@@ -51,4 +51,19 @@ export class ProgressLine {
     this.timer = null;
     this.out.write('\r\x1b[K');
   }
+
+  /** Write a whole line above the progress line (which is cleared, and redrawn at the next tick). */
+  printAbove(line: string): void {
+    this.out.write(`\r\x1b[K${line}\n`);
+  }
+}
+
+/**
+ * A line for a person on stderr (`collector: ` first), above the progress line when there is one.
+ * @param progress the progress line being drawn, or null.
+ */
+export function printLine(progress: ProgressLine | null, line: string): void {
+  const text = `collector: ${line}`;
+  if (progress) progress.printAbove(text);
+  else process.stderr.write(`${text}\n`);
 }

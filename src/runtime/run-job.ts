@@ -18,13 +18,16 @@ import { Supervisor, supervisorTimings } from '../supervision/supervisor.js';
 import { defaultPartition, splitPoliteness, type WorkerSpec } from '../supervision/worker-spec.js';
 import type { CrawlEnd, StopControl } from './crawl-end-report.js';
 import { canonicalSeeds, supervisedEnd, superviseUntilDone } from './crawl-job.js';
+import { NOTHING_COLLECTED_EXIT_CODE } from './exit-codes.js';
 import { openWorkerLog } from './logger.js';
 import { startOpsServer } from './ops-server.js';
-import { makeDirectory } from './output-dir.js';
+import { firstMissing, makeDirectory, removeIfCreated, unusableDirectory } from './output-dir.js';
 import { lockOutput } from './output-lock.js';
 import { checkAndRecordPlan, type PlanRecord, type TypeLayout } from './plan-record.js';
 import { recordedPlan } from './plan-recovery.js';
+import { ProgressLine, printLine } from './progress-line.js';
 import type { SourceSetup } from './source-setup.js';
+import { summaryLine } from './summary-line.js';
 import { WORKER_ENTRY } from './worker-entry.js';
 
 function describeLayout(l: TypeLayout): string {
@@ -135,7 +138,7 @@ async function workerSource(w: Config['workers'][number], t: number, baseDir: st
 /**
  * Run the config until a signal (continuous types) or until every one-shot type is done.
  * @returns exit code (0 stopped or completed, 1 a worker type was parked, 75 a full disk stopped
- *   it: DISK_FULL_EXIT_CODE).
+ *   it: DISK_FULL_EXIT_CODE, 69 every one-shot type ended with nothing collected).
  * @throws UsageError for an invalid plan, source, backend or data dir.
  */
 export async function runConfig(config: Config, flags: RunFlags): Promise<number> {
@@ -145,11 +148,17 @@ export async function runConfig(config: Config, flags: RunFlags): Promise<number
 }
 
 /**
- * {@link runConfig}, stopped by SIGINT/SIGTERM and/or an AbortSignal (`control`).
+ * {@link runConfig}, stopped by SIGINT/SIGTERM and/or an AbortSignal (`control`); prints the
+ * summary line unless `quiet` or it failed (but when nothing was collected).
  * @returns the exit code, and the totals over every worker.
  * @throws UsageError as {@link runConfig}.
  */
 export async function runConfigJob(config: Config, flags: RunFlags, control: StopControl): Promise<CrawlEnd> {
+  // A usage error found once `data` was made (a metrics address in use...) removes it again.
+  return removeIfCreated(await firstMissing(config.data), () => runConfigIn(config, flags, control));
+}
+
+async function runConfigIn(config: Config, flags: RunFlags, control: StopControl): Promise<CrawlEnd> {
   if (config.backend !== 'embedded') {
     throw new UsageError(`backend "${config.backend}": only "embedded" is available in this version`);
   }
@@ -165,9 +174,7 @@ export async function runConfigJob(config: Config, flags: RunFlags, control: Sto
     await makeDirectory(config.data);
     await fs.access(config.data, fs.constants.W_OK);
   } catch (e) {
-    throw new UsageError(
-      `data ${config.data}: not writable (${(e as NodeJS.ErrnoException).code}); choose a directory you can write to`,
-    );
+    throw unusableDirectory('data', config.data, e);
   }
   const unlock = await lockOutput(config.data, 'data');
   const layouts: PlanRecord = {};
@@ -197,6 +204,9 @@ export async function runConfigJob(config: Config, flags: RunFlags, control: Sto
     launch: launchRecord('run', config.data, flags.configFile),
     onParked: (message) =>
       void notify(message, config.notify, { kind: 'crash-loop', dataDir: path.resolve(config.data) }, false),
+    onWarning: (line, worker) => {
+      if (!flags.quiet) printLine(progress, `${worker.group}: ${line}`);
+    },
   });
   let metrics: Awaited<ReturnType<typeof startOpsServer>>;
   try {
@@ -213,18 +223,37 @@ export async function runConfigJob(config: Config, flags: RunFlags, control: Sto
     throw e;
   }
   if (!flags.quiet) {
+    const n = specs.length;
     process.stderr.write(
-      `collector: running ${specs.length} worker processes; status in ${path.join(config.data, 'status.json')}` +
+      `collector: running ${n} worker process${n === 1 ? '' : 'es'}; status in ${path.join(config.data, 'status.json')}` +
         `${metrics ? `, metrics at ${metrics.url}/metrics` : ''}\n`,
     );
   }
+  // Like a crawl's: live on a TTY, the same counts as status.json.
+  const progress: ProgressLine | null =
+    !flags.quiet && process.stderr.isTTY
+      ? new ProgressLine(() => {
+          const t = sup.status().totals;
+          return { items: t.items, errors: t.errors, bytes: 0, queued: t.queue, stopping: sup.wasStopped };
+        })
+      : null;
+  progress?.start();
   let code: number;
   try {
     code = await superviseUntilDone(sup, control);
   } finally {
+    progress?.stop();
     await metrics?.close();
     await closeLog();
     await unlock();
   }
-  return { code, ...supervisedEnd(sup) };
+  const end = supervisedEnd(sup, code);
+  // Every worker type ended with nothing collected: the summary still says what was done.
+  const summarized = end.failure === null || end.code === NOTHING_COLLECTED_EXIT_CODE;
+  if (!flags.quiet && summarized) {
+    process.stderr.write(
+      summaryLine({ processes: specs.length, out: config.data }, end.totals, 'collector run continues them'),
+    );
+  }
+  return end;
 }

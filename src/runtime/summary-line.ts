@@ -11,7 +11,7 @@ export interface CrawlTotals {
   /** Items in the output, this run's and earlier ones. */
   items: number;
   errors: number;
-  /** URLs still queued (a stopped crawl): `--resume` continues them. */
+  /** URLs still pending (queued, or abandoned in flight by a stop): `--resume` continues them. */
   queued: number;
   /** Links not followed, by reason. */
   skipped: Record<string, number>;
@@ -22,10 +22,15 @@ export interface CrawlTotals {
 
 /**
  * The summary line, newline included, e.g. `collector: 12 items this run (12 total), 1 errors,
- * 0 queued, links skipped: trap-query 3, out ./data`.
+ * 0 queued, links skipped: trap-query 3, out ./data`; with URLs pending, `(stopped: …)` says how
+ * to continue (`continues`: `--resume continues` for a crawl).
  */
-export function summaryLine(opts: Pick<CrawlOptions, 'processes' | 'out'>, t: CrawlTotals): string {
-  const left = t.queued > 0 ? ' (stopped: --resume continues)' : '';
+export function summaryLine(
+  opts: Pick<CrawlOptions, 'processes' | 'out'>,
+  t: CrawlTotals,
+  continues = '--resume continues',
+): string {
+  const left = t.queued > 0 ? ` (stopped: ${continues})` : '';
   const procs = opts.processes > 1 ? `, ${opts.processes} processes` : '';
   return (
     `collector: ${t.itemsThisRun} items this run (${t.items} total), ${t.errors} errors, ${t.queued} queued${left}` +

@@ -2,16 +2,31 @@
  * The `crawl` source (docs sites, blogs): decodes HTML by its charset, takes the title, the links
  * and a declarative refresh; other content types are stored, not parsed. A response without a
  * usable Content-Type is sniffed (WHATWG MIME Sniffing §7.1). A source like any other (DESIGN
- * §2b), with no options and no `seeds()`: a round is the configured seeds.
+ * §2b), with no `seeds()` (a round is the configured seeds) and one option, `pageRequisites`
+ * (wget `-p`): the images, stylesheets, scripts and icons of each page, and what stylesheets load,
+ * are followed too, as requests labelled {@link REQUISITE_LABEL}.
  */
+import { z } from 'zod';
+import { cssUrls } from '../extract/css-urls.js';
 import { extractHtml } from '../extract/html.js';
+import { pageRequisites } from '../extract/requisites.js';
 import { decodeBody } from '../http/charset.js';
 import { headerUrl } from '../http/location.js';
 import { isUnknownType, sniffUnknownType } from '../http/mime-sniff.js';
+import { REQUISITE_LABEL } from '../url/scope.js';
 import { calendarShape } from '../url/shape-budget.js';
-import { defineSource, type HandleResult, type Page } from './source.js';
+import { defineSource, type HandleResult, type OptionsSchema, type Page, type Request } from './source.js';
 
 const HTML_TYPES = /^\s*(text\/html|application\/xhtml\+xml)\b/i;
+const CSS_TYPE = /^\s*text\/css\b/i;
+
+/** Options of the `crawl` source (`--page-requisites`, or `pageRequisites:` in a worker entry). */
+export const CrawlSourceOptions = z
+  .object({
+    /** Follow each page's requisites (images, stylesheets, scripts, icons, fonts). Default false. */
+    pageRequisites: z.boolean().default(false),
+  })
+  .strict();
 
 /** A UTF-8 byte order mark. */
 function hasUtf8Bom(body: Buffer): boolean {
@@ -77,9 +92,44 @@ export function readHtmlPage(
   return result;
 }
 
-/** The built-in `crawl` source: HTML pages yield a title and links; everything else only an item. */
+/**
+ * {@link readHtmlPage}, and with `requisites` the page requisites too: an HTML page's (beside its
+ * links), a stylesheet's `url(...)` and `@import`s; a requisite that is an HTML page gives its
+ * title only (its links are not followed, as wget `-p` does not).
+ */
+export function readPage(
+  page: Pick<Page, 'url' | 'contentType' | 'headers' | 'body' | 'finalUrl' | 'label'>,
+  requisites: boolean,
+): HandleResult {
+  if (!requisites) return readHtmlPage(page);
+  if (CSS_TYPE.test(page.contentType ?? '')) {
+    const { text } = decodeBody(page.body, page.contentType, false);
+    return { follow: asRequisites(cssUrls(text, page.finalUrl)) };
+  }
+  const result = readHtmlPage(page);
+  if (page.label === REQUISITE_LABEL) {
+    delete result.follow;
+    return result;
+  }
+  if (result.follow !== undefined) {
+    const { text } = decodeBody(page.body, page.contentType, true);
+    result.follow = [...result.follow, ...asRequisites(pageRequisites(text, page.finalUrl))];
+  }
+  return result;
+}
+
+function asRequisites(urls: string[]): Request[] {
+  return urls.map((url) => ({ url, label: REQUISITE_LABEL }));
+}
+
+/**
+ * The built-in `crawl` source: HTML pages yield a title and links; everything else only an item;
+ * with `pageRequisites`, requisites are followed too.
+ */
 export const crawlSource = defineSource({
   name: 'crawl',
   threadSafe: true,
-  handle: readHtmlPage,
+  // Typed loosely: a source of your own wraps `handle` with its own context (its options).
+  options: CrawlSourceOptions as OptionsSchema<Record<string, unknown>>,
+  handle: (page, ctx) => readPage(page, ctx.options.pageRequisites === true),
 });

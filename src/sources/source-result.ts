@@ -31,12 +31,19 @@ const RESULT_KEYS = ['title', 'data', 'follow', 'file', 'refresh', 'sketch'];
 
 /**
  * Check `result` (from `handle` on the page at `finalUrl`).
- * @param trusted a built-in's result: taken as it is.
+ * @param trusted a built-in's result: taken as it is (its requests with metadata normalized).
  * @throws RequestError naming the field that is wrong.
  */
 export function checkResult(result: unknown, finalUrl: string, trusted: boolean): SourceOutput {
   if (result === undefined || result === null) return {};
-  if (trusted) return result as SourceOutput;
+  if (trusted) {
+    // Canonical already; a request with metadata (a page requisite's label) is made an engine one.
+    const out = result as SourceOutput & { follow?: unknown[] };
+    if (out.follow?.some((f) => typeof f !== 'string')) {
+      out.follow = normalizeRequests(out.follow as HandleResult['follow'] & unknown[], finalUrl, 'follow');
+    }
+    return out;
+  }
   if (typeof result !== 'object' || Array.isArray(result)) {
     throw new RequestError('handle() returned neither an object nor nothing');
   }

@@ -4,6 +4,7 @@
  */
 
 import type { CrawlOptions } from '../config/crawl-options.js';
+import type { FailedSeed } from '../engine/crawl-stats.js';
 import type { HandoffLink } from '../engine/handoff-outbox.js';
 import type { HostPoliteness } from '../frontier/frontier-queue.js';
 import type { SourceRef } from '../sources/load-source.js';
@@ -48,6 +49,7 @@ export interface WorkerStats {
   items: number;
   itemsThisRun: number;
   errors: number;
+  /** URLs pending: queued, and abandoned in flight at a stop. */
   queued: number;
   inFlight: number;
   bytes: number;
@@ -68,6 +70,10 @@ export interface WorkerStats {
   /** Hosts slowed down, paused or with a long Crawl-delay, and why (at most 10, longest gap first). */
   slowedHosts?: HostPoliteness[];
   skipped: Record<string, number>;
+  /** Items without an error, earlier runs included (nothing collected: every seed failed). */
+  collected: number;
+  /** The first seeds that failed this run. */
+  failedSeeds: FailedSeed[];
   /** Errors by kind, bytes, fetch latency, rate-limit waits of this process (status and metrics). */
   counters: WorkerCounters;
 }
@@ -83,5 +89,7 @@ export type FromWorker =
   /** All handoffs to `owner` were sent again (answer to `resend`; the end of a one-shot crawl waits for it). */
   | { t: 'resent'; owner: number; count: number }
   | { t: 'fatal'; message: string }
+  /** A line for a person, already in the worker's log (a host that does not answer). */
+  | { t: 'warning'; line: string }
   /** The disk is full at `path`: this worker stopped (exit code DISK_FULL_EXIT_CODE); stop them all. */
   | { t: 'diskFull'; path: string };

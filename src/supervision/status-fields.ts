@@ -41,13 +41,13 @@ export class StatusFields {
     workerId: string,
     group: string,
     pid: number | null,
-  ): { group: string; pidStartTicks: number | null; counters: WorkerCounters } {
+  ): { type: string; pidStartTicks: number | null; counters: WorkerCounters } {
     let startTicks: number | null = null;
     if (pid !== null) {
       if (!this.ticks.has(pid)) this.ticks.set(pid, processStartTicks(pid));
       startTicks = this.ticks.get(pid) ?? null;
     }
-    return { group, pidStartTicks: startTicks, counters: this.carried.total(workerId) };
+    return { type: group, pidStartTicks: startTicks, counters: this.carried.total(workerId) };
   }
 
   /** Top-level fields: format, mode, supervisor identity, launch record, timings, expected workers. */

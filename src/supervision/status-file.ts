@@ -17,8 +17,10 @@ const MB = 1048576;
 /** One worker in status.json. */
 export interface WorkerStatus {
   id: string;
-  /** Source name. */
+  /** Worker type name, e.g. `docs`. */
   type: string;
+  /** Source name, e.g. `crawl`. */
+  source: string;
   pid: number | null;
   /** A worker state, or `paused` (memory guard) or `stopped` (done after a stop). */
   state: string;
@@ -63,6 +65,8 @@ export interface StatusDocument {
     parked: number;
     /** Links not followed, by reason, summed over the workers' last reports. */
     skipped: Record<string, number>;
+    /** Items without an error, earlier runs included. */
+    collected: number;
   };
 }
 
@@ -73,7 +77,8 @@ export function statusDocument(
 ): StatusDocument {
   const list: WorkerStatus[] = workers.map((w) => ({
     id: w.spec.id,
-    type: w.spec.type,
+    type: w.spec.group,
+    source: w.spec.type,
     pid: w.pid,
     state:
       w.paused && w.state === 'running' ? 'paused' : w.state === 'done' && sup.stopping ? 'stopped' : w.state,
@@ -114,6 +119,7 @@ export function statusDocument(
       workers: list.length,
       parked: list.filter((w) => w.state === 'parked').length,
       skipped: skippedTotals(workers),
+      collected: workers.reduce((a, w) => a + (w.stats?.collected ?? 0), 0),
     },
   };
 }

@@ -11,16 +11,20 @@ import type { LaunchRecord } from './launch-record.js';
 import type { ProcessIdentity } from './process-identity.js';
 import type { WorkerCounters } from './worker-counters.js';
 
-/** Layout version of status.json written by this code. */
-export const STATUS_FILE_FORMAT = 1;
+/**
+ * Layout version of status.json written by this code. 2: a worker's `type` is its worker type's
+ * name and `source` its source (format 1 had the source in `type` and the name in `group`; it is
+ * read as format 2).
+ */
+export const STATUS_FILE_FORMAT = 2;
 
 /** One worker process's line in status.json. */
 export interface StatusWorker {
   id: string;
-  /** Source name. */
+  /** Worker type name (the processes sharing ownership of URLs), e.g. `docs`. */
   type: string;
-  /** Worker type name (the processes sharing ownership of URLs). */
-  group: string;
+  /** Source name, e.g. `crawl`. */
+  source: string;
   pid: number | null;
   /** Start time of `pid` in clock ticks since boot (process identity), null when not running. */
   pidStartTicks: number | null;
@@ -114,5 +118,10 @@ export async function readStatusFile(dataDir: string): Promise<StatusFile | Stat
     !d.timings
   )
     return 'old-format';
+  if (d.format === 1) {
+    // Format 1: `type` held the source, `group` the worker type's name.
+    const old = d.workers as unknown as Array<StatusWorker & { group?: string }>;
+    d.workers = old.map(({ group, ...w }) => ({ ...w, type: group ?? w.type, source: w.type }));
+  }
   return d as StatusFile;
 }

@@ -7,6 +7,7 @@
 import path from 'node:path';
 import type { Logger } from 'pino';
 import type { SupervisorSettings } from '../config/config-file.js';
+import { FAILED_SEEDS_KEPT, type FailedSeed } from '../engine/crawl-stats.js';
 import { DISK_FULL_EXIT_CODE } from '../sinks/disk-full.js';
 import { completedCrawl, isOver } from './crawl-end.js';
 import { HandoffRouter } from './handoff-routing.js';
@@ -45,6 +46,8 @@ export interface SupervisorOptions extends CrashPolicy {
   launch?: LaunchRecord;
   /** Told one line when a worker is parked for crashing in a loop (notifications). */
   onParked?: (message: string) => void;
+  /** Told a worker's warning line (a host that does not answer), with the worker's spec. */
+  onWarning?: (line: string, worker: WorkerSpec) => void;
 }
 
 /** status.json is rewritten every this often, ms (the contract is ≤ 5 s). */
@@ -130,6 +133,16 @@ export class Supervisor {
   /** Whether the workers were killed rather than stopped (second signal). */
   get wasKilled(): boolean {
     return this.killed;
+  }
+
+  /** Whether the run was stopped (a signal), rather than over by itself. */
+  get wasStopped(): boolean {
+    return this.stopping;
+  }
+
+  /** The first seeds that failed, over all workers' last reports. */
+  failedSeeds(): FailedSeed[] {
+    return this.workers.flatMap((w) => w.stats?.failedSeeds ?? []).slice(0, FAILED_SEEDS_KEPT);
   }
 
   /** Start every worker; resolves with the exit code when all are done or stopped. */
@@ -239,6 +252,9 @@ export class Supervisor {
       case 'resent':
         w.resendsOwed = Math.max(0, w.resendsOwed - 1);
         this.endIfComplete();
+        break;
+      case 'warning':
+        this.opts.onWarning?.(m.line, w.spec);
         break;
       case 'exiting':
         // The exit that follows says the rest.

@@ -39,6 +39,8 @@ export interface WorkerWiring {
   onFetch(ms: number): void;
   /** Call when a host is paused by Retry-After or rate-limit headers, ms (metrics). */
   onRateLimitWait(ms: number): void;
+  /** Call with a warning line for a person (the supervisor shows it). */
+  onWarning(line: string): void;
   /** Call on every line the source logs (warnings and errors are counted). */
   onSourceLog(level: 'info' | 'warn' | 'error'): void;
 }
@@ -104,7 +106,7 @@ export function serveSupervisor(
       items: s.items,
       itemsThisRun: s.itemsThisRun,
       errors: s.errors,
-      queued: c.frontier.queued,
+      queued: c.pending,
       inFlight: c.busy,
       bytes: s.bytes,
       received,
@@ -114,6 +116,8 @@ export function serveSupervisor(
       waitingAt: waitingAt || undefined,
       slowedHosts: c.frontier.politeness?.(SLOWED_HOSTS_REPORTED),
       skipped: s.skipped,
+      collected: s.collected,
+      failedSeeds: s.failedSeeds,
       counters: counters.snapshot(),
     };
   };
@@ -176,6 +180,7 @@ export function serveSupervisor(
       },
       onFetch: (ms) => counters.fetch(ms),
       onRateLimitWait: (ms) => counters.rateLimitWait(ms),
+      onWarning: (line) => send({ t: 'warning', line }),
       onSourceLog: (level) => counters.sourceLog(level),
     });
     // The supervisor died (IPC closed): stop by ourselves, never linger as an orphan.

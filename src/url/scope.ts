@@ -172,6 +172,14 @@ function hasRepeatedRun(segs: string[], maxRepeat: number): boolean {
 }
 
 /**
+ * The label of a page requisite (an image, stylesheet, script, icon or font a page loads: wget
+ * `-p`), as the `crawl` source gives it with `pageRequisites`: such a request is in scope when it
+ * is on the same site as a seed (its registrable domain), whatever the scope mode, and is fetched
+ * past `--max-depth`.
+ */
+export const REQUISITE_LABEL = 'requisite';
+
+/**
  * Scope and trap checker for one crawl. Holds the seeds' prefixes/hosts/domains and a bounded
  * count of distinct queries per path, so it is stateful: {@link Scope.check} counts every URL
  * that reaches the query-variant check (each process checks the URLs it discovers).
@@ -188,6 +196,8 @@ export class Scope {
   /** host mode: allowed host keys; domain mode: allowed registrable domains (or exact hostnames). */
   private readonly allowed = new Set<string>();
   private readonly domainCache = new Map<string, string>();
+  /** Registrable domains (or hostnames) of the seeds: the site page requisites may come from. */
+  private readonly sites = new Set<string>();
   /** hash(host+path) → the only query hash seen so far, or the set of them. */
   private readonly queries = new Map<number, number | HashSet32>();
   private readonly shapes: ShapeBudget;
@@ -215,6 +225,7 @@ export class Scope {
     const canonical = canonicalize(url);
     if (canonical === null) throw new Error(`scope: seed is not an http(s) URL: ${JSON.stringify(url)}`);
     const host = hostKey(canonical);
+    this.sites.add(this.domainOf(hostnameOf(host)));
     switch (this.mode) {
       case 'prefix': {
         const start = pathStart(canonical, authorityStart(canonical));
@@ -248,14 +259,20 @@ export class Scope {
    * variants → shape budget (see {@link ScopeVerdict}). Only a URL passing all earlier checks is counted
    * toward its path's query variants; re-checking an already counted URL stays `ok`.
    *
+   * A page requisite (`requisite`) is in scope on a seed's site (registrable domain) in every
+   * mode, and `--include` does not apply to it (it names pages); `--exclude` and the traps do.
+   *
    * @param url a canonical URL from {@link canonicalize}.
    */
-  check(url: string): ScopeVerdict {
+  check(url: string, requisite = false): ScopeVerdict {
     if (this.maxUrlLength > 0 && url.length > this.maxUrlLength) return 'trap-length';
     const authority = authorityStart(url);
     const path = pathStart(url, authority);
-    if (!this.inScope(url, path)) return 'out-of-scope';
-    if (this.include.length > 0 && !this.include.some((re) => re.test(url))) return 'excluded';
+    if (requisite) {
+      if (this.mode !== 'any' && !this.sites.has(this.domainOf(hostnameOf(hostKey(url)))))
+        return 'out-of-scope';
+    } else if (!this.inScope(url, path)) return 'out-of-scope';
+    if (!requisite && this.include.length > 0 && !this.include.some((re) => re.test(url))) return 'excluded';
     if (this.exclude.length > 0 && this.exclude.some((re) => re.test(url))) return 'excluded';
     let query = url.indexOf('?', path);
     if (query === -1) query = url.length;

@@ -61,7 +61,9 @@ describe('config file', () => {
 
   it("refuses a key that is neither common nor the source's own, once the source is loaded", async () => {
     const c = validateConfig({ workers: [{ source: 'crawl', seeds: [SEED], speed: 3 }] }, 'c.yaml');
-    await expect(runWorkerSpecs(c, process.cwd())).rejects.toThrow(/^workers\[0\]: unknown key "speed"$/);
+    await expect(runWorkerSpecs(c, process.cwd())).rejects.toThrow(
+      /^workers\[0\]: unknown key "speed" \(source crawl takes pageRequisites\)$/,
+    );
   });
 
   it('loads YAML and JSON, and reports unreadable or invalid files in one line', async () => {
@@ -77,7 +79,12 @@ describe('config file', () => {
     await expect(loadConfig('/nonexistent/collector.yaml')).rejects.toThrow(
       /--config \/nonexistent\/collector\.yaml: not found/,
     );
-    await expect(loadConfig(write('bad.yaml', 'workers: [\n'))).rejects.toThrow(/bad\.yaml: not valid YAML/);
+    await expect(loadConfig(write('bad.yaml', 'workers: [\n'))).rejects.toThrow(
+      /^bad\.yaml: not valid YAML: line 2, column 1: Flow sequence .* end with a \]$/,
+    );
+    await expect(loadConfig(write('bad.json', '{"workers": [}'))).rejects.toThrow(
+      /^bad\.json: not valid JSON: [^\n]*[^:\n]$/,
+    );
   });
 
   it('loads a .mjs config exporting defineConfig', async () => {
@@ -86,6 +93,23 @@ describe('config file', () => {
       `export default { workers: [{ source: 'crawl', seeds: ['${SEED}'], processes: 3 }] };\n`,
     );
     expect((await loadConfig(m)).config.workers[0].processes).toBe(3);
+  });
+
+  it('reads relative paths (data, a source module) against the config file, not the working directory', async () => {
+    const f = write(
+      'collector.yaml',
+      `data: ./data\nworkers:\n  - source: crawl\n    seeds: [${SEED}]\n  - source: ./sources/mine.mjs\n    seeds: [${SEED}]\n  - source: /opt/src.mjs\n    seeds: [${SEED}]\n`,
+    );
+    const dir = path.dirname(f);
+    const { config } = await loadConfig(path.relative(process.cwd(), f));
+    expect(config.data).toBe(path.join(dir, 'data'));
+    expect(config.workers.map((w) => w.source)).toEqual([
+      'crawl',
+      path.join(dir, 'sources/mine.mjs'),
+      '/opt/src.mjs',
+    ]);
+    const abs = write('abs.yaml', `data: /srv/data\nworkers:\n  - source: crawl\n    seeds: [${SEED}]\n`);
+    expect((await loadConfig(abs)).config.data).toBe('/srv/data');
   });
 
   it('builds worker specs: ids, ownership, split politeness for one host, unknown source refused', async () => {

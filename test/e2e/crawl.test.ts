@@ -261,14 +261,40 @@ describe('bad input', () => {
     expect(r.stderr).toContain('four');
   });
 
-  it('rejects an unwritable --out', async () => {
+  it('rejects an --out that is a file, or under one, saying so', async () => {
     const dir = tempDir();
     const file = path.join(dir, 'a-file');
     fs.writeFileSync(file, 'x');
-    const r = await runCli(['crawl', `${site.origin}/site/`, '--out', path.join(file, 'sub'), '--quiet']);
+    const r = await runCli(['crawl', `${site.origin}/site/`, '--out', file, '--quiet']);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/not writable/);
-    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toBe(`collector: --out ${file}: is a file, not a directory; choose a directory\n`);
+    const sub = await runCli(['crawl', `${site.origin}/site/`, '--out', path.join(file, 'sub'), '--quiet']);
+    expect(sub.code).toBe(2);
+    expect(sub.stderr).toMatch(/--out .*a-file\/sub: is under .*a-file, a file, not a directory/);
+    expect(sub.stderr.trim().split('\n')).toHaveLength(1);
+  });
+
+  it('leaves no --out behind after a usage error (no URL, a metrics address in use)', async () => {
+    const out = path.join(tempDir(), 'new', 'out');
+    const none = await runCli(['crawl', '--out', out, '--quiet']);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toMatch(/no URL given/);
+    expect(fs.existsSync(path.dirname(out))).toBe(false);
+    // The metrics address is refused once --out exists: what this command made goes again.
+    const busy = await startServer({});
+    const r = await runCli(crawlArgs(`${site.origin}/site/`, out, '--metrics', busy.origin.slice(7)));
+    await busy.close();
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/metrics .*EADDRINUSE; choose another metrics address/);
+    expect(fs.existsSync(path.dirname(out))).toBe(false);
+  });
+
+  it('shows byte sizes and counts in --help as the README writes them', async () => {
+    const r = await runCli(['crawl', '--help']);
+    const help = r.stdout.replace(/\s+/g, ' ');
+    expect(help).toContain('largest response body (10MB, 512KB) (default: 10MB)');
+    expect(help).toMatch(/--max-queued-in-memory <n> .* \(default: 100000\)/);
+    expect(help).not.toMatch(/\(default \d/);
   });
 
   it('refuses --max-bytes over 1GB, and a one-process plan over --memory-limit, writing nothing', async () => {

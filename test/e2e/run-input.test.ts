@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { runCli, tempDir } from '../fixtures/cli.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readItems, runCli, tempDir } from '../fixtures/cli.js';
+import { type FixtureServer, html, page, startServer } from '../fixtures/site-server.js';
 
 // `collector run` with bad input: one clear line on stderr, exit 2, nothing started or written.
 function config(text: string, name = 'collector.yaml'): { dir: string; file: string } {
@@ -62,6 +63,18 @@ describe('collector run: bad input', () => {
     expect(fs.readdirSync(dir)).toEqual(['collector.yaml']);
   });
 
+  it('leaves no data directory behind after a usage error (a metrics address in use)', async () => {
+    const busy = await startServer({});
+    const { dir, file } = config(
+      `data: ./data\nmetrics:\n  listen: ${busy.origin.slice('http://'.length)}\nworkers:\n  - source: crawl\n    seeds: [${SEED}]\n`,
+    );
+    const r = await runCli(['run', '--config', file, '--quiet']);
+    await busy.close();
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/choose another metrics address/);
+    expect(fs.readdirSync(dir)).toEqual(['collector.yaml']);
+  });
+
   it('refuses a missing config file and an unwritable data dir', async () => {
     const missing = await runCli(['run', '--config', '/nonexistent/collector.yaml']);
     expect(missing.code).toBe(2);
@@ -75,7 +88,9 @@ describe('collector run: bad input', () => {
     );
     const r = await runCli(['run', '--config', file]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/data .*: not writable/);
+    expect(r.stderr).toMatch(
+      /data .*file\/data: is under .*file, a file, not a directory; choose a directory/,
+    );
   });
 
   it('refuses a changed process count for a worker type whose data already exists', async () => {
@@ -88,7 +103,7 @@ describe('collector run: bad input', () => {
       );
     write(1);
     const first = await runCli(['run', '--config', file, '--quiet']);
-    expect(first.code).toBe(0);
+    expect(first.code).toBe(69); // a dead seed: nothing collected, the data written all the same
     write(3);
     const r = await runCli(['run', '--config', file, '--quiet']);
     expect(r.code).toBe(2);
@@ -107,5 +122,31 @@ describe('collector run: bad input', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/plan of 40 processes needs about \d+ MB.*largest safe process count is \d+/);
     expect(fs.existsSync(path.join(dir, 'data'))).toBe(false);
+  });
+});
+
+describe('collector run: relative paths in a config', () => {
+  let site: FixtureServer;
+  beforeAll(async () => {
+    site = await startServer({ '/docs/': html(page('Docs')) });
+  });
+  afterAll(async () => {
+    await site.close();
+  });
+
+  it('are relative to the config file, not to the working directory (cron, systemd)', async () => {
+    const { dir, file } = config(
+      `data: ./data\nworkers:\n  - name: docs\n    source: crawl\n    seeds: ["${site.origin}/docs/"]\n`,
+    );
+    const elsewhere = tempDir();
+    const r = await runCli(['run', '--config', file, '--quiet'], {}, elsewhere);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(readItems(path.join(dir, 'data')).map((i) => i.status)).toEqual([200]);
+    expect(fs.readdirSync(elsewhere)).toEqual([]);
+    // The same file from its own directory continues the same data.
+    const again = await runCli(['run', '--config', 'collector.yaml', '--quiet'], {}, dir);
+    expect(again.code).toBe(0);
+    expect(readItems(path.join(dir, 'data'))).toHaveLength(1);
   });
 });

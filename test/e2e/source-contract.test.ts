@@ -171,9 +171,9 @@ describe('a user source module', () => {
       /^collector: --source-option: unknown key "colour" \(source probe takes failOn, tag, ownSeeds\)$/,
     ],
     [
-      'an option of a source that takes none',
+      'an option the built-in source does not take',
       ['--source-option', 'x=1'],
-      /^collector: --source-option: unknown key "x"$/,
+      /^collector: --source-option: unknown key "x" \(source crawl takes pageRequisites\)$/,
     ],
   ])('refuses %s: one line, exit 2, nothing written', async (_name, flags, message) => {
     const out = path.join(tempDir(), 'out');

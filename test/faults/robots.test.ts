@@ -46,11 +46,15 @@ describe.concurrent('robots.txt (kind 9)', () => {
     const s = await site(text('down', 503));
     try {
       const crawl = await crawlFaults(`${s.origin}/`, ['--max-retry-after', '1s']);
-      expect(crawl.result.code).toBe(0);
+      // The only seed failed: nothing collected.
+      expect(crawl.result.code).toBe(69);
       expect(crawl.items).toHaveLength(1);
       expect(crawl.items[0]).toMatchObject({
         status: null,
-        error: { kind: 'robots-disallowed', message: 'robots.txt unavailable (5xx or unreachable)' },
+        error: {
+          kind: 'robots-disallowed',
+          message: 'robots.txt unavailable (HTTP 503): the site is disallowed until it can be read',
+        },
       });
       expect(s.hits('/robots.txt')).toBe(2); // first try and the retry
       expect(s.hits('/')).toBe(0);

@@ -22,5 +22,11 @@ describe('size limit (kind 4)', () => {
     expect(msg('/s/content-length-small.bin')).toBe('Content-Length 66536 exceeds 65536 bytes');
     expect(msg('/s/chunked.html')).toBe('body exceeds 65536 bytes');
     expect(msg('/s/bomb.html')).toBe('body larger than 65536 bytes after decompression');
+    // The item still says what the server sent (issue 15: it was null).
+    const type = (p: string) => crawl.items.find((i) => i.url.endsWith(p))!.contentType;
+    expect(type('/s/content-length.bin')).toBe('application/octet-stream');
+    expect(type('/s/content-length-small.bin')).toBe('application/octet-stream');
+    expect(type('/s/chunked.html')).toBe('text/html');
+    expect(type('/s/bomb.html')).toBe('text/html');
   });
 });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { FetchError } from '../../src/http/fetch-error.js';
 import {
   ROBOTS_DEFAULTS,
   RobotsCache,
@@ -208,7 +209,7 @@ describe('RobotsCache: fetch outcomes', () => {
         n === 1 ? { status: 503 } : { status: 200, body: 'User-agent: *\nDisallow: /private' },
     });
     const robots = cache(fetch, { errorRetryMs: 500, now: () => t });
-    const unavailable = { allowed: false, crawlDelayMs: null, reason: 'unavailable' };
+    const unavailable = { allowed: false, crawlDelayMs: null, reason: 'unavailable', status: 503 };
     expect(await robots.check('https://example.com/a')).toEqual(unavailable);
     t += 499;
     expect(await robots.check('https://example.com/a')).toEqual(unavailable);
@@ -253,16 +254,62 @@ describe('RobotsCache: fetch outcomes', () => {
     expect((await cache(fetch).check('https://example.com/a')).reason).toBe('unavailable');
   });
 
-  it('network error → disallow all (unavailable)', async () => {
-    const { fetch, calls } = fakeFetch({ 'https://example.com/robots.txt': new Error('ECONNREFUSED') });
+  it('no answer (refused, DNS, timeout) → no verdict: unreachable with the cause, not cached', async () => {
+    const refused = new FetchError('network', 'https://example.com/robots.txt', 'connection refused (x)');
+    const { fetch, calls } = fakeFetch({ 'https://example.com/robots.txt': refused });
     const robots = cache(fetch);
     expect(await robots.check('https://example.com/a')).toEqual({
       allowed: false,
       crawlDelayMs: null,
-      reason: 'unavailable',
+      reason: 'unreachable',
+      cause: { kind: 'network', message: 'connection refused (x)' },
     });
-    expect(await allowed(robots, 'https://example.com/b')).toBe(false);
-    expect(calls.length).toBe(1);
+    // The next check (the URL's retry) asks again: nothing is cached for an unreachable host.
+    expect(robots.peek('https://example.com/b')).toBeUndefined();
+    expect((await robots.check('https://example.com/b')).allowed).toBe(false);
+    expect(calls.length).toBe(2);
+    const dns = fakeFetch({
+      'https://gone.invalid/robots.txt': new FetchError(
+        'dns',
+        'https://gone.invalid/robots.txt',
+        'name not resolved',
+      ),
+    });
+    expect((await cache(dns.fetch).check('https://gone.invalid/a')).cause?.kind).toBe('dns');
+    const silent = fakeFetch({
+      'https://slow.example/robots.txt': new FetchError(
+        'timeout',
+        'https://slow.example/robots.txt',
+        'no complete response',
+      ),
+    });
+    expect((await cache(silent.fetch).check('https://slow.example/a')).cause?.kind).toBe('timeout');
+  });
+
+  it('an answer that cannot be used (too large, undecodable) is unavailable, not unreachable', async () => {
+    const big = new FetchError('too-large', 'https://example.com/robots.txt', 'body exceeds', 200);
+    const { fetch } = fakeFetch({ 'https://example.com/robots.txt': big });
+    expect((await cache(fetch).check('https://example.com/a')).reason).toBe('unavailable');
+  });
+
+  it('unreachable after a copy expired: the stale copy is used meanwhile (RFC 9309 §2.4)', async () => {
+    let t = 0;
+    const refused = new FetchError('network', 'https://example.com/robots.txt', 'connection refused');
+    const { fetch, calls } = fakeFetch({
+      'https://example.com/robots.txt': (n) =>
+        n === 1 ? { status: 200, body: 'User-agent: *\nDisallow: /p' } : refused,
+    });
+    const robots = cache(fetch, { ttlMs: 1000, errorRetryMs: 100, now: () => t });
+    expect(await allowed(robots, 'https://example.com/a')).toBe(true);
+    t = 1000;
+    expect(await robots.check('https://example.com/a')).toEqual({ allowed: true, crawlDelayMs: null });
+    expect(await allowed(robots, 'https://example.com/p')).toBe(false);
+    expect(calls.length).toBe(2);
+    // kept errorRetryMs longer, then asked again
+    t = 1099;
+    expect(robots.peek('https://example.com/a')?.allowed).toBe(true);
+    t = 1100;
+    expect(robots.peek('https://example.com/a')).toBeUndefined();
   });
 
   it('entries expire after ttlMs and are refreshed on the next check', async () => {
@@ -318,12 +365,14 @@ describe('RobotsCache: fetch outcomes', () => {
     expect(await allowed(cache(nowhere.fetch), 'https://example.com/a')).toBe(true);
   });
 
-  it('an unreachable redirect target → unavailable', async () => {
+  it('an unreachable redirect target → unreachable', async () => {
     const { fetch } = fakeFetch({
       'https://example.com/robots.txt': { status: 301, location: 'https://gone.example.com/robots.txt' },
-      'https://gone.example.com/robots.txt': new Error('ENOTFOUND'),
+      'https://gone.example.com/robots.txt': new Error('getaddrinfo ENOTFOUND gone.example.com'),
     });
-    expect((await cache(fetch).check('https://example.com/a')).reason).toBe('unavailable');
+    const verdict = await cache(fetch).check('https://example.com/a');
+    expect(verdict.reason).toBe('unreachable');
+    expect(verdict.cause?.message).toMatch(/ENOTFOUND/);
   });
 });
 

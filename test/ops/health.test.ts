@@ -11,8 +11,8 @@ const iso = (msAgo: number) => new Date(NOW - msAgo).toISOString();
 function worker(i: number, over: Partial<StatusWorker> = {}): StatusWorker {
   return {
     id: `docs-${i}`,
-    type: 'crawl',
-    group: 'docs',
+    type: 'docs',
+    source: 'crawl',
     pid: 100 + i,
     pidStartTicks: 5000 + i,
     state: 'running',

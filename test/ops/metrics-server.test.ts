@@ -21,8 +21,8 @@ const snapshot = (): StatusFile => ({
   workers: [
     {
       id: 'docs-0',
-      type: 'crawl',
-      group: 'docs',
+      type: 'docs',
+      source: 'crawl',
       pid: process.pid,
       pidStartTicks: 1,
       state: 'running',

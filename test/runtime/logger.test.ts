@@ -26,6 +26,8 @@ describe('worker log rotation', () => {
       .split('\n')
       .pop() as string;
     expect(JSON.parse(last).i).toBe(199);
+    // ISO 8601 time (pino's isoTime), not epoch ms
+    expect(JSON.parse(last).time).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     fs.rmSync(out, { recursive: true, force: true });
   });
 

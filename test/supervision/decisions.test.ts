@@ -164,6 +164,8 @@ describe('worker process: items this run', () => {
     rss: 0,
     lastProgressAt: 0,
     skipped: {},
+    collected: items,
+    failedSeeds: [],
     counters: emptyCounters(),
   });
 

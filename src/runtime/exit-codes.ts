@@ -1,0 +1,35 @@
+/**
+ * The exit codes of `collector crawl` and `collector run` (DESIGN §3; README, Usage): 0 finished
+ * or stopped by a signal, 1 runtime failure, 2 bad usage, and {@link NOTHING_COLLECTED_EXIT_CODE}
+ * when the crawl ran to its end and collected nothing because every seed failed.
+ */
+
+/**
+ * Every seed failed and nothing was collected (connection refused, DNS failure, timeout, an HTTP
+ * error status, robots.txt): 69, `EX_UNAVAILABLE` of sysexits(3) ("a service is unavailable"),
+ * beside the full disk's 75 (`EX_TEMPFAIL`). wget says 4 (network failure) or 8 (server error)
+ * and curl 6 or 7 for the same; one code here, since the items say which.
+ */
+export const NOTHING_COLLECTED_EXIT_CODE = 69;
+
+/** The counts the decision reads (a crawl's, or a run's totals). */
+export interface CollectedCounts {
+  /** Items in the output, earlier runs included. */
+  items: number;
+  /** Items without an error, earlier runs included. */
+  collected: number;
+}
+
+/**
+ * Whether a run that ended by itself (not by a signal) collected nothing at all: there are items,
+ * and every one is an error. A crawl stopped by a signal, or with nothing attempted, is not this.
+ */
+export function collectedNothing(c: CollectedCounts, stoppedBySignal: boolean): boolean {
+  return !stoppedBySignal && c.items > 0 && c.collected === 0;
+}
+
+/** The line that says why, e.g. `nothing collected: every seed failed: http://…/: connection refused (…)`. */
+export function nothingCollectedLine(failedSeeds: Array<{ url: string; message: string }>): string {
+  const why = failedSeeds.map((s) => `${s.url}: ${s.message}`).join('; ');
+  return `nothing collected: every seed failed${why ? `: ${why}` : ' (see the items)'}`;
+}
