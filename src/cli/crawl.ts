@@ -46,9 +46,25 @@ export function registerCrawl(program: Command): void {
     .argument('[url...]', 'seed URLs (http/https); optional with --resume or a --source with seeds()')
     .option(
       '--source <name|path>',
-      'source: a built-in (crawl) or an ES module path exporting defineSource({...}) (default: crawl)',
+      'source: a built-in (crawl, sitemap, feed, urls) or an ES module path exporting defineSource({...}) (default: crawl)',
     )
     .option('--source-option <key=value>', "the source's own option (repeatable)", collect)
+    .option('--sitemaps', "also read each seed site's sitemaps (robots.txt Sitemap: lines, /sitemap.xml)")
+    .option(
+      '--feeds',
+      'also follow the feeds pages announce (<link rel="alternate" type="…rss+xml|atom+xml">)',
+    )
+    .option(
+      '--article-pattern <regex>',
+      'pages whose path matches are articles: fetched first, stored with Markdown (repeatable)',
+      collect,
+    )
+    .addOption(
+      new Option(
+        '--follow <which>',
+        'links followed: all, articles (from articles, only articles), none',
+      ).choices(['all', 'articles', 'none']),
+    )
     .option('--out <dir>', def('output directory', d.out))
     .option('--processes <n>', 'worker processes (default: CPU count / 2, at least 1)', int(1))
     .addOption(
@@ -128,21 +144,39 @@ export function registerCrawl(program: Command): void {
     .option('--quiet', 'no progress line')
     .action(async (urls: string[], o: Record<string, unknown>) => {
       // Flags as written; absent ones are undefined and get the schema's default.
-      const { store, source, sourceOption, keepParam, pageRequisites, ...flags } = o;
+      const {
+        store,
+        source,
+        sourceOption,
+        keepParam,
+        pageRequisites,
+        sitemaps,
+        feeds,
+        articlePattern,
+        follow,
+        ...flags
+      } = o;
       const input = { ...flags, seeds: urls, storeBodies: store, keepParams: keepParam } as CrawlOptionsInput;
       // Loaded on use, so `collector --help` and other commands start fast.
       const { runCrawl } = await import('../runtime/crawl-job.js');
       const { parseOptionPairs } = await import('../config/option-pairs.js');
       const { locateDiskFull } = await import('../sinks/disk-full.js');
       const pairs = sourceOption as string[] | undefined;
-      // An option of the crawl source, with a flag of its own (wget -p).
-      const extra = pageRequisites === true ? { pageRequisites: true } : undefined;
+      // The built-in sources' page options, and the crawl source's --page-requisites (wget -p), as
+      // source options.
+      const pageFlags = Object.fromEntries(
+        Object.entries({
+          sitemaps,
+          feeds,
+          articlePatterns: articlePattern,
+          follow,
+          pageRequisites: pageRequisites === true ? true : undefined,
+        }).filter(([, v]) => v !== undefined),
+      );
+      const sourceOptions = { ...(pairs === undefined ? {} : parseOptionPairs(pairs)), ...pageFlags };
       const choice = {
         source: source as string | undefined,
-        sourceOptions:
-          pairs === undefined && extra === undefined
-            ? undefined
-            : { ...parseOptionPairs(pairs ?? []), ...extra },
+        sourceOptions: Object.keys(sourceOptions).length === 0 ? undefined : sourceOptions,
       };
       process.exitCode = await runCrawl(input, choice).catch((e) => {
         throw locateDiskFull(e, input.out ?? '.');

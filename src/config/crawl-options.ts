@@ -210,6 +210,19 @@ export const CrawlOptionsSchema = z.object({
    * Default: none (one-shot).
    */
   interval: duration('s').optional(),
+  /**
+   * With `interval`: fetch pages known from earlier rounds again after this long, conditionally
+   * (`If-None-Match` / `If-Modified-Since`: a 304 is an item with `data.unchanged`, nothing is
+   * stored), sooner for pages that change and later for pages that do not (within revisit/4 and
+   * revisit×4). Default: none (a page is fetched again only when a source's `lastmod` says it
+   * changed; seeds and every-round hubs are fetched each round anyway).
+   */
+  revisit: duration('s').optional(),
+  /**
+   * Revisit intervals by URL pattern (a regular expression tested on the whole URL → a
+   * duration), before `revisit`: `{ '/blog/': 1h, '/docs/': 7d }`. Default: none.
+   */
+  revisitPatterns: z.record(regex, duration('s')).default({}),
   /** No progress line on stderr. */
   quiet: z.boolean().default(false),
   /** Body bytes held in memory waiting for the disk, across all pages; fetching pauses above it. Default 64 MiB. */

@@ -9,6 +9,7 @@
  */
 import type { SeenSet } from '../dedup/seen-set.js';
 import type { RequestMeta } from '../frontier/request-meta.js';
+import type { Revisits } from './revisits.js';
 
 /** The admission of one worker's requests. */
 export class Admission {
@@ -21,15 +22,37 @@ export class Admission {
   /** Round requests queued or in flight, until their item: URL → the round that admitted it. */
   private readonly pendingRound = new Map<string, number>();
 
-  constructor(private readonly seen: SeenSet) {}
+  /**
+   * @param revisits what this worker knows of the pages it fetched (continuous collection), to
+   *   admit again a page a source says changed (`lastmod`); null otherwise.
+   */
+  constructor(
+    private readonly seen: SeenSet,
+    private readonly revisits: Pick<Revisits, 'changedSince'> | null = null,
+  ) {}
 
   /**
-   * Admit `url`: new to the seen-set, or, in a later round, an `everyRound` request not yet
-   * admitted this round. `owned`: queued by this worker (false: handed to its owner).
+   * Admit `url` to this worker's frontier: new to the seen-set, or, in a later round, an
+   * `everyRound` request not yet admitted this round, or a page the source says changed (its
+   * `lastmod`) since it was fetched here, once per round.
    */
-  admit(url: string, meta: RequestMeta | undefined, owned = true): boolean {
-    if (this.later && meta?.everyRound === true) return this.admitForRound(url, owned);
-    return this.seen.add(url);
+  admit(url: string, meta: RequestMeta | undefined): boolean {
+    if (this.later && meta?.everyRound === true) return this.admitForRound(url);
+    if (this.seen.add(url)) return true;
+    const lastmod = meta?.lastmod;
+    if (lastmod === undefined || this.revisits === null) return false;
+    return this.revisits.changedSince(url, lastmod) === true && this.admitForRound(url);
+  }
+
+  /**
+   * Admit `url` to be handed to its owner: as {@link admit}, except that a seen request with a
+   * `lastmod` goes once per round, since only its owner knows when it fetched it.
+   */
+  admitForOwner(url: string, meta: RequestMeta | undefined): boolean {
+    // handed to its owner, who tracks it as pending: not here
+    if (this.later && meta?.everyRound === true) return this.admitForRound(url, false);
+    if (this.seen.add(url)) return true;
+    return meta?.lastmod !== undefined && this.revisits !== null && this.admitForRound(url, false);
   }
 
   /** Admit `url` once this round, seen before or not, unless it is still pending from an earlier one. */
@@ -46,7 +69,7 @@ export class Admission {
    * A later round starts: every-round requests may go again.
    * @param round its number (`data.round` of its items).
    */
-  newRound(round: number): void {
+  newRound(round: number = this.round + 1): void {
     this.later = true;
     this.round = round;
     this.thisRound.clear();

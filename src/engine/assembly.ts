@@ -12,6 +12,7 @@ import type { SeenSet } from '../dedup/seen-set.js';
 import type { FrontierQueue } from '../frontier/frontier-queue.js';
 import { Journal } from '../frontier/journal.js';
 import type { RequestMeta } from '../frontier/request-meta.js';
+import { RevisitPolicy } from '../frontier/revisit-policy.js';
 import { SpillQueue } from '../frontier/spill-queue.js';
 import { Fetcher } from '../http/fetcher.js';
 import { RobotsCache } from '../http/robots.js';
@@ -34,12 +35,13 @@ import { LinkFollower } from './link-follower.js';
 import { workerReplayFilter } from './log-replay.js';
 import { LostPageRetries } from './lost-page-retries.js';
 import { NearDuplicateWatch } from './near-duplicates.js';
-import { openPageProcessor } from './open-page-processor.js';
 import type { PageProcessor, PageThreadSource } from './page-processor.js';
+import { openPageProcessor } from './page-processor-choice.js';
 import { pageVersions } from './page-versions.js';
 import { PolitenessState } from './politeness-state.js';
 import { restoreHandedOff, restoreState } from './resume.js';
 import { RetryWarnings } from './retry-warnings.js';
+import { Revisits } from './revisits.js';
 import { Rounds } from './rounds.js';
 import { SpillRefill } from './spill-refill.js';
 import { lockWorkerState } from './state-lock.js';
@@ -108,6 +110,8 @@ export interface NetworkParts {
   awaitingRetry: Map<string, Item>;
   /** Warnings about hosts that do not answer. */
   warnings: RetryWarnings;
+  /** What is known of the pages fetched, to fetch them again (continuous collection only). */
+  revisits: Revisits | null;
 }
 
 /** A worker with siblings: who owns which URL, and the outbox of links owned by the others. */
@@ -141,6 +145,8 @@ export interface CrawlerHooks {
   queueRound(requests: EngineRequest[], round: number): void;
   /** The item of `url` is written. */
   written(url: string): void;
+  /** The metadata of a queued URL (undefined for a plain URL). */
+  metaOf(url: string): RequestMeta | undefined;
   /** A pending URL restored from the state has this metadata (kept until its item is written). */
   remember(url: string, meta: RequestMeta): void;
   /**
@@ -207,6 +213,7 @@ export function buildNetworkParts(
       })
     : null;
   const policy = new HostPolicy(backend.frontier, opts, deps.onRateLimitWait);
+  const revisits = openRevisits(opts, deps);
   const def = source.def;
   const ref = deps.source.loaded.ref;
   const threadSource: PageThreadSource | null =
@@ -243,6 +250,7 @@ export function buildNetworkParts(
       signal: abort.signal,
       authorize:
         def.authorize === undefined ? undefined : (url, label) => authorizeHeaders(source, url, label),
+      conditional: revisits === null ? undefined : (url) => revisits.headersFor(url),
       onFetch: deps.onFetch,
     }),
     sessionIds,
@@ -260,7 +268,22 @@ export function buildNetworkParts(
       (line, fields) => deps.log.warn(fields, line),
       opts.retries,
     ),
+    revisits,
   };
+}
+
+/** The revisits of a worker in continuous collection (`interval`); null for a one-shot crawl. */
+function openRevisits(opts: CrawlOptions, deps: CrawlerDeps): Revisits | null {
+  if (opts.interval === undefined) return null;
+  const rules = Object.entries(opts.revisitPatterns).map(([re, ms]) => ({
+    pattern: new RegExp(re),
+    intervalMs: ms,
+  }));
+  return new Revisits({
+    policy: new RevisitPolicy({ intervalMs: opts.revisit ?? null, rules }),
+    stateDir: path.join(opts.out, 'state', deps.workerId),
+    log: deps.log,
+  });
 }
 
 /**
@@ -337,6 +360,7 @@ export async function openStateParts(
     onError: hooks.writeFailed,
   });
   opened.journal = journal;
+  await net.revisits?.open(opts.resume, hooks.writeFailed);
   let handoff: Handoff | null = null;
   if (partition) {
     // URLs already handed to their owners count as seen here.
@@ -360,6 +384,8 @@ export async function openStateParts(
       deps.onItem?.(item);
     },
     refetchLostBody: (entry, item, e) => attempts.refetchLostBody(entry, item, e),
+    beforeWrite:
+      net.revisits === null ? undefined : (item) => net.revisits?.observe(item, hooks.metaOf(item.url)),
     wake: hooks.wake,
     writeFailed: hooks.writeFailed,
   });
@@ -387,6 +413,7 @@ export async function openStateParts(
     log,
     maxBytes: opts.maxBytes,
     awaitingRetry: net.awaitingRetry,
+    revisits: net.revisits,
     isStopping: hooks.isStopping,
     round: (url) => admission.roundOf(url),
     wake: hooks.wake,

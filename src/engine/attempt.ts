@@ -18,6 +18,7 @@ import type { LostPageRetries } from './lost-page-retries.js';
 import type { NearDuplicateWatch } from './near-duplicates.js';
 import { type PageProcessor, PageThreadLost } from './page-processor.js';
 import type { WorkedPage } from './page-work.js';
+import type { Revisits } from './revisits.js';
 
 /** What became of one try. */
 export type Outcome =
@@ -25,7 +26,15 @@ export type Outcome =
    * `bodyId`: the decoded body the page processor keeps for this item (stored or dropped next),
    * with the file `extension` the source chose; `links`: the requests to follow.
    */
-  | { kind: 'item'; item: Item; bodyId?: number; extension?: string; links?: EngineRequest[] }
+  | {
+      kind: 'item';
+      item: Item;
+      bodyId?: number;
+      extension?: string;
+      links?: EngineRequest[];
+      /** The source gave Markdown of the page, kept beside the body (stored as `.md` with it). */
+      markdown?: boolean;
+    }
   /**
    * `free`: the try does not count against `--retries` (the failure was ours, not the server's);
    * `error`: what failed (absent for a free retry); `reason`: why its host waits (status).
@@ -54,6 +63,8 @@ export interface AttemptParts {
   maxBytes: number;
   /** Items of URLs waiting for a retry, written as they are if the crawl ends first. */
   awaitingRetry: Map<string, Item>;
+  /** Told the validators of each answer (continuous collection); null otherwise. */
+  revisits: Pick<Revisits, 'noteResponse'> | null;
   isStopping(): boolean;
   /** The round that queued `url` when it is a round request of a later round (continuous collection), else 0. */
   round(url: string): number;
@@ -125,6 +136,7 @@ export class Attempts {
     const item = newItem(origin, entry, finalUrl, res.status, res.contentType);
     if (answer.data) item.data = { ...answer.data };
     if (res.location !== null) return { kind: 'item', item };
+    this.parts.revisits?.noteResponse(item, res.headers);
     // The server is done with this request: its host's next request (politeness gap, host
     // concurrency) need not wait for decoding and parsing.
     this.parts.slots.releaseEarly(entry, letsSlowDownDecay(res.status));
@@ -194,7 +206,9 @@ export class Attempts {
     if (r?.refresh !== undefined) return this.refreshHop(entry, answer, id, r.refresh);
     const round = this.parts.round(entry.url);
     if (round > 0) item.data = { ...item.data, round };
-    if (store.isDuplicate(item, id, round)) return { kind: 'item', item };
+    // A body seen before has had its links followed; its hubs (every-round requests: feeds,
+    // sitemaps) are followed again, so that what changed below an unchanged hub is still found.
+    if (store.isDuplicate(item, id, round)) return { kind: 'item', item, links: hubs(r?.follow) };
     // Still encoded (unknown or nested Content-Encoding): stored as received, flagged, not parsed.
     if (flag === 'unknown-encoding') return { kind: 'item', item, bodyId: id };
     if (page.sourceError !== undefined) {
@@ -208,7 +222,8 @@ export class Attempts {
       pages.drop(id);
       return { kind: 'item', item, links: r?.follow };
     }
-    return { kind: 'item', item, bodyId: id, extension: r?.extension, links: r?.follow };
+    const markdown = page.markdown === true;
+    return { kind: 'item', item, bodyId: id, extension: r?.extension, links: r?.follow, markdown };
   }
 
   /**
@@ -259,4 +274,10 @@ function retryReason(f: Failure): string {
         ? String(f.status)
         : f.error;
   return f.retryAfterMs === null ? what : `${what} Retry-After ${Math.round(f.retryAfterMs / 1000)}s`;
+}
+
+/** The every-round requests among `links`, or undefined when there are none. */
+function hubs(links: EngineRequest[] | undefined): EngineRequest[] | undefined {
+  const out = links?.filter((l) => typeof l !== 'string' && l.meta.everyRound === true);
+  return out !== undefined && out.length > 0 ? out : undefined;
 }

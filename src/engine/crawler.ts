@@ -78,8 +78,8 @@ export class Crawler {
   ) {
     this.frontier = deps.backend.frontier;
     this.seen = deps.backend.seen;
-    this.admission = new Admission(this.seen);
     this.net = buildNetworkParts(opts, deps, this.stats, () => this.state.journal);
+    this.admission = new Admission(this.seen, this.net.revisits);
   }
 
   /**
@@ -91,7 +91,7 @@ export class Crawler {
    */
   async start(): Promise<void> {
     const requests = await this.roundRequests();
-    for (const r of requests) this.net.scope.addSeed(urlOf(r));
+    for (const r of requests) if (metaOf(r)?.scope !== false) this.net.scope.addSeed(urlOf(r));
     const hooks = {
       wake: () => this.wakeUp(),
       isStopping: () => this.stopping,
@@ -103,6 +103,7 @@ export class Crawler {
         this.admission.acknowledged(url);
       },
       remember: (url: string, meta: RequestMeta) => this.requests.set(url, meta),
+      metaOf: (url: string) => this.requests.get(url),
       writeFailed: (e: Error) => this.writeFailed(e),
     };
     const priorityOf = (url: string) => this.requests.get(url)?.priority ?? 0;
@@ -210,6 +211,7 @@ export class Crawler {
       await this.opened.journal?.close();
     } finally {
       await this.opened.spill?.close();
+      await this.net.revisits?.close();
       await this.net.pages.close();
       await this.net.fetcher.close();
       await this.opened.stateLock?.release();
@@ -274,9 +276,9 @@ export class Crawler {
     if (outcome.item.status !== null) this.net.warnings.answered(entry.host);
     awaitingRetry.delete(entry.url);
     slots.release(entry, letsSlowDownDecay(outcome.item.status));
-    const { item, bodyId, links, extension } = outcome;
+    const { item, bodyId, links, extension, markdown } = outcome;
     if (links) this.follower.follow(links, entry.depth + 1);
-    await this.store.storeAndWrite(entry, item, bodyId, extension);
+    await this.store.storeAndWrite(entry, item, bodyId, extension, markdown);
   }
 
   /** A bug on the way: logged, and the URL's item says so (`network`), so the crawl goes on. */
@@ -307,6 +309,8 @@ export class Crawler {
   /** Queue an admitted URL: its metadata kept, the frontier (or spill), the frontier log. */
   private push(url: string, depth: number, meta: RequestMeta | undefined): void {
     if (meta !== undefined) this.requests.set(url, meta);
+    // Fetched before, and changed since by its lastmod: asked for conditionally.
+    if (meta?.lastmod !== undefined) this.net.revisits?.markConditional(url);
     this.state.spill.push(url, depth, meta?.priority);
     this.state.journal.enqueued(url, depth, meta);
   }
@@ -335,9 +339,15 @@ export class Crawler {
     this.admission.newRound(round);
     for (const r of requests) {
       const url = urlOf(r);
-      this.net.scope.addSeed(url);
+      if (metaOf(r)?.scope !== false) this.net.scope.addSeed(url);
       if (this.owns(url) && this.admission.admitForRound(url)) this.push(url, 0, metaOf(r));
     }
+    // Known pages due again (`revisit`): asked for again, conditionally.
+    this.net.revisits?.startRound(this.state.rounds.current, (url, depth, meta) => {
+      if (!this.admission.admitForRound(url)) return false;
+      this.push(url, depth, meta);
+      return true;
+    });
   }
 
   private budgetLeft(): boolean {

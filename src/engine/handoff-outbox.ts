@@ -63,7 +63,7 @@ export class HandoffOutbox {
    * {@link HANDOFF_BATCH} links.
    */
   add(owner: number, url: string, depth: number, meta?: RequestMeta): void {
-    if (!this.admission.admit(url, meta, false)) return;
+    if (!this.admission.admitForOwner(url, meta)) return;
     this.journal.handedOff(owner, url, depth, meta);
     let box = this.boxes.get(owner);
     if (box === undefined) {

@@ -76,6 +76,11 @@ export interface HopLoopParts {
   authorize?: (url: string, label: string | undefined) => Promise<Record<string, string> | null>;
   /** Told each request's duration, ms (metrics). */
   onFetch?: (ms: number) => void;
+  /**
+   * The conditional headers of a URL fetched again as a revisit (sent on its first hop only):
+   * absent without continuous collection.
+   */
+  conditional?: (url: string) => Record<string, string> | undefined;
 }
 
 /** Runs tries of URLs (see the module comment). One per worker. */
@@ -109,6 +114,10 @@ export class HopLoop {
           const message = `authorize() failed: ${(e as Error)?.message ?? String(e)}`.split('\n')[0];
           return failure(url, 'source', message, null, false, null);
         }
+      }
+      if (url === entry.url && this.parts.conditional !== undefined) {
+        const validators = this.parts.conditional(url);
+        if (validators !== undefined) headers = { ...headers, ...validators };
       }
       const fetchStart = performance.now();
       try {

@@ -7,7 +7,7 @@
 import { FileSink, type VersionOptions } from '../sinks/file-sink.js';
 import type { RunningSource } from '../sources/source-runner.js';
 import type { PageProcessor } from './page-processor.js';
-import { type PageJob, type WorkedPage, workPage } from './page-work.js';
+import { markdownId, type PageJob, type WorkedPage, workPage } from './page-work.js';
 
 /** Same-thread {@link PageProcessor}. */
 export class InlinePageProcessor implements PageProcessor {
@@ -22,8 +22,9 @@ export class InlinePageProcessor implements PageProcessor {
   }
 
   async work(job: PageJob): Promise<WorkedPage> {
-    const { worked, body } = await workPage(job, this.source);
+    const { worked, body, markdown } = await workPage(job, this.source);
     if (body !== null) this.kept.set(job.id, body);
+    if (markdown !== undefined) this.kept.set(markdownId(job.id), markdown);
     return worked;
   }
 
@@ -37,6 +38,7 @@ export class InlinePageProcessor implements PageProcessor {
 
   drop(id: number): void {
     this.kept.delete(id);
+    this.kept.delete(markdownId(id));
   }
 
   async close(): Promise<void> {

@@ -16,6 +16,7 @@ import { type CrawlStats, countCollected } from './crawl-stats.js';
 import { countsAsError, type Item, markDuplicate } from './item.js';
 
 import type { PageProcessor } from './page-processor.js';
+import { markdownId } from './page-work.js';
 
 /** Failed items logged per error kind (`item failed`); past this they are only counted. */
 export const ERROR_LOG_LIMIT = 20;
@@ -41,6 +42,8 @@ export interface ItemStoreParts {
    * @returns true when a new try was queued (the item is then not written now).
    */
   refetchLostBody(entry: FrontierEntry, item: Item, e: Error): boolean;
+  /** Called just before each item line is written (revisits: its version and round). */
+  beforeWrite?(item: Item): void;
   /** Bytes waiting for the disk went down. */
   wake(): void;
   /** A write failed for want of room (a full disk): the crawl stops on it. */
@@ -89,7 +92,8 @@ export class ItemStore {
 
   /**
    * Store the body kept under `bodyId` (off the fetch path; with the file `extension` the source
-   * chose), then write the item. A duplicate whose original is known only by its line first
+   * chose), and the page's Markdown next to it when the source gave some (`data.markdown`), then
+   * write the item. A duplicate whose original is known only by its line first
    * reads the original's URL back.
    * @returns that read-back when there is one (the caller awaits it), else undefined.
    */
@@ -98,6 +102,7 @@ export class ItemStore {
     item: Item,
     bodyId: number | undefined,
     extension?: string,
+    markdown = false,
   ): Promise<void> | undefined {
     const ticket = this.tickets.get(item);
     if (ticket?.kind === 'duplicate') {
@@ -135,8 +140,9 @@ export class ItemStore {
       this.parts.pages
         .store(bodyId, item.finalUrl, extension)
         .then(
-          (file) => {
+          async (file) => {
             item.file = file;
+            if (markdown) item.data = { ...item.data, markdown: await this.storeMarkdown(bodyId, item) };
           },
           (e: Error) => {
             // No file: a later copy of this body must be stored, not pointed here.
@@ -166,6 +172,7 @@ export class ItemStore {
   /** Write the item line (the acknowledgement): counters, journal, content index. */
   write(item: Item): void {
     const { stats, journal, contentIndex } = this.parts;
+    this.parts.beforeWrite?.(item);
     stats.items++;
     stats.itemsThisRun++;
     if (countsAsError(item)) {
@@ -197,6 +204,16 @@ export class ItemStore {
   /** Resolves once every store and read-back started so far has written its item. */
   async whenWritten(): Promise<void> {
     await Promise.all(this.writes);
+  }
+
+  /** The Markdown kept beside body `bodyId`, stored as `.md`: its path, or null when that failed. */
+  private async storeMarkdown(bodyId: number, item: Item): Promise<string | null> {
+    try {
+      return await this.parts.pages.store(markdownId(bodyId), item.finalUrl, 'md');
+    } catch (e) {
+      this.parts.log.warn({ url: item.url, err: (e as Error).message }, 'storing Markdown failed');
+      return null;
+    }
   }
 
   private releaseClaim(item: Item): void {

@@ -43,7 +43,8 @@ export interface Item {
   /**
    * Extra fields: the source's own (e.g. `encoding`), and the collector's: `duplicateOf` (URL of
    * the item that stored the same body; null with `duplicateSha256` when its line could not be
-   * read back), `unchanged` and `round` (a seed fetched again by a later round), `redirectTo`,
+   * read back), `unchanged` (a 304, or the same body as the last fetch of this URL), `round` and
+   * `version` (continuous collection: the round, and which body of the page this is), `redirectTo`,
    * `redirectSeen` and `note` (a redirect recorded, not followed), `contentEncoding`
    * (`unknown-encoding`: stored as received; `not-encoded`: the label was wrong), `storeError`
    * (the body was fetched but could not be written).

@@ -55,7 +55,8 @@ export class LinkFollower {
         continue;
       }
       const link = sessionIds.strip(found);
-      const verdict = scope.check(link, requisite);
+      // A navigation file (robots.txt, a sitemap) is fetched whatever the scope.
+      const verdict = meta?.scope === false ? 'ok' : scope.check(link, requisite);
       if (verdict !== 'ok') {
         const n = ++skipped[verdict];
         if (n <= TRAP_LOG_LIMIT && verdict.startsWith('trap-')) {

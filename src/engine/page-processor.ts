@@ -3,7 +3,7 @@
  * Worker) when the machine has a core for it, else inline on the crawler's thread. Either way
  * the crawler sees the same {@link PageProcessor}: `work` a response, then `store` or `drop` the
  * decoded body it keeps. This module holds the contract and the messages to the page thread
- * (`openPageProcessor` in `open-page-processor.ts` picks the implementation).
+ * (`openPageProcessor` in `page-processor-choice.ts` picks the implementation).
  *
  * With the thread, the crawler's event loop only moves bytes and runs the frontier: a page's
  * decompression, SHA-256, charset decoding and HTML tokenizing (about 40% of its CPU on the

@@ -55,6 +55,11 @@ export interface WorkedPage {
   result?: SourceOutput;
   /** The source threw (or returned something wrong): its message. */
   sourceError?: string;
+  /**
+   * The source gave Markdown of the page (an article's main content): kept beside the body under
+   * the id {@link markdownId}, stored as `.md` next to it or dropped with it.
+   */
+  markdown?: true;
   /** Lines the source logged meanwhile (page threads only; inline, they are logged at once). */
   logs?: SourceLogLine[];
 }
@@ -63,6 +68,13 @@ export interface WorkedPage {
 export interface Worked {
   worked: WorkedPage;
   body: Buffer | null;
+  /** The Markdown the source gave, UTF-8 (kept under {@link markdownId}). */
+  markdown?: Buffer;
+}
+
+/** The id the Markdown of page `id` is kept under: `-id` (page ids are positive). */
+export function markdownId(id: number): number {
+  return -id;
 }
 
 /**
@@ -129,13 +141,20 @@ function withResult(
   try {
     const result = checkResult(returned, finalUrl, trusted);
     worked.result = result;
+    let markdown: Buffer | undefined;
+    if (result.markdown !== undefined) {
+      markdown = Buffer.from(result.markdown, 'utf8');
+      delete result.markdown;
+      worked.markdown = true;
+    }
     if (result.fileBody !== undefined) {
       const chosen = result.fileBody;
       delete result.fileBody;
       worked.bytes = chosen.length;
       worked.sha256 = sha256(chosen);
-      return { worked, body: chosen };
+      return { worked, body: chosen, markdown };
     }
+    return { worked, body, markdown };
   } catch (e) {
     worked.sourceError = messageOf(e);
   }

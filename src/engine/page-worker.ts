@@ -11,7 +11,7 @@ import { parseSourceOptions } from '../sources/source-options.js';
 import { runSource, sourceLog } from '../sources/source-runner.js';
 import type { StoreRequest } from './body-writer.js';
 import type { PageReply, PageRequest, PageThreadData } from './page-processor.js';
-import { type SourceLogLine, type Worked, workPage } from './page-work.js';
+import { markdownId, type SourceLogLine, type Worked, workPage } from './page-work.js';
 
 const port = parentPort;
 if (port === null) throw new Error('page-worker must run in a worker thread');
@@ -73,6 +73,7 @@ function store(id: number, url: string, extension: string | undefined): void {
 
 function done(r: Worked): void {
   if (r.body !== null) kept.set(r.worked.id, r.body);
+  if (r.markdown !== undefined) kept.set(markdownId(r.worked.id), r.markdown);
   if (logs.length > 0) {
     r.worked.logs = logs;
     logs = [];

@@ -11,7 +11,7 @@ import {
   type PageThreadSource,
 } from './page-processor.js';
 import { type PageThreadEvents, type PageThreadFiles, PageThreads } from './page-threads.js';
-import type { PageJob, SourceLogLine, WorkedPage } from './page-work.js';
+import { markdownId, type PageJob, type SourceLogLine, type WorkedPage } from './page-work.js';
 
 type Waiter<T> = { resolve: (v: T) => void; reject: (e: Error) => void };
 
@@ -64,6 +64,7 @@ export class ThreadedPageProcessor implements PageProcessor {
           delete m.worked.logs;
         }
         if (m.worked.error === undefined) this.held.add(m.worked.id);
+        if (m.worked.markdown) this.held.add(markdownId(m.worked.id));
         w.resolve(m.worked);
       } else this.events.stored(m);
       this.idleCheck();
@@ -206,6 +207,8 @@ export class ThreadedPageProcessor implements PageProcessor {
   drop(id: number): void {
     this.lost.delete(id);
     if (this.held.delete(id)) this.send({ op: 'drop', id });
+    const md = markdownId(id);
+    if (this.held.delete(md)) this.send({ op: 'drop', id: md });
   }
 
   /** Let pending stores finish, then end the threads. */

@@ -25,6 +25,17 @@ export interface RequestMeta {
    * crawl-wide seen-set; at most once per round of the process that owns it.
    */
   everyRound?: true;
+  /**
+   * `false`: a navigation file (robots.txt, a sitemap) fetched whatever the scope; as a round
+   * request it does not widen the scope.
+   */
+  scope?: false;
+  /**
+   * When the source says the resource last changed (epoch ms: a sitemap's `<lastmod>`, a feed
+   * entry's `updated`): a URL fetched before is fetched again when this is later than its last
+   * fetch (continuous collection).
+   */
+  lastmod?: number;
 }
 
 /** Largest metadata accepted from a state line, as JSON characters (a longer one is damage). */
@@ -62,7 +73,8 @@ export function parseRequestMeta(text: string): RequestMeta | null {
       (k === 'headers' && isHeaderRecord(x)) ||
       (k === 'priority' && Number.isSafeInteger(x)) ||
       k === 'userData' ||
-      ((k === 'store' || k === 'robots') && x === false) ||
+      ((k === 'store' || k === 'robots' || k === 'scope') && x === false) ||
+      (k === 'lastmod' && Number.isSafeInteger(x) && (x as number) >= 0) ||
       (k === 'everyRound' && x === true);
     if (!ok) return null;
   }

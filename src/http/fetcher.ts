@@ -233,7 +233,9 @@ export class Fetcher {
         }
         const kind = classifyError(e, false);
         const message =
-          kind === 'too-large' ? `response headers larger than ${this.maxHeaderBytes} bytes` : describeError(e);
+          kind === 'too-large'
+            ? `response headers larger than ${this.maxHeaderBytes} bytes`
+            : describeError(e);
         reject(new FetchError(kind, url, message));
       };
       const timer = setTimeout(

@@ -137,7 +137,9 @@ export async function prepareOutput(
 ): Promise<string[]> {
   // Before `--out` is made: a mistake leaves nothing behind.
   if (!resume && seeds.length === 0 && !source.seedsOptional) {
-    throw new UsageError('no URL given: collector crawl <url...> (or a --source that makes its own requests)');
+    throw new UsageError(
+      'no URL given: collector crawl <url...> (or a --source that makes its own requests)',
+    );
   }
   try {
     await makeDirectory(out);

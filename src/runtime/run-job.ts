@@ -26,7 +26,7 @@ import { lockOutput } from './output-lock.js';
 import { checkAndRecordPlan, type PlanRecord, type TypeLayout } from './plan-record.js';
 import { recordedPlan } from './plan-recovery.js';
 import { ProgressLine, printLine } from './progress-line.js';
-import type { SourceSetup } from './source-setup.js';
+import { type SourceSetup, withPaths } from './source-setup.js';
 import { summaryLine } from './summary-line.js';
 import { WORKER_ENTRY } from './worker-entry.js';
 
@@ -128,11 +128,12 @@ async function workerSource(w: Config['workers'][number], t: number, baseDir: st
   } catch (e) {
     throw new UsageError(`workers[${t}].source: ${(e as Error).message}`);
   }
-  const options = parseSourceOptions(loaded.def, own, WORKER_COMMON_KEYS, {
+  const raw = withPaths(loaded.def, own, baseDir);
+  const options = parseSourceOptions(loaded.def, raw, WORKER_COMMON_KEYS, {
     prefix: '',
     base: ['workers', t],
   });
-  return { loaded, options, rawOptions: own };
+  return { loaded, options, rawOptions: raw };
 }
 
 /**

@@ -3,6 +3,7 @@
  * a module path) or given as an object, loaded, its options parsed. A module that fails to load,
  * or options its schema refuses, are a one-line usage error (exit 2) with nothing touched.
  */
+import path from 'node:path';
 import { WORKER_COMMON_KEYS } from '../config/config-file.js';
 import { type LoadedSource, loadSource, sourceFromObject, sourceRef } from '../sources/load-source.js';
 import type { SourceDefinition } from '../sources/source.js';
@@ -31,6 +32,23 @@ export async function setUpSource(
 ): Promise<SourceSetup> {
   const loaded =
     typeof spec === 'string' ? await loadSource(sourceRef(spec, baseDir)) : sourceFromObject(spec);
-  const options = parseSourceOptions(loaded.def, rawOptions, WORKER_COMMON_KEYS, place);
-  return { loaded, options, rawOptions };
+  const raw = withPaths(loaded.def, rawOptions, baseDir);
+  const options = parseSourceOptions(loaded.def, raw, WORKER_COMMON_KEYS, place);
+  return { loaded, options, rawOptions: raw };
+}
+
+/**
+ * The options as written with the file paths the source declares (`pathOptions`) made absolute
+ * against `baseDir` (the config file's directory, or the current one on the command line).
+ */
+export function withPaths(
+  def: SourceDefinition,
+  rawOptions: Record<string, unknown>,
+  baseDir: string,
+): Record<string, unknown> {
+  const raw = { ...rawOptions };
+  for (const key of def.pathOptions ?? []) {
+    if (typeof raw[key] === 'string') raw[key] = path.resolve(baseDir, raw[key] as string);
+  }
+  return raw;
 }

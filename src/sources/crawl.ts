@@ -1,112 +1,42 @@
 /**
- * The `crawl` source (docs sites, blogs): decodes HTML by its charset, takes the title, the links
- * and a declarative refresh; other content types are stored, not parsed. A response without a
- * usable Content-Type is sniffed (WHATWG MIME Sniffing §7.1). A source like any other (DESIGN
- * §2b), with no `seeds()` (a round is the configured seeds) and one option, `pageRequisites`
- * (wget `-p`): the images, stylesheets, scripts and icons of each page, and what stylesheets load,
- * are followed too, as requests labelled {@link REQUISITE_LABEL}.
+ * The `crawl` source (docs sites, blogs): HTML pages yield a title and links
+ * (`html-page.ts`); with its options, articles as Markdown, feeds and site sitemaps too
+ * (`page-reader.ts`), and with `pageRequisites` (wget `-p`) the images, stylesheets, scripts and
+ * icons of each page, and what stylesheets load, as requests labelled {@link REQUISITE_LABEL}.
+ * A source like any other (DESIGN §2b), with no `seeds()`: a round is the configured seeds.
  */
 import { z } from 'zod';
 import { cssUrls } from '../extract/css-urls.js';
-import { extractHtml } from '../extract/html.js';
 import { pageRequisites } from '../extract/requisites.js';
 import { decodeBody } from '../http/charset.js';
-import { headerUrl } from '../http/location.js';
-import { isUnknownType, sniffUnknownType } from '../http/mime-sniff.js';
 import { REQUISITE_LABEL } from '../url/scope.js';
-import { calendarShape } from '../url/shape-budget.js';
-import { defineSource, type HandleResult, type OptionsSchema, type Page, type Request } from './source.js';
+import { pageOptionKeys, readPage } from './page-reader.js';
+import { defineSource, type HandleResult, type Page, type Request, type SourceContext } from './source.js';
 
-const HTML_TYPES = /^\s*(text\/html|application\/xhtml\+xml)\b/i;
+export { isHtml, readHtmlPage, sniffedType } from './html-page.js';
+
 const CSS_TYPE = /^\s*text\/css\b/i;
 
-/** Options of the `crawl` source (`--page-requisites`, or `pageRequisites:` in a worker entry). */
-export const CrawlSourceOptions = z
-  .object({
-    /** Follow each page's requisites (images, stylesheets, scripts, icons, fonts). Default false. */
-    pageRequisites: z.boolean().default(false),
-  })
-  .strict();
-
-/** A UTF-8 byte order mark. */
-function hasUtf8Bom(body: Buffer): boolean {
-  return body.length >= 3 && body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf;
-}
+/** Options of the `crawl` source: the page options of the built-ins, and `pageRequisites`. */
+export const CrawlSourceOptions = z.object({
+  ...pageOptionKeys('all'),
+  /** Follow each page's requisites (images, stylesheets, scripts, icons, fonts). Default false. */
+  pageRequisites: z.boolean().default(false),
+});
 
 /**
- * The type of a response whose Content-Type is missing or unknown (`unknown/unknown`, ...), by
- * the WHATWG MIME Sniffing Standard §7.1: HTML when, after leading whitespace, the bytes start
- * with an HTML pattern (`<!DOCTYPE HTML`, `<html`, `<head`, `<title`, `<!--`, `<p`, ... then a
- * space or `>`). One departure: after a UTF-8 BOM the HTML patterns are tried too (the standard
- * would say text/plain; a page with a BOM and no type is still a page). Null when the type is
- * known (no sniffing) or the body is empty.
+ * A page as the crawl source reads it ({@link readPage}); with requisites on, a stylesheet's
+ * `url(...)` and `@import`s are followed, an HTML page's requisites are added to its links, and a
+ * requisite that is an HTML page gives its title only (its links are not followed, as wget `-p`
+ * does not).
  */
-export function sniffedType(contentType: string | null, body: Buffer): string | null {
-  if (!isUnknownType(contentType) || body.length === 0) return null;
-  if (hasUtf8Bom(body)) {
-    const after = sniffUnknownType(body.subarray(3));
-    if (after === 'text/html') return after;
-  }
-  return sniffUnknownType(body);
-}
-
-/** Whether a response is HTML: by Content-Type, or by sniffing when that is missing or unknown. */
-export function isHtml(contentType: string | null, body: Buffer): boolean {
-  const sniffed = sniffedType(contentType, body);
-  if (sniffed !== null) return sniffed === 'text/html';
-  return HTML_TYPES.test(contentType ?? '');
-}
-
-/** A header value read like `Location`: raw UTF-8 bytes in it are UTF-8 (see `headerUrl`). */
-function headerValue(v: string | string[] | undefined): string | null {
-  const first = Array.isArray(v) ? v[0] : v;
-  return first === undefined ? null : headerUrl(first);
-}
-
-/**
- * An HTML page's title, links (absolute, canonical: the engine takes them as they are) and
- * declarative refresh (`<meta http-equiv=refresh>` or a `Refresh` header), `data.encoding` when
- * the page is not UTF-8 and `data.sniffedType` when its type was sniffed; nothing else for other
- * content. A text sketch for the trap defence on date-like (calendar) URLs only.
- */
-export function readHtmlPage(
-  page: Pick<Page, 'url' | 'contentType' | 'headers' | 'body' | 'finalUrl'>,
-): HandleResult {
-  const sniffed = sniffedType(page.contentType, page.body);
-  const data: Record<string, unknown> = {};
-  if (sniffed !== null) data.sniffedType = sniffed;
-  const html = sniffed !== null ? sniffed === 'text/html' : HTML_TYPES.test(page.contentType ?? '');
-  if (!html) return sniffed !== null ? { data } : {};
-  const { text, encoding } = decodeBody(page.body, page.contentType, true);
-  const x = extractHtml(text, page.finalUrl, {
-    encoding,
-    refreshHeader: headerValue(page.headers.refresh),
-    // Only date-like URLs (a calendar's) are compared by the trap defence.
-    sketch: calendarShape(page.url) !== null,
-  });
-  if (encoding !== 'UTF-8') data.encoding = encoding;
-  const result: HandleResult = { title: x.title, follow: x.links };
-  if (Object.keys(data).length > 0) result.data = data;
-  if (x.refresh !== null) result.refresh = x.refresh;
-  if (x.sketch !== undefined) result.sketch = x.sketch;
-  return result;
-}
-
-/**
- * {@link readHtmlPage}, and with `requisites` the page requisites too: an HTML page's (beside its
- * links), a stylesheet's `url(...)` and `@import`s; a requisite that is an HTML page gives its
- * title only (its links are not followed, as wget `-p` does not).
- */
-export function readPage(
-  page: Pick<Page, 'url' | 'contentType' | 'headers' | 'body' | 'finalUrl' | 'label'>,
-  requisites: boolean,
-): HandleResult {
-  if (!requisites) return readHtmlPage(page);
+function readCrawlPage(page: Page, ctx: SourceContext): HandleResult {
+  if (ctx.options.pageRequisites !== true) return readPage(page, ctx, 'page') as HandleResult;
   if (CSS_TYPE.test(page.contentType ?? '')) {
     const { text } = decodeBody(page.body, page.contentType, false);
     return { follow: asRequisites(cssUrls(text, page.finalUrl)) };
   }
-  const result = readHtmlPage(page);
+  const result = readPage(page, ctx, 'page') as HandleResult;
   if (page.label === REQUISITE_LABEL) {
     delete result.follow;
     return result;
@@ -123,13 +53,14 @@ function asRequisites(urls: string[]): Request[] {
 }
 
 /**
- * The built-in `crawl` source: HTML pages yield a title and links; everything else only an item;
- * with `pageRequisites`, requisites are followed too.
+ * The built-in `crawl` source: HTML pages yield a title and links; everything else only an item.
+ * Its `handle` is synchronous for every page a user source may hand it (a context without the
+ * crawl's options reads pages as the plain crawl); only the sitemaps it reads itself
+ * (`sitemaps: true`) are read asynchronously.
  */
-export const crawlSource = defineSource({
+export const crawlSource = defineSource<Record<string, unknown>>({
   name: 'crawl',
   threadSafe: true,
-  // Typed loosely: a source of your own wraps `handle` with its own context (its options).
-  options: CrawlSourceOptions as OptionsSchema<Record<string, unknown>>,
-  handle: (page, ctx) => readPage(page, ctx.options.pageRequisites === true),
+  options: CrawlSourceOptions,
+  handle: readCrawlPage,
 });

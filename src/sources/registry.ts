@@ -4,10 +4,16 @@
  * any user source.
  */
 import { crawlSource } from './crawl.js';
+import { feedSource } from './feed-source.js';
+import { sitemapSource } from './sitemap-source.js';
 import type { SourceDefinition } from './source.js';
+import { urlsSource } from './urls-source.js';
 
 const BUILTINS: Readonly<Record<string, SourceDefinition>> = {
   crawl: crawlSource,
+  sitemap: sitemapSource,
+  feed: feedSource,
+  urls: urlsSource,
 };
 
 /** Names of the built-in sources. */

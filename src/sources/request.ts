@@ -4,6 +4,8 @@
  * a string all the way through the frontier. Bad metadata is a source bug, reported with the field
  * that is wrong; credentials in `headers` are refused, since requests are written to state.
  */
+
+import { parseDate } from '../extract/dates.js';
 import type { RequestMeta } from '../frontier/request-meta.js';
 import { canonicalize } from '../url/canonicalize.js';
 import type { Request } from './source.js';
@@ -136,14 +138,40 @@ export function normalizeRequest(r: Request, base: string | undefined, at: strin
         if (!v) continue;
         meta.everyRound = true;
         break;
+      case 'scope':
+        if (typeof v !== 'boolean') throw new RequestError(`${at}.scope: expected true or false`);
+        if (v) continue;
+        meta.scope = false;
+        break;
+      case 'lastmod': {
+        const ms = lastmodOf(v);
+        if (ms === undefined) {
+          throw new RequestError(`${at}.lastmod: expected epoch milliseconds, a Date or a date string`);
+        }
+        if (ms === null) continue;
+        meta.lastmod = ms;
+        break;
+      }
       default:
         throw new RequestError(
-          `${at}: unknown key "${key}" (expected url, label, headers, priority, userData, store, robots, everyRound)`,
+          `${at}: unknown key "${key}" (expected url, label, headers, priority, userData, store, robots, everyRound, scope, lastmod)`,
         );
     }
     any = true;
   }
   return any ? { url, meta } : url;
+}
+
+/**
+ * A request's `lastmod` as epoch ms: a number, a Date or a date string (`parseDate`'s forms);
+ * null for null or an unreadable date string (no claim), undefined for any other type.
+ */
+function lastmodOf(v: unknown): number | null | undefined {
+  if (v === null) return null;
+  if (typeof v === 'number') return Number.isFinite(v) && v >= 0 ? Math.floor(v) : undefined;
+  if (v instanceof Date) return Number.isNaN(v.getTime()) ? null : v.getTime();
+  if (typeof v === 'string') return parseDate(v);
+  return undefined;
 }
 
 /**

@@ -6,7 +6,7 @@
  * reported on the page's item.
  */
 import { type EngineRequest, normalizeRequest, normalizeRequests, RequestError, urlOf } from './request.js';
-import type { HandleResult } from './source.js';
+import type { HandleResult, Request } from './source.js';
 
 /** Extension of a stored file chosen by a source: letters and digits. */
 const EXTENSION = /^[A-Za-z0-9]{1,16}$/;
@@ -25,9 +25,16 @@ export interface SourceOutput {
   refresh?: string;
   /** A text sketch (ascending word hashes) for the trap defence. */
   sketch?: number[];
+  /** Markdown of the page, stored as `.md` next to its body (`data.markdown` names it). */
+  markdown?: string;
 }
 
-const RESULT_KEYS = ['title', 'data', 'follow', 'file', 'refresh', 'sketch'];
+const RESULT_KEYS = ['title', 'data', 'follow', 'file', 'refresh', 'sketch', 'markdown'];
+
+/** A request already in the engine's form (`{ url, meta }`), as the built-ins make them. */
+function isEngineRequest(f: unknown): boolean {
+  return typeof f === 'object' && f !== null && 'meta' in f && 'url' in f;
+}
 
 /**
  * Check `result` (from `handle` on the page at `finalUrl`).
@@ -37,10 +44,19 @@ const RESULT_KEYS = ['title', 'data', 'follow', 'file', 'refresh', 'sketch'];
 export function checkResult(result: unknown, finalUrl: string, trusted: boolean): SourceOutput {
   if (result === undefined || result === null) return {};
   if (trusted) {
-    // Canonical already; a request with metadata (a page requisite's label) is made an engine one.
+    // Canonical already, and engine requests (`{ url, meta }`) as they are; a public request
+    // object (a page requisite's `{ url, label }`) is made an engine one.
     const out = result as SourceOutput & { follow?: unknown[] };
-    if (out.follow?.some((f) => typeof f !== 'string')) {
-      out.follow = normalizeRequests(out.follow as HandleResult['follow'] & unknown[], finalUrl, 'follow');
+    if (out.follow?.some((f) => typeof f !== 'string' && !isEngineRequest(f))) {
+      const follow: EngineRequest[] = [];
+      out.follow.forEach((f, i) => {
+        if (typeof f === 'string' || isEngineRequest(f)) follow.push(f as EngineRequest);
+        else {
+          const r = normalizeRequest(f as unknown as Request, finalUrl, `follow[${i}]`);
+          if (r !== null) follow.push(r);
+        }
+      });
+      out.follow = follow;
     }
     return out;
   }
@@ -79,6 +95,10 @@ export function checkResult(result: unknown, finalUrl: string, trusted: boolean)
       throw new RequestError('sketch: expected an array of 32-bit unsigned integers');
     }
     out.sketch = [...r.sketch].sort((a, b) => a - b);
+  }
+  if (r.markdown !== undefined) {
+    if (typeof r.markdown !== 'string') throw new RequestError('markdown: expected a string');
+    out.markdown = r.markdown;
   }
   if (r.file !== undefined) {
     const f = r.file;

@@ -38,6 +38,19 @@ export interface RequestSpec {
    * fetched again each round anyway.
    */
   everyRound?: boolean;
+  /**
+   * `false`: a navigation file (robots.txt, a sitemap) fetched whatever the scope and
+   * `--include`/`--exclude` say; as a round request it does not widen the scope (the pages it
+   * lists are checked against the scope as usual).
+   */
+  scope?: boolean;
+  /**
+   * When the source says the resource last changed (a sitemap's `<lastmod>`, a feed entry's
+   * `updated`): epoch ms, a Date or a date string. With continuous collection (`interval`), a URL
+   * fetched before is fetched again (conditionally) when this is later than its last fetch, once
+   * per round; otherwise it is skipped as unchanged.
+   */
+  lastmod?: number | string | Date | null;
 }
 
 /** A URL string or a {@link RequestSpec}. */
@@ -87,6 +100,12 @@ export interface HandleResult {
   follow?: Request[];
   /** Store these bytes or this extension instead of the response as it came. */
   file?: FileChoice;
+  /**
+   * Markdown of the page (e.g. an article's main content): stored as a `.md` file next to the
+   * stored body, which the item's `data.markdown` names. Links in it are not followed by
+   * themselves: put them in `follow`.
+   */
+  markdown?: string;
   /**
    * A client-side redirect of the page (declarative refresh with a short delay): an absolute
    * canonical URL the runtime follows as a redirect hop of this page, checked like a 3xx
@@ -158,6 +177,11 @@ export interface SourceDefinition<O = Record<string, unknown>> {
    * not be common keys. Unknown keys are refused.
    */
   options?: OptionsSchema<O>;
+  /**
+   * Option keys whose string values are file paths: resolved against the config file's directory
+   * (on the command line, the current directory) before the source sees them.
+   */
+  pathOptions?: readonly string[];
   /**
    * `true`: `handle` keeps no state the rest of the process reads, so it may run in a page
    * thread (its module is imported there by path). Parsing then runs off the fetch loop.

@@ -20,6 +20,7 @@ declare module 'undici/lib/dispatcher/dispatcher.js' {
 }
 declare module 'undici/lib/api/api-connect.js' {
   import { Dispatcher } from 'undici';
+
   const connect: Dispatcher['connect'];
   export default connect;
 }

@@ -62,7 +62,7 @@ describe('config file', () => {
   it("refuses a key that is neither common nor the source's own, once the source is loaded", async () => {
     const c = validateConfig({ workers: [{ source: 'crawl', seeds: [SEED], speed: 3 }] }, 'c.yaml');
     await expect(runWorkerSpecs(c, process.cwd())).rejects.toThrow(
-      /^workers\[0\]: unknown key "speed" \(source crawl takes pageRequisites\)$/,
+      /^workers\[0\]: unknown key "speed" \(source crawl takes articlePatterns, follow, feeds, sitemaps, pageRequisites\)$/,
     );
   });
 
@@ -121,7 +121,7 @@ describe('config file', () => {
     expect(specs[0].options).toMatchObject({ delay: 2000, hostConcurrency: 2, resume: true });
     const bad = [{ source: 'rss-magic', seeds: [SEED] }];
     await expect(runWorkerSpecs(validateConfig({ workers: bad }, 'c.yaml'), process.cwd())).rejects.toThrow(
-      /workers\[0\]\.source: unknown source "rss-magic": expected a built-in \(crawl\) or a module path/,
+      /workers\[0\]\.source: unknown source "rss-magic": expected a built-in \(crawl, sitemap, feed, urls\) or a module path/,
     );
   });
 });
@@ -141,5 +141,24 @@ describe('examples/collector.yaml', () => {
         config.memory.limitFraction,
       ),
     ).not.toThrow();
+  });
+});
+
+describe('examples/docs-and-blogs.yaml', () => {
+  it('is a valid config: sitemap, feed, crawl with articles, and a URL list beside it', async () => {
+    const file = path.resolve(import.meta.dirname, '../../examples/docs-and-blogs.yaml');
+    const { config } = await loadConfig(file);
+    const specs = await runWorkerSpecs(config, path.dirname(file));
+    expect(specs.map((s) => s.id)).toEqual(['docs-0', 'feeds-0', 'blog-0', 'pages-0']);
+    expect(specs.map((s) => s.source)).toEqual(
+      ['sitemap', 'feed', 'crawl', 'urls'].map((name) => ({ kind: 'builtin', name })),
+    );
+    expect(specs[2].sourceOptions).toMatchObject({ sitemaps: true, feeds: true, follow: 'articles' });
+    expect(specs[2].options).toMatchObject({
+      revisit: 86_400_000,
+      revisitPatterns: { '/tutorial/': 7 * 86_400_000 },
+    });
+    // the list's path is resolved against the config file's directory
+    expect(specs[3].sourceOptions.urls).toBe(path.resolve(path.dirname(file), 'urls.txt'));
   });
 });

@@ -29,7 +29,7 @@ describe('collector run: bad input', () => {
     [
       'an unknown source',
       `workers:\n  - source: rss-magic\n    seeds: [${SEED}]\n`,
-      /workers\[0\]\.source: unknown source "rss-magic": expected a built-in \(crawl\) or a module path/,
+      /workers\[0\]\.source: unknown source "rss-magic": expected a built-in \(crawl, sitemap, feed, urls\) or a module path/,
     ],
     [
       'an unknown key',

@@ -158,7 +158,7 @@ describe('a user source module', () => {
     [
       'an unknown built-in',
       ['--source', 'rss-magic'],
-      /unknown source "rss-magic": expected a built-in \(crawl\)/,
+      /unknown source "rss-magic": expected a built-in \(crawl, sitemap, feed, urls\)/,
     ],
     [
       'an option its schema refuses',
@@ -171,9 +171,9 @@ describe('a user source module', () => {
       /^collector: --source-option: unknown key "colour" \(source probe takes failOn, tag, ownSeeds\)$/,
     ],
     [
-      'an option the built-in source does not take',
+      'an option the crawl source does not take',
       ['--source-option', 'x=1'],
-      /^collector: --source-option: unknown key "x" \(source crawl takes pageRequisites\)$/,
+      /^collector: --source-option: unknown key "x" \(source crawl takes articlePatterns, follow, feeds, sitemaps, pageRequisites\)$/,
     ],
   ])('refuses %s: one line, exit 2, nothing written', async (_name, flags, message) => {
     const out = path.join(tempDir(), 'out');

@@ -60,8 +60,43 @@ describe('Admission: which requests are queued', () => {
     // a hub handed to its owner (another process) is the owner's to track: handed again next round
     const d = new Admission(new FingerprintSet(16));
     d.newRound(1);
-    expect(d.admit('http://other/feed', { everyRound: true }, false)).toBe(true);
+    expect(d.admitForOwner('http://other/feed', { everyRound: true })).toBe(true);
     d.newRound(2);
-    expect(d.admit('http://other/feed', { everyRound: true }, false)).toBe(true);
+    expect(d.admitForOwner('http://other/feed', { everyRound: true })).toBe(true);
+  });
+
+  it('a seen page with a lastmod: again once per round when it changed since its fetch here; handed to its owner once per round', () => {
+    const seen = new FingerprintSet(16);
+    const fetched = new Map([['http://h/p', 1_000]]);
+    const revisits = {
+      changedSince: (url: string, lastmod: number) => {
+        const at = fetched.get(url);
+        return at === undefined ? undefined : lastmod > at;
+      },
+    };
+    const a = new Admission(seen, revisits);
+    expect(a.admit('http://h/p', undefined)).toBe(true);
+    expect(a.admit('http://h/q', undefined)).toBe(true);
+    // not changed since the fetch, or no lastmod: not again
+    expect(a.admit('http://h/p', { lastmod: 1_000 })).toBe(false);
+    expect(a.admit('http://h/p', undefined)).toBe(false);
+    // changed: once this round
+    expect(a.admit('http://h/p', { lastmod: 2_000 })).toBe(true);
+    expect(a.admit('http://h/p', { lastmod: 2_000 })).toBe(false);
+    // queued but never fetched here: not twice
+    expect(a.admit('http://h/q', { lastmod: 2_000 })).toBe(false);
+    a.acknowledged('http://h/p'); // fetched again (still pending, a next round would not queue it twice)
+    a.newRound();
+    expect(a.admit('http://h/p', { lastmod: 2_000 })).toBe(true);
+    // a non-owner cannot know: it hands a seen page with a lastmod once per round, the owner decides
+    expect(a.admitForOwner('http://h/r', undefined)).toBe(true);
+    expect(a.admitForOwner('http://h/r', { lastmod: 5 })).toBe(true);
+    expect(a.admitForOwner('http://h/r', { lastmod: 5 })).toBe(false);
+    expect(a.admitForOwner('http://h/r', undefined)).toBe(false);
+    // without revisits (a one-shot crawl) a lastmod changes nothing
+    const plain = new Admission(new FingerprintSet(16));
+    expect(plain.admit('http://h/p', undefined)).toBe(true);
+    expect(plain.admit('http://h/p', { lastmod: 9e12 })).toBe(false);
+    expect(plain.admitForOwner('http://h/p', { lastmod: 9e12 })).toBe(false);
   });
 });

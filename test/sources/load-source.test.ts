@@ -15,7 +15,7 @@ describe('naming and loading a source', () => {
     expect(sourceRef('hn.mjs', '/cfg')).toEqual({ kind: 'module', path: '/cfg/hn.mjs' });
     expect(sourceRef('/abs/hn.js', '/cfg')).toEqual({ kind: 'module', path: '/abs/hn.js' });
     expect(() => sourceRef('hn', '/cfg')).toThrow(
-      'unknown source "hn": expected a built-in (crawl) or a module path such as ./sources/hn.mjs',
+      'unknown source "hn": expected a built-in (crawl, sitemap, feed, urls) or a module path such as ./sources/hn.mjs',
     );
   });
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { parseRequestMeta } from '../../src/frontier/request-meta.js';
 import { normalizeRequest, normalizeRequests, REQUEST_LIMITS } from '../../src/sources/request.js';
 
 const PAGE = 'http://127.0.0.1:8080/api/stories?page=1';
@@ -45,6 +46,32 @@ describe('a source request, normalized', () => {
         everyRound: true,
       },
     });
+  });
+
+  it('scope: false marks a navigation file; lastmod is kept as epoch ms from a number, a Date or a date', () => {
+    expect(normalizeRequest({ url: 'a', scope: true, lastmod: null }, PAGE, 'f')).toBe(
+      'http://127.0.0.1:8080/api/a',
+    );
+    expect(normalizeRequest({ url: 'a', scope: false, lastmod: '2024-05-01' }, PAGE, 'f')).toEqual({
+      url: 'http://127.0.0.1:8080/api/a',
+      meta: { scope: false, lastmod: Date.UTC(2024, 4, 1) },
+    });
+    expect(normalizeRequest({ url: 'a', lastmod: new Date(5000) }, PAGE, 'f')).toEqual({
+      url: 'http://127.0.0.1:8080/api/a',
+      meta: { lastmod: 5000 },
+    });
+    // an unreadable date is no claim; a wrong type is the source's error
+    expect(normalizeRequest({ url: 'a', lastmod: 'soon' }, PAGE, 'f')).toBe('http://127.0.0.1:8080/api/a');
+    expect(() => normalizeRequest({ url: 'a', lastmod: true } as never, PAGE, 'f')).toThrow(
+      /f\.lastmod: expected/,
+    );
+    expect(() => normalizeRequest({ url: 'a', scope: 'no' } as never, PAGE, 'f')).toThrow(
+      /f\.scope: expected true or false/,
+    );
+    // and read back from a state line
+    expect(parseRequestMeta('{"scope":false,"lastmod":5000}')).toEqual({ scope: false, lastmod: 5000 });
+    expect(parseRequestMeta('{"scope":true}')).toBeNull();
+    expect(parseRequestMeta('{"lastmod":-1}')).toBeNull();
   });
 
   it.each([

@@ -1,6 +1,6 @@
 /**
- * Picks the page processor of a worker: a page thread (with its body-writer thread) when the
- * source is thread-safe and the compiled thread files exist, else inline on the crawler's thread.
+ * Which {@link PageProcessor} a crawler gets: a page thread when the options, the source and the
+ * build allow it, else the inline one.
  */
 import { existsSync } from 'node:fs';
 import type { RunningSource } from '../sources/source-runner.js';

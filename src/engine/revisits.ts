@@ -1,0 +1,239 @@
+/**
+ * Revisits in continuous collection (`interval`): what is known of each page this worker fetched
+ * (validators, body hash, version, adaptive interval: `frontier/revisit-policy.ts`), which known
+ * pages a round fetches again (due by `revisit`, or changed by a source's `lastmod`), with which
+ * conditional headers, and what each item then says (`data.version`, `data.round`,
+ * `data.unchanged`). Records are kept in `state/<worker>/revisits.log`, append-only, replayed at
+ * `--resume` keeping each URL's last valid line.
+ */
+import path from 'node:path';
+import type { Logger } from 'pino';
+import { AppendFile } from '../frontier/append-file.js';
+import { readLines, repairTornTail } from '../frontier/log-lines.js';
+import { parseRequestMeta, type RequestMeta } from '../frontier/request-meta.js';
+import {
+  decodeRecord,
+  encodeRecord,
+  type PageRecord,
+  type RevisitPolicy,
+} from '../frontier/revisit-policy.js';
+import { isUnchangedSince } from '../sources/sitemap-round.js';
+import type { Item } from './item.js';
+
+/** Record lines buffered before they are appended (they are also appended every `flushMs`). */
+const FLUSH_LINES = 50;
+
+/** Longest wait of a record line in memory, ms. */
+const FLUSH_MS = 500;
+
+/** A page known to this worker: its record, and how to ask for it again. */
+interface Known {
+  record: PageRecord;
+  depth: number;
+  meta: RequestMeta | undefined;
+}
+
+/** What the revisits work with. */
+export interface RevisitParts {
+  policy: RevisitPolicy;
+  /** `<out>/state/<worker>`. */
+  stateDir: string;
+  log: Logger;
+}
+
+/** The revisits of one worker (see the module comment). Made with the crawler, opened at start. */
+export class Revisits {
+  /** The round in progress (set by the crawler when a round starts). */
+  round = 0;
+  private readonly known = new Map<string, Known>();
+  /** URLs queued as revisits: their next request carries the conditional headers. */
+  private readonly conditional = new Set<string>();
+  /** Validators of the responses whose item is not written yet. */
+  private readonly validators = new WeakMap<Item, { etag: string | null; lastModified: string | null }>();
+  private lines: string[] = [];
+  private timer: NodeJS.Timeout | null = null;
+  private writing: Promise<void> = Promise.resolve();
+  private file: AppendFile | null = null;
+  private writeFailed: (e: Error) => void = () => {};
+
+  constructor(private readonly parts: RevisitParts) {}
+
+  /**
+   * Open the record log; on resume, read it back first (a torn last line is cut, a damaged line
+   * is skipped and counted in one warning).
+   * @param writeFailed told when a record cannot be written (a full disk...).
+   * @throws on I/O errors.
+   */
+  async open(resume: boolean, writeFailed: (e: Error) => void): Promise<void> {
+    const file = path.join(this.parts.stateDir, 'revisits.log');
+    this.writeFailed = writeFailed;
+    if (resume) {
+      let damaged = 0;
+      await repairTornTail(file);
+      await readLines(file, (line) => {
+        const k = decodeKnown(line);
+        if (k === null) damaged++;
+        else this.known.set(k.record.url, k);
+      });
+      if (damaged > 0) this.parts.log.warn({ file, damaged }, 'damaged revisit records skipped');
+    }
+    this.file = await AppendFile.open(file);
+  }
+
+  /** Pages known. */
+  get size(): number {
+    return this.known.size;
+  }
+
+  /**
+   * Whether a page a source says changed at `lastmod` (epoch ms) changed since our last fetch:
+   * true or false when it was fetched here, undefined when it never was.
+   */
+  changedSince(url: string, lastmod: number): boolean | undefined {
+    const k = this.known.get(url);
+    if (k === undefined) return undefined;
+    return !isUnchangedSince(lastmod, k.record.fetchedAt);
+  }
+
+  /** `url` is queued again as a revisit: its next request is conditional. */
+  markConditional(url: string): void {
+    if (this.known.get(url)?.record.sha256 != null) this.conditional.add(url);
+  }
+
+  /**
+   * The conditional headers (`If-None-Match`, `If-Modified-Since`) of a request of `url` queued as
+   * a revisit; undefined for any other request (hubs are read whole each round).
+   */
+  headersFor(url: string): Record<string, string> | undefined {
+    if (!this.conditional.has(url)) return undefined;
+    const headers = this.parts.policy.conditionalHeaders(this.known.get(url)?.record);
+    return Object.keys(headers).length > 0 ? headers : undefined;
+  }
+
+  /**
+   * A round starts: the known pages due for a revisit at `now` (epoch ms) are offered to `queue`
+   * with their depth and metadata; those it takes are asked for conditionally.
+   */
+  startRound(
+    round: number,
+    queue: (url: string, depth: number, meta: RequestMeta | undefined) => boolean,
+    now = Date.now(),
+  ): void {
+    this.round = round;
+    for (const [url, k] of this.known) {
+      // Hubs go every round anyway, read whole; pages due are asked for conditionally.
+      if (k.meta?.everyRound === true || !this.parts.policy.isDue(k.record, now)) continue;
+      if (queue(url, k.depth, k.meta)) this.markConditional(url);
+    }
+  }
+
+  /** The response of `item` had these headers (its validators are kept until the item is written). */
+  noteResponse(item: Item, headers: Record<string, string | string[] | undefined>): void {
+    this.validators.set(item, {
+      etag: firstHeader(headers.etag),
+      lastModified: firstHeader(headers['last-modified']),
+    });
+  }
+
+  /**
+   * Just before `item` is written: its page's record is updated (and appended to the log), and
+   * the item says its round, and for a page answered (2xx, 304) its version, `unchanged: true`
+   * when it did not change (a 304 or the same body).
+   * @param meta the request's metadata (kept to ask for the page again).
+   */
+  observe(item: Item, meta: RequestMeta | undefined): void {
+    item.data = { ...item.data, round: this.round };
+    const status = item.error === undefined ? (item.status ?? 0) : 0;
+    this.conditional.delete(item.url);
+    const v = this.validators.get(item);
+    this.validators.delete(item);
+    const before = this.known.get(item.url);
+    const { record, outcome } = this.parts.policy.observe(before?.record, item.url, {
+      status,
+      etag: v?.etag ?? null,
+      lastModified: v?.lastModified ?? null,
+      sha256: item.sha256,
+      at: Date.now(),
+    });
+    if (record === undefined) return;
+    const known: Known = { record, depth: before?.depth ?? item.depth, meta: before?.meta ?? plain(meta) };
+    this.known.set(item.url, known);
+    if (outcome === 'failed') return;
+    item.data.version = record.version;
+    if (outcome === 'unchanged') item.data.unchanged = true;
+    this.append(encodeKnown(known));
+  }
+
+  /** Write the buffered record lines. */
+  async flush(): Promise<void> {
+    if (this.timer !== null) {
+      clearTimeout(this.timer);
+      this.timer = null;
+    }
+    if (this.lines.length > 0) {
+      const text = `${this.lines.join('\n')}\n`;
+      this.lines = [];
+      this.writing = this.writing
+        .then(() => this.file?.append(text))
+        .catch((e: Error) => this.writeFailed(e));
+    }
+    await this.writing;
+  }
+
+  /** Flush and close the log. */
+  async close(): Promise<void> {
+    await this.flush();
+    await this.file?.close();
+    this.file = null;
+  }
+
+  private append(line: string): void {
+    this.lines.push(line);
+    if (this.lines.length >= FLUSH_LINES) void this.flush();
+    else if (this.timer === null) {
+      this.timer = setTimeout(() => void this.flush(), FLUSH_MS);
+      this.timer.unref();
+    }
+  }
+}
+
+/** The metadata worth keeping to ask for a page again (not a `lastmod` of the past). */
+function plain(meta: RequestMeta | undefined): RequestMeta | undefined {
+  if (meta === undefined || meta.lastmod === undefined) return meta;
+  const { lastmod: _, ...rest } = meta;
+  return Object.keys(rest).length > 0 ? rest : undefined;
+}
+
+function firstHeader(v: string | string[] | undefined): string | null {
+  const first = Array.isArray(v) ? v[0] : v;
+  return first === undefined || first === '' ? null : first;
+}
+
+/** One log line: the policy's record with the depth and metadata of the page. */
+function encodeKnown(k: Known): string {
+  const record = JSON.parse(encodeRecord(k.record)) as Record<string, unknown>;
+  return JSON.stringify(
+    k.meta === undefined ? { ...record, depth: k.depth } : { ...record, depth: k.depth, meta: k.meta },
+  );
+}
+
+/** A log line read back, every field validated; null when damaged. */
+export function decodeKnown(line: string): Known | null {
+  let o: Record<string, unknown>;
+  try {
+    o = JSON.parse(line) as Record<string, unknown>;
+  } catch {
+    return null;
+  }
+  if (o === null || typeof o !== 'object') return null;
+  const { depth, meta, ...rest } = o;
+  if (!Number.isSafeInteger(depth) || (depth as number) < 0) return null;
+  let m: RequestMeta | undefined;
+  if (meta !== undefined) {
+    const parsed = parseRequestMeta(JSON.stringify(meta));
+    if (parsed === null) return null;
+    m = parsed;
+  }
+  const record = decodeRecord(JSON.stringify(rest));
+  return record === null ? null : { record, depth: depth as number, meta: m };
+}

@@ -1,0 +1,128 @@
+/**
+ * Revisits of one worker: what each item says (round, version, unchanged), which pages a round
+ * asks for again and with which validators, and the record log read back at resume (a torn last
+ * line cut, a damaged line skipped).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import pino from 'pino';
+import { describe, expect, it } from 'vitest';
+import type { Item } from '../../src/engine/item.js';
+import { decodeKnown, Revisits } from '../../src/engine/revisits.js';
+import { RevisitPolicy } from '../../src/frontier/revisit-policy.js';
+import { tempDir } from '../fixtures/cli.js';
+
+const SHA_A = 'a'.repeat(64);
+const SHA_B = 'b'.repeat(64);
+
+function item(url: string, status: number | null, sha256: string | null, extra: Partial<Item> = {}): Item {
+  return {
+    url,
+    finalUrl: url,
+    status,
+    contentType: 'text/html',
+    fetchedAt: new Date().toISOString(),
+    depth: 2,
+    source: 'crawl',
+    worker: 'crawl-0',
+    bytes: sha256 === null ? 0 : 10,
+    sha256,
+    ...extra,
+  };
+}
+
+async function open(dir: string, resume = false, intervalMs: number | null = 1): Promise<Revisits> {
+  const r = new Revisits({
+    policy: new RevisitPolicy({ intervalMs }),
+    stateDir: dir,
+    log: pino({ level: 'silent' }),
+  });
+  await r.open(resume, (e) => {
+    throw e;
+  });
+  return r;
+}
+
+/** One answer of `url`: its validators noted, then its item observed. @returns the item's data. */
+function answer(r: Revisits, it: Item, etag: string | null, meta?: Parameters<Revisits['observe']>[1]) {
+  r.noteResponse(it, { etag: etag ?? undefined, 'last-modified': 'Tue, 10 Jun 2025 04:00:00 GMT' });
+  r.observe(it, meta);
+  return it.data;
+}
+
+describe('Revisits', () => {
+  it('items say their round and version; the same body or a 304 is unchanged; a new body a new version', async () => {
+    const r = await open(tempDir());
+    const u = 'http://h/p';
+    expect(answer(r, item(u, 200, SHA_A), '"1"')).toEqual({ round: 0, version: 1 });
+    r.round = 1;
+    expect(answer(r, item(u, 200, SHA_A), '"1"')).toEqual({ round: 1, version: 1, unchanged: true });
+    r.round = 2;
+    expect(answer(r, item(u, 304, null), '"1"')).toEqual({ round: 2, version: 1, unchanged: true });
+    r.round = 3;
+    expect(answer(r, item(u, 200, SHA_B), '"2"')).toEqual({ round: 3, version: 2 });
+    // a failure keeps the record and says only its round
+    expect(answer(r, item(u, null, null, { error: { kind: 'timeout', message: 't' } }), null)).toEqual({
+      round: 3,
+    });
+    expect(r.changedSince(u, Date.now() + 60_000)).toBe(true);
+    expect(r.changedSince(u, 0)).toBe(false);
+    expect(r.changedSince('http://h/never', 0)).toBeUndefined();
+    await r.close();
+  });
+
+  it('a round asks again for the pages due, conditionally; hubs and pages not due are left to their own paths', async () => {
+    const dir = tempDir();
+    const r = await open(dir, false, 60_000);
+    answer(r, item('http://h/p', 200, SHA_A), '"p1"', { label: 'post' });
+    answer(r, item('http://h/feed', 200, SHA_B), '"f1"', { everyRound: true });
+    expect(r.headersFor('http://h/p')).toBeUndefined(); // not queued as a revisit
+    const queued: Array<[string, number, unknown]> = [];
+    const take = (url: string, depth: number, meta: unknown) => {
+      queued.push([url, depth, meta]);
+      return true;
+    };
+    r.startRound(1, take, Date.now()); // not due yet
+    expect(queued).toEqual([]);
+    r.startRound(1, take, Date.now() + 10 * 60_000);
+    expect(queued).toEqual([['http://h/p', 2, { label: 'post' }]]);
+    expect(r.headersFor('http://h/p')).toEqual({
+      'if-none-match': '"p1"',
+      'if-modified-since': 'Tue, 10 Jun 2025 04:00:00 GMT',
+    });
+    expect(r.headersFor('http://h/feed')).toBeUndefined();
+    // its answer ends the conditional request
+    answer(r, item('http://h/p', 304, null), '"p1"');
+    expect(r.headersFor('http://h/p')).toBeUndefined();
+    await r.close();
+  });
+
+  it('the record log is read back at resume: a torn last line cut, a damaged line skipped', async () => {
+    const dir = tempDir();
+    const r = await open(dir);
+    answer(r, item('http://h/a', 200, SHA_A), '"a"', { label: 'x', lastmod: 5 });
+    answer(r, item('http://h/b', 200, SHA_A), null);
+    answer(r, item('http://h/b', 200, SHA_B), null);
+    await r.close();
+    const file = path.join(dir, 'revisits.log');
+    const lines = fs.readFileSync(file, 'utf8').trim().split('\n');
+    expect(lines).toHaveLength(3);
+    // a lastmod of the past is not kept with the request
+    expect(decodeKnown(lines[0])?.meta).toEqual({ label: 'x' });
+    fs.appendFileSync(
+      file,
+      '{"url":"http://h/c","etag":null,"lastModified":null,"sha256":"zz"}\n{"url":"http://h/d"',
+    );
+    const again = await open(dir, true);
+    expect(again.size).toBe(2);
+    expect(again.changedSince('http://h/c', 0)).toBeUndefined();
+    again.round = 1;
+    expect(answer(again, item('http://h/b', 200, SHA_B), null)).toEqual({
+      round: 1,
+      version: 2,
+      unchanged: true,
+    });
+    await again.close();
+    expect(fs.readFileSync(file, 'utf8').endsWith('\n')).toBe(true);
+  });
+});

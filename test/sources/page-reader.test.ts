@@ -1,0 +1,150 @@
+/**
+ * How the built-in sources read pages: the plain crawl unchanged without options; articles marked,
+ * extracted as Markdown and asked for first; `follow` modes; feeds a page announces; a seed's site
+ * sitemaps; hubs by label; a feed entry's title and dates on its page's item.
+ */
+import { describe, expect, it } from 'vitest';
+import { ResponsePage } from '../../src/sources/page.js';
+import { ARTICLE_PRIORITY, readPage, type SeedKind } from '../../src/sources/page-reader.js';
+import type { HandleResult, SourceContext } from '../../src/sources/source.js';
+
+const ORIGIN = 'http://blog.test';
+
+function page(
+  path: string,
+  body: string,
+  opts: { depth?: number; label?: string; userData?: unknown; type?: string } = {},
+) {
+  return new ResponsePage({
+    url: ORIGIN + path,
+    finalUrl: ORIGIN + path,
+    status: 200,
+    contentType: opts.type ?? 'text/html; charset=utf-8',
+    headers: {},
+    body: Buffer.from(body),
+    depth: opts.depth ?? 1,
+    label: opts.label,
+    userData: opts.userData,
+  });
+}
+
+function ctx(options: Record<string, unknown>): SourceContext {
+  const log = { info() {}, warn() {}, error() {} };
+  return { options, seeds: [], log, worker: { id: 'w-0', index: 0, count: 1 } };
+}
+
+const PATTERNS = ['/\\d{4}/\\d{2}/'];
+const ARTICLE = `<!doctype html><html><head><title>A post | Blog</title>
+<link rel="alternate" type="application/atom+xml" href="/feed.atom">
+<meta property="og:title" content="A post"><meta name="author" content="Ada Lovelace"><meta property="article:published_time" content="2024-05-01T10:00:00Z"></head>
+<body><nav><a href="/about/">About</a> <a href="/archive/">Archive</a></nav><article><h1>A post</h1>
+<p>${'Crawlers keep a frontier of URLs and fetch them politely. '.repeat(12)}</p>
+<p>See <a href="/2024/04/older/">the older post</a> and <a href="/tags/x/">a tag</a>.</p></article></body></html>`;
+
+const urls = (r: HandleResult) =>
+  (r.follow ?? []).map((l) => (typeof l === 'string' ? l : (l as { url: string }).url));
+const metaOf = (r: HandleResult, url: string) =>
+  (r.follow ?? [])
+    .map((l) => l as unknown as { url: string; meta?: Record<string, unknown> })
+    .find((l) => l.url === url)?.meta;
+
+async function read(
+  path: string,
+  body: string,
+  options: Record<string, unknown>,
+  kind: SeedKind = 'page',
+  o = {},
+) {
+  return await readPage(page(path, body, o), ctx(options), kind);
+}
+
+describe('readPage (built-in sources)', () => {
+  it('without options: the plain crawl (title and links), nothing more', async () => {
+    const r = await read('/2024/05/post/', ARTICLE, {});
+    expect(r.title).toBe('A post | Blog');
+    expect(r.data).toBeUndefined();
+    expect(r.markdown).toBeUndefined();
+    expect(urls(r)).toContain(`${ORIGIN}/2024/04/older/`);
+    expect(metaOf(r, `${ORIGIN}/feed.atom`)).toBeUndefined(); // a plain link, not read as a feed
+  });
+
+  it('an article: data.article, title/author/date, Markdown; article links first (priority)', async () => {
+    const r = await read('/2024/05/post/', ARTICLE, { articlePatterns: PATTERNS });
+    expect(r.data).toMatchObject({
+      article: true,
+      title: 'A post',
+      author: 'Ada Lovelace',
+      published: '2024-05-01T10:00:00.000Z',
+    });
+    expect(r.markdown).toMatch(/^# A post\n/);
+    expect(r.markdown).toContain(`[the older post](${ORIGIN}/2024/04/older/)`);
+    expect(metaOf(r, `${ORIGIN}/2024/04/older/`)).toEqual({ priority: ARTICLE_PRIORITY });
+    expect(metaOf(r, `${ORIGIN}/about/`)).toBeUndefined();
+    // a page that is not an article: no Markdown
+    const other = await read('/about/', ARTICLE, { articlePatterns: PATTERNS });
+    expect(other.data?.article).toBeUndefined();
+    expect(other.markdown).toBeUndefined();
+  });
+
+  it('follow: articles keeps only article links on articles, all links elsewhere; none keeps none', async () => {
+    const options = { articlePatterns: PATTERNS, follow: 'articles' };
+    expect(urls(await read('/2024/05/post/', ARTICLE, options))).toEqual([`${ORIGIN}/2024/04/older/`]);
+    expect(urls(await read('/archive/', ARTICLE, options))).toContain(`${ORIGIN}/tags/x/`);
+    expect(
+      urls(await read('/2024/05/post/', ARTICLE, { articlePatterns: PATTERNS, follow: 'none' })),
+    ).toEqual([]);
+  });
+
+  it("feeds: the feeds a page announces, as every-round hubs; sitemaps: a seed's robots.txt and /sitemap.xml", async () => {
+    const r = await read('/', ARTICLE, { feeds: true, sitemaps: true }, 'page', { depth: 0 });
+    expect(metaOf(r, `${ORIGIN}/feed.atom`)).toEqual({ label: 'feed', everyRound: true });
+    expect(metaOf(r, `${ORIGIN}/robots.txt`)).toEqual({ label: 'robots', everyRound: true, scope: false });
+    expect(metaOf(r, `${ORIGIN}/sitemap.xml`)).toEqual({ label: 'sitemap', everyRound: true, scope: false });
+    // sitemaps only from seeds
+    expect(urls(await read('/x/', ARTICLE, { sitemaps: true }))).not.toContain(`${ORIGIN}/robots.txt`);
+  });
+
+  it('hubs by label or seed kind: robots.txt, a sitemap index, a sitemap with lastmods, a feed', async () => {
+    const robots = await read('/robots.txt', `Sitemap: ${ORIGIN}/sm.xml\n`, {}, 'page', {
+      label: 'robots',
+      type: 'text/plain',
+    });
+    expect(metaOf(robots, `${ORIGIN}/sm.xml`)).toEqual({ label: 'sitemap', everyRound: true, scope: false });
+    const index = await read(
+      '/sm.xml',
+      `<sitemapindex><sitemap><loc>${ORIGIN}/a.xml</loc></sitemap></sitemapindex>`,
+      {},
+      'sitemap',
+      { depth: 0, type: 'application/xml' },
+    );
+    expect(metaOf(index, `${ORIGIN}/a.xml`)).toEqual({ label: 'sitemap', everyRound: true, scope: false });
+    const set = await read(
+      '/a.xml',
+      `<urlset><url><loc>${ORIGIN}/2024/05/p/</loc><lastmod>2024-05-02</lastmod></url><url><loc>${ORIGIN}/about/</loc></url></urlset>`,
+      { articlePatterns: PATTERNS },
+      'sitemap',
+      { label: 'sitemap', type: 'application/xml' },
+    );
+    expect(metaOf(set, `${ORIGIN}/2024/05/p/`)).toEqual({
+      priority: ARTICLE_PRIORITY,
+      lastmod: Date.UTC(2024, 4, 2),
+    });
+    expect(set.follow).toContain(`${ORIGIN}/about/`);
+    expect(set.data).toMatchObject({ sitemap: 'urlset', entries: 2 });
+    const feed = await read(
+      '/feed.atom',
+      `<feed xmlns="http://www.w3.org/2005/Atom"><title>B</title><entry><title>P</title><link href="/2024/05/p/"/><updated>2024-05-03T00:00:00Z</updated></entry></feed>`,
+      {},
+      'feed',
+      { depth: 0, type: 'application/atom+xml' },
+    );
+    expect(metaOf(feed, `${ORIGIN}/2024/05/p/`)).toEqual({
+      lastmod: Date.UTC(2024, 4, 3),
+      scope: false, // the feed source's entries, wherever they are
+      userData: { entry: { title: 'P', published: null, updated: '2024-05-03T00:00:00.000Z' } },
+    });
+    // the entry's page: its item carries the entry
+    const entry = await read('/2024/05/p/', ARTICLE, {}, 'page', { userData: { entry: { title: 'P' } } });
+    expect(entry.data).toMatchObject({ entry: { title: 'P' } });
+  });
+});
