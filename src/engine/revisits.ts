@@ -92,7 +92,12 @@ export class Revisits {
   changedSince(url: string, lastmod: number): boolean | undefined {
     const k = this.known.get(url);
     if (k === undefined) return undefined;
-    return !isUnchangedSince(lastmod, k.record.fetchedAt);
+    // The version we have is as new as its fetch, or as its own Last-Modified when that is later:
+    // a page fetched within the second it was published (lastmod and Last-Modified are whole
+    // seconds) is not new again when a sitemap gives that second.
+    const lastModified = k.record.lastModified === null ? Number.NaN : Date.parse(k.record.lastModified);
+    const asOf = Number.isNaN(lastModified) ? k.record.fetchedAt : Math.max(k.record.fetchedAt, lastModified);
+    return !isUnchangedSince(lastmod, asOf);
   }
 
   /** `url` is queued again as a revisit: its next request is conditional. */

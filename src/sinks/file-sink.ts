@@ -243,13 +243,15 @@ export class FileSink {
     extension?: string,
   ): Promise<string> {
     const sha256 = createHash('sha256').update(body).digest('hex');
-    let relative = versionPathFor(url, sha256);
+    // A source's chosen extension (a README's `.md`) stays on the version's name.
+    const ext = extension === undefined ? '' : `.${extension}`;
+    let relative = `${versionPathFor(url, sha256)}${ext}`;
     try {
       await this.writeUnder(relative, body, url, true);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       // two versions sharing 64 bits of hash: the full hash tells them apart
-      relative += sha256.slice(16);
+      relative = `${versionPathFor(url, sha256)}${sha256.slice(16)}${ext}`;
       await this.writeUnder(relative, body, url, true);
     }
     const stored = this.target(relative, url);
@@ -278,12 +280,14 @@ export class FileSink {
   /** {@link storeVersion}'s synchronous twin, for {@link storeSync}. */
   private storeVersionSync(url: string, body: Buffer, versions: VersionOptions, extension?: string): string {
     const sha256 = createHash('sha256').update(body).digest('hex');
-    let relative = versionPathFor(url, sha256);
+    // A source's chosen extension (a README's `.md`) stays on the version's name.
+    const ext = extension === undefined ? '' : `.${extension}`;
+    let relative = `${versionPathFor(url, sha256)}${ext}`;
     try {
       this.writeUnderSync(relative, body, url, true);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      relative += sha256.slice(16);
+      relative = `${versionPathFor(url, sha256)}${sha256.slice(16)}${ext}`;
       this.writeUnderSync(relative, body, url, true);
     }
     const stored = this.target(relative, url);

@@ -126,7 +126,17 @@ describe('GitHub sources (collector run --config examples/github.yaml, on the fi
 
     const first = run();
     const firstExit = waitExit(first);
-    await waitFor(() => roundsDone(out) >= 3, 150_000).catch((e) => {
+    // Rounds start on time (every interval, whatever is still queued): three rounds of listings,
+    // and the READMEs they listed, which the budget spaces out, collected.
+    const readmesIn = () => {
+      const got = new Set(
+        readItems(out)
+          .filter((i) => i.label === 'readme')
+          .map((i) => i.data.repo.toLowerCase()),
+      );
+      return [...listedRepos(gh, out)].every((slug) => got.has(slug));
+    };
+    await waitFor(() => roundsDone(out) >= 3 && readmesIn(), 150_000).catch((e) => {
       first.kill('SIGKILL');
       throw e;
     });

@@ -71,6 +71,19 @@ describe('Revisits', () => {
     await r.close();
   });
 
+  it("a lastmod no later than the stored version's Last-Modified is no change, even after the fetch time", async () => {
+    const r = await open(tempDir());
+    const u = 'http://h/new-post';
+    const it = item(u, 200, SHA_A);
+    // fetched within the second it was published: its Last-Modified is the next whole second
+    const lastModified = new Date(Math.ceil((Date.now() + 1) / 1000) * 1000 + 1000);
+    r.noteResponse(it, { etag: '"n1"', 'last-modified': lastModified.toUTCString() });
+    r.observe(it, undefined);
+    expect(r.changedSince(u, lastModified.getTime())).toBe(false);
+    expect(r.changedSince(u, lastModified.getTime() + 1000)).toBe(true);
+    await r.close();
+  });
+
   it('a round asks again for the pages due, conditionally; hubs and pages not due are left to their own paths', async () => {
     const dir = tempDir();
     const r = await open(dir, false, 60_000);

@@ -130,4 +130,16 @@ describe('FileSink versions', () => {
       'h.test/%5Fversions/0123456789abcdef/0123456789abcdef',
     );
   });
+
+  it("a source's extension stays on the version's name and on the page's current link", async () => {
+    const out = tempDir('sink-versions-');
+    const sink = new FileSink({ outDir: out, versions: { keep: true } });
+    const url = 'https://raw.test/o/r/HEAD/README';
+    const body = Buffer.from('# readme\r\n');
+    const file = sink.storeSync(url, body, 'md');
+    await sink.close();
+    expect(file).toBe(`files/${versionPathFor(url, sha(body))}.md`);
+    expect(readFileSync(path.join(out, file)).equals(body)).toBe(true);
+    expect(readFileSync(path.join(out, 'files', filePathFor(url, 'md'))).equals(body)).toBe(true);
+  });
 });
