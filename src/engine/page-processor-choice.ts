@@ -35,8 +35,6 @@ export function openPageProcessor(
       opts.storeBodies ? opts.outDir : null,
       opts.maxBytes,
       writeLog,
-      undefined,
-      opts.versions,
     );
   }
   return new InlinePageProcessor(source, opts);
