@@ -95,8 +95,8 @@ function lastError(status: StatusFile | null): string | null {
 
 /**
  * Wait up to `ms` for the collector to be healthy again under a new supervisor, and to stay so
- * for two status periods (a worker that crashes as it starts is up for a moment: that is not a
- * repair). A restarted crawl that finishes meanwhile counts as healthy.
+ * for two status periods with no worker starting or restarted meanwhile (a worker that crashes as
+ * it starts is up for a moment: that is not a repair). A restarted crawl that finishes meanwhile counts as healthy.
  */
 async function awaitHealthy(
   opts: WatchdogOptions,
@@ -108,6 +108,7 @@ async function awaitHealthy(
   let status: StatusFile | null = null;
   let health: Health | null = null;
   let healthySince: number | null = null;
+  let restartsSeen: number | null = null;
   for (;;) {
     const s = await readStatusFile(opts.dataDir);
     if (
@@ -119,7 +120,13 @@ async function awaitHealthy(
       // period within the settle time; the next watchdog run judges that.
       health = assessHealth(s, { minWorkers: opts.minWorkers, stallMs: Number.POSITIVE_INFINITY });
       if (health.problem === null && s.state === 'finished') return { status, health, why: null };
-      if (health.verdict !== 'healthy') healthySince = null;
+      // Steady means no worker restarted meanwhile and none is still starting: a worker that
+      // crashes soon after it starts may look up in every status a loaded machine writes.
+      const restarts = s.workers.reduce((n, w) => n + w.restarts, 0);
+      const unsteady =
+        (restartsSeen !== null && restarts > restartsSeen) || s.workers.some((w) => w.state === 'starting');
+      restartsSeen = restarts;
+      if (health.verdict !== 'healthy' || unsteady) healthySince = null;
       else {
         healthySince ??= Date.now();
         if (Date.now() - healthySince >= 2 * s.timings.statusIntervalMs + STEADY_MARGIN_MS) {
