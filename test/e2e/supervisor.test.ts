@@ -286,7 +286,9 @@ describe('memory plan: measured peak and heap cap', () => {
   });
 
   it('records the peak worker memory measured, and the next plan of that data dir is checked with it', async () => {
-    delayMs = 30;
+    // 30 pages a host at 100 ms each: ~3 s, several of the memory guard's samples (one a second)
+    // however fast the machine
+    delayMs = 100;
     try {
       const out = tempDir();
       // long enough for the memory guard's samples (one a second)
