@@ -119,7 +119,10 @@ async function awaitHealthy(
       // No stall judgement here: a restarted collector cannot have stalled for a whole stall
       // period within the settle time; the next watchdog run judges that.
       health = assessHealth(s, { minWorkers: opts.minWorkers, stallMs: Number.POSITIVE_INFINITY });
-      if (health.problem === null && s.state === 'finished') return { status, health, why: null };
+      // A crawl that finished is repaired; one that ended with a worker type parked (crashing in
+      // a loop) is not, whatever health says of a collector that is over.
+      const parked = s.workers.some((w) => w.state === 'parked');
+      if (health.problem === null && s.state === 'finished' && !parked) return { status, health, why: null };
       // Steady means no worker restarted meanwhile and none is still starting: a worker that
       // crashes soon after it starts may look up in every status a loaded machine writes.
       const restarts = s.workers.reduce((n, w) => n + w.restarts, 0);
