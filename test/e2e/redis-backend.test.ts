@@ -137,16 +137,27 @@ describe.skipIf(!HAVE_REDIS)('two machines through one redis', () => {
       const rb = startCli(machineArgs(seed, b, redis, ...flags));
       children.push(ra, rb);
       const endA = waitExit(ra);
+      const P = 'collector:{test-crawl}:';
+      /** The machine id whose heartbeat names out dir `a`, once it has beaten. */
+      const machineOfA = async (): Promise<string | undefined> => {
+        const ids = await redis.client.smembers(`${P}machines`);
+        if (ids.length === 0) return undefined;
+        const beats = await redis.client.mget(ids.map((m) => `${P}hb:${m}`));
+        return ids.find((_m, i) => beats[i] !== null && JSON.parse(beats[i] as string).out === a);
+      };
       await waitFor(() => itemCount(a) >= 8, 60_000);
+      // Kill it while it holds leases: the host-concurrency slots are shared, so at a given moment
+      // the other machine may hold all of them and this one none (then there is nothing to take back).
+      const deadId = await machineOfA();
+      expect(deadId).toBeDefined();
+      for (let held = 0; held === 0; ) {
+        held = await redis.client.hlen(`${P}l:${deadId}`);
+        if (held === 0) await new Promise((r) => setTimeout(r, 2));
+      }
       process.kill(ra.pid as number, 'SIGKILL');
       expect((await endA).signal).toBe('SIGKILL');
       // What the dead machine had leased and not acknowledged (its heartbeat lives on until the
       // lease timeout, so nothing was taken back yet).
-      const P = 'collector:{test-crawl}:';
-      const ids = await redis.client.smembers(`${P}machines`);
-      const beats = await redis.client.mget(ids.map((m) => `${P}hb:${m}`));
-      const deadId = ids.find((_m, i) => beats[i] !== null && JSON.parse(beats[i] as string).out === a);
-      expect(deadId).toBeDefined();
       const leasedAtKill = await redis.client.hkeys(`${P}l:${deadId}`);
       const eb = await waitExit(rb);
       expect(eb.code, eb.stderr).toBe(0);
@@ -162,9 +173,13 @@ describe.skipIf(!HAVE_REDIS)('two machines through one redis', () => {
       for (const u of twice) expect(leasedAtKill).toContain(u);
       const doubleItems = duplicates([...ia, ...ib]);
       for (const u of doubleItems) expect(twice).toContain(u);
-      expect(fs.readFileSync(path.join(b, 'logs', 'crawl-0.log'), 'utf8')).toContain(
-        'leases of a silent machine taken back',
-      );
+      // The leases held a few ms before the kill are acknowledged within ~80 ms (the page latency);
+      // whatever was still leased at the kill was taken back by the other machine.
+      if (leasedAtKill.length > 0) {
+        expect(fs.readFileSync(path.join(b, 'logs', 'crawl-0.log'), 'utf8')).toContain(
+          'leases of a silent machine taken back',
+        );
+      }
     } finally {
       for (const s of servers) await s.close();
     }
