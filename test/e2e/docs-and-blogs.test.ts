@@ -60,7 +60,7 @@ function writeConfig(dir: string, data: string, extra: string[]): string {
 const postUrls = () => blog.posts.map((p) => blog.url(p.path));
 const ofRound = (items: Item[], round: number) => items.filter((i) => i.data?.round === round);
 
-/** Round 0 done: every post has an item of round 0. */
+/** Round 0 done: every post has an item of round 0. @returns the items of round 0. */
 async function firstRound(data: string): Promise<Item[]> {
   await waitFor(() => {
     const got = new Set(ofRound(readItems(data), 0).map((i) => i.url));
@@ -70,7 +70,7 @@ async function firstRound(data: string): Promise<Item[]> {
       console.log(readItems(data).map((i) => [i.url, i.status, JSON.stringify(i.data)]));
     throw e;
   });
-  return readItems(data);
+  return ofRound(readItems(data), 0);
 }
 
 /** Round 1 done: every post (the new ones too) has an item of round 1, or `only` of them. */
@@ -87,6 +87,14 @@ describe('docs and blogs: sitemaps, feeds, articles, revisits (collector run)', 
   it('round 0: every article once as HTML + Markdown; round 1: the 2 new and the 1 edited, 304 for the rest', async () => {
     const dir = tempDir();
     const data = path.join(dir, 'data');
+    // Between the rounds, 2 posts are published and one edited (round 1 may start before the
+    // test has read round 0: the change waits for round 1's first request, not for the test).
+    const changes = blog.atNextRound(() => {
+      const added = blog.publish(2);
+      const edited = blog.edit('post-05');
+      blog.clearLog();
+      return { added, edited };
+    });
     const child = startCli(['run', '--config', writeConfig(dir, data, ['revisit: 1ms']), '--quiet']);
     const exited = waitExit(child);
     try {
@@ -125,9 +133,7 @@ describe('docs and blogs: sitemaps, feeds, articles, revisits (collector run)', 
         entries: 12,
       });
 
-      const added = blog.publish(2);
-      const edited = blog.edit('post-05');
-      blog.clearLog();
+      const { added, edited } = await changes;
       const items = await secondRound(data);
       const log = [...blog.log];
       const round1 = ofRound(items, 1);
@@ -170,13 +176,17 @@ describe('docs and blogs: sitemaps, feeds, articles, revisits (collector run)', 
   it('without revisit, a later round fetches only what the sitemap and feed say changed (lastmod)', async () => {
     const dir = tempDir();
     const data = path.join(dir, 'data');
+    const changes = blog.atNextRound(() => {
+      const added = blog.publish(2);
+      const edited = blog.edit('post-03');
+      blog.clearLog();
+      return { added, edited };
+    });
     const child = startCli(['run', '--config', writeConfig(dir, data, []), '--quiet']);
     const exited = waitExit(child);
     try {
       await firstRound(data);
-      const added = blog.publish(2);
-      const edited = blog.edit('post-03');
-      blog.clearLog();
+      const { added, edited } = await changes;
       const changed = [...added.map((p) => blog.url(p.path)), blog.url(edited.path)];
       const items = await secondRound(data, changed);
       const log = [...blog.log];
