@@ -37,6 +37,8 @@ import { LostPageRetries } from './lost-page-retries.js';
 import { NearDuplicateWatch } from './near-duplicates.js';
 import type { PageProcessor, PageThreadSource } from './page-processor.js';
 import { openPageProcessor } from './page-processor-choice.js';
+import { pageVersions } from './page-versions.js';
+import { PolitenessState } from './politeness-state.js';
 import { hopBudget, type RateBudgets } from './rate-gate.js';
 import { restoreHandedOff, restoreState } from './resume.js';
 import { RetryWarnings } from './retry-warnings.js';
@@ -104,6 +106,8 @@ export interface NetworkParts {
   slots: HostSlots;
   lost: LostPageRetries;
   policy: HostPolicy;
+  /** The robots.txt cache; null with `--no-robots`. */
+  robots: RobotsCache | null;
   hops: HopLoop;
   /** Session-id removal from seeds, links and redirect targets (`--keep-param`). */
   sessionIds: SessionIdStripper;
@@ -148,8 +152,8 @@ export interface CrawlerHooks {
   enqueue(url: string, depth: number, meta: RequestMeta | undefined): void;
   /** The requests of a new round (never rejects: a failing `seeds()` is logged, and gives none). */
   roundRequests(): Promise<EngineRequest[]>;
-  /** Queue a round's requests (those this worker owns), seen or not. */
-  queueRound(requests: EngineRequest[]): void;
+  /** Queue the requests of round `round` (those this worker owns), seen or not. */
+  queueRound(requests: EngineRequest[], round: number): void;
   /** The item of `url` is written. */
   written(url: string): void;
   /** The metadata of a queued URL (undefined for a plain URL). */
@@ -165,6 +169,8 @@ export interface CrawlerHooks {
 
 /** What is already open while the state is being opened, closed even when opening fails later. */
 export type OpenedState = Partial<Pick<StateParts, 'journal' | 'spill'>> & {
+  /** The hosts' back-off, robots.txt verdicts and round saved across restarts. */
+  politeness?: PolitenessState;
   /** This worker's lock on its state dir (state-lock.ts), held until the crawler closes. */
   stateLock?: HeldLock;
 };
@@ -230,6 +236,7 @@ export function buildNetworkParts(
     storeBodies: opts.storeBodies,
     thread: opts.pageThread,
     maxBytes: opts.maxBytes,
+    versions: pageVersions(opts),
   };
   return {
     source,
@@ -243,6 +250,7 @@ export function buildNetworkParts(
     slots: new HostSlots(backend.frontier),
     lost: new LostPageRetries(),
     policy,
+    robots,
     hops: new HopLoop({
       fetcher,
       robots,
@@ -327,6 +335,16 @@ export async function openStateParts(
     priorityOf,
   );
   opened.spill = spill;
+  // Before the frontier is restored: the hosts' back-off and the round continue where they were.
+  let made: Rounds | null = null;
+  const saved = await PolitenessState.open(stateDir, {
+    frontier: backend.frontier,
+    robots: net.robots,
+    round: () => made?.mark ?? saved.round ?? { number: 0, startedAt: Date.now() },
+    log,
+  });
+  opened.politeness = saved.state;
+  const round = saved.round?.number ?? 0;
   const partition = deps.partition;
   const scope = (url: string) => net.scope.check(url);
   const replayed = { stateDir, outDir: opts.out, scope, seen: backend.seen, log };
@@ -340,6 +358,8 @@ export async function openStateParts(
       partition,
       queue: (url, depth, meta) => {
         if (meta !== undefined) hooks.remember(url, meta);
+        // a round request (a seed, or every-round) still pending: the next round does not queue it twice
+        if (depth === 0 || meta?.everyRound === true) admission.restoredPending(url, round);
         spill.push(url, depth, meta?.priority, meta);
       },
     });
@@ -389,8 +409,11 @@ export async function openStateParts(
     queue: hooks.queueRound,
     log,
     wake: hooks.wake,
+    started: () => saved.state.saveSoon(),
     stats,
   });
+  if (saved.round !== null) rounds.continueFrom(saved.round);
+  made = rounds;
   const attempts = new Attempts({
     hops: net.hops,
     policy: net.policy,
@@ -407,7 +430,7 @@ export async function openStateParts(
     revisits: net.revisits,
     isStopping: hooks.isStopping,
     statuses: new Set(net.source.def.statuses ?? []),
-    round: () => rounds.current,
+    round: (url) => admission.roundOf(url),
     wake: hooks.wake,
   });
   const follower = new LinkFollower({

@@ -98,27 +98,23 @@ export class Crawler {
       isStopping: () => this.stopping,
       enqueue: (url: string, depth: number, meta: RequestMeta | undefined) => this.enqueue(url, depth, meta),
       roundRequests: () => this.roundRequests(),
-      queueRound: (r: EngineRequest[]) => this.queueRound(r),
+      queueRound: (r: EngineRequest[], round: number) => this.queueRound(r, round),
       written: (url: string) => {
         if (this.requests.size > 0) this.requests.delete(url);
+        this.admission.acknowledged(url);
       },
       remember: (url: string, meta: RequestMeta) => this.requests.set(url, meta),
       metaOf: (url: string) => this.requests.get(url),
       writeFailed: (e: Error) => this.writeFailed(e),
     };
     const priorityOf = (url: string) => this.requests.get(url)?.priority ?? 0;
-    this.state = await openStateParts(
-      this.opts,
-      this.deps,
-      this.net,
-      this.stats,
-      this.admission,
-      hooks,
-      this.opened,
-      priorityOf,
-    );
+    const { opts, deps, net, stats, admission, opened } = this;
+    this.state = await openStateParts(opts, deps, net, stats, admission, hooks, opened, priorityOf);
     ({ store: this.store, attempts: this.attempts, follower: this.follower } = this.state);
-    for (const r of requests) if (this.owns(urlOf(r))) this.enqueue(urlOf(r), 0, metaOf(r));
+    for (const r of requests) {
+      if (this.owns(urlOf(r)) && this.admission.admitSeed(urlOf(r), metaOf(r)))
+        this.push(urlOf(r), 0, metaOf(r));
+    }
   }
 
   /** Links handed to this worker by their discoverer (already scope-checked there). */
@@ -188,15 +184,17 @@ export class Crawler {
     while (!this.stopping) {
       this.dispatch();
       spill.refill();
+      // A round starts on time, whatever the frontier still holds (a host in back-off).
+      if (handoff !== null && rounds.startIfDue()) continue;
       const idle = this.isIdle();
       if (handoff === null) {
         if (idle) break;
       } else {
         this.reportIdle(idle);
+        if (idle) rounds.idle();
         if (idle && this.endRequested) break;
-        if (idle && !this.stopping && rounds.startIfDue()) continue;
       }
-      await this.sleep(Math.min(this.frontier.nextReadyIn(), IDLE_TICK_MS));
+      await this.sleep(Math.min(this.frontier.nextReadyIn(), IDLE_TICK_MS, rounds.dueIn()));
     }
     handoff?.outbox.flush();
     const completed = !this.stopping;
@@ -210,6 +208,7 @@ export class Crawler {
    */
   async close(): Promise<void> {
     try {
+      await this.opened.politeness?.close();
       await this.opened.journal?.close();
     } finally {
       // After the journal: its last items are acknowledged before a shared backend lets go.
@@ -274,7 +273,7 @@ export class Crawler {
         const { kind, message } = error;
         this.net.warnings.retrying(entry.host, entry.url, kind, message, entry.attempt + 1, outcome.delayMs);
       }
-      slots.retry(entry, outcome.delayMs, !outcome.free);
+      slots.retry(entry, outcome.delayMs, !outcome.free, outcome.reason);
       return;
     }
     if (outcome.item.status !== null) this.net.warnings.answered(entry.host);
@@ -339,8 +338,8 @@ export class Crawler {
   }
 
   /** A later round: its requests widen the scope, and those owned here go again, once each. */
-  private queueRound(requests: EngineRequest[]): void {
-    this.admission.newRound();
+  private queueRound(requests: EngineRequest[], round: number): void {
+    this.admission.newRound(round);
     for (const r of requests) {
       const url = urlOf(r);
       if (metaOf(r)?.scope !== false) this.net.scope.addSeed(url);

@@ -110,6 +110,21 @@ describe('FileSink versions', () => {
     expect(readFileSync(path.join(out, two)).toString()).toBe('two');
   });
 
+  it('a body stored before versions were on (an earlier run) is never replaced at its path', async () => {
+    const out = tempDir('sink-versions-');
+    const url = 'https://h.test/news/';
+    const before = await new FileSink({ outDir: out }).write(url, Buffer.from('one-shot'));
+    expect(before).toBe('files/h.test/news/index.html');
+    const sink = new FileSink({ outDir: out, versions: { keep: true } });
+    const v2 = await sink.write(url, Buffer.from('round 2'));
+    const v3 = sink.storeSync(url, Buffer.from('round 3'));
+    await sink.close();
+    // the earlier item's file still holds its bytes; the new items name their versions
+    expect(readFileSync(path.join(out, before)).toString()).toBe('one-shot');
+    expect(readFileSync(path.join(out, v2)).toString()).toBe('round 2');
+    expect(readFileSync(path.join(out, v3)).toString()).toBe('round 3');
+  });
+
   it('a URL whose path starts with _versions cannot reach the versions directory', () => {
     expect(filePathFor('https://h.test/_versions/0123456789abcdef/0123456789abcdef')).toBe(
       'h.test/%5Fversions/0123456789abcdef/0123456789abcdef',
