@@ -21,24 +21,38 @@ export class Admission {
   private round = 0;
   /** Round requests queued or in flight, until their item: URL → the round that admitted it. */
   private readonly pendingRound = new Map<string, number>();
+  /**
+   * With rounds: every other URL queued here, until its item → the round whose requests led to
+   * it (the round of the page it was found on). A round starts on time, while an earlier round's
+   * pages may still be queued; an item says the round it belongs to, not the one in progress.
+   */
+  private readonly lineage: Map<string, number> | null;
 
   /**
    * @param revisits what this worker knows of the pages it fetched (continuous collection), to
    *   admit again a page a source says changed (`lastmod`); null otherwise.
+   * @param rounds the worker collects in rounds (`interval`): each queued URL's round is kept.
    */
   constructor(
     private readonly seen: SeenSet,
     private readonly revisits: Pick<Revisits, 'changedSince'> | null = null,
-  ) {}
+    rounds = revisits !== null,
+  ) {
+    this.lineage = rounds ? new Map() : null;
+  }
 
   /**
    * Admit `url` to this worker's frontier: new to the seen-set, or, in a later round, an
    * `everyRound` request not yet admitted this round, or a page the source says changed (its
    * `lastmod`) since it was fetched here, once per round.
+   * @param from the round of the page `url` was found on (default: the round in progress).
    */
-  admit(url: string, meta: RequestMeta | undefined): boolean {
+  admit(url: string, meta: RequestMeta | undefined, from?: number): boolean {
     if (this.later && meta?.everyRound === true) return this.admitForRound(url);
-    if (this.seen.add(url)) return true;
+    if (this.seen.add(url)) {
+      this.lineage?.set(url, from ?? this.round);
+      return true;
+    }
     const lastmod = meta?.lastmod;
     if (lastmod === undefined || this.revisits === null) return false;
     return this.revisits.changedSince(url, lastmod) === true && this.admitForRound(url);
@@ -90,13 +104,19 @@ export class Admission {
     return true;
   }
 
-  /** @returns the round that queued `url` when it is a pending round request, else 0. */
+  /**
+   * @returns the round `url` belongs to: the round that queued it (a round request), or the round
+   *   of the page it was found on, or, not known here (handed by a sibling, restored at a restart),
+   *   the round in progress; always 0 without rounds.
+   */
   roundOf(url: string): number {
-    return this.pendingRound.size === 0 ? 0 : (this.pendingRound.get(url) ?? 0);
+    if (this.lineage === null) return this.pendingRound.size === 0 ? 0 : (this.pendingRound.get(url) ?? 0);
+    return this.pendingRound.get(url) ?? this.lineage.get(url) ?? this.round;
   }
 
   /** The item of `url` is written: a round request of it may go again in the next round. */
   acknowledged(url: string): void {
     if (this.pendingRound.size > 0) this.pendingRound.delete(url);
+    this.lineage?.delete(url);
   }
 }

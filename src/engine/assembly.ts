@@ -399,7 +399,9 @@ export async function openStateParts(
     },
     refetchLostBody: (entry, item, e) => attempts.refetchLostBody(entry, item, e),
     beforeWrite:
-      net.revisits === null ? undefined : (item) => net.revisits?.observe(item, hooks.metaOf(item.url)),
+      net.revisits === null
+        ? undefined
+        : (item) => net.revisits?.observe(item, hooks.metaOf(item.url), admission.roundOf(item.url)),
     wake: hooks.wake,
     writeFailed: hooks.writeFailed,
   });

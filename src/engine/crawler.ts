@@ -39,6 +39,14 @@ const IDLE_TICK_MS = 1000;
 /** Sleep between checks while waiting for in-flight requests at stop, ms. */
 const WIND_DOWN_TICK_MS = 50;
 
+/**
+ * A later round's request is queued this much below its own priority, so that on its host it goes
+ * after the work already queued (a round starts on time, whatever its host still holds): a host
+ * that cannot keep up (rate budget, back-off) serves what earlier rounds found before the next
+ * round's seeds, which otherwise, at depth 0, would go first every round and starve it.
+ */
+const LATER_ROUND_STEP = 1;
+
 /** One crawl worker. Create, `start()`, then `run()`; `stop()` ends it gracefully. */
 export class Crawler {
   readonly stats: CrawlStats = newCrawlStats();
@@ -96,7 +104,8 @@ export class Crawler {
     const hooks = {
       wake: () => this.wakeUp(),
       isStopping: () => this.stopping,
-      enqueue: (url: string, depth: number, meta: RequestMeta | undefined) => this.enqueue(url, depth, meta),
+      enqueue: (url: string, depth: number, meta: RequestMeta | undefined, from?: number) =>
+        this.enqueue(url, depth, meta, from),
       roundRequests: () => this.roundRequests(),
       queueRound: (r: EngineRequest[], round: number) => this.queueRound(r, round),
       written: (url: string) => {
@@ -280,7 +289,7 @@ export class Crawler {
     awaitingRetry.delete(entry.url);
     slots.release(entry, letsSlowDownDecay(outcome.item.status));
     const { item, bodyId, links, extension, markdown } = outcome;
-    if (links) this.follower.follow(links, entry.depth + 1);
+    if (links) this.follower.follow(links, entry.depth + 1, this.admission.roundOf(entry.url));
     await this.store.storeAndWrite(entry, item, bodyId, extension, markdown);
   }
 
@@ -304,17 +313,22 @@ export class Crawler {
     this.stop();
   }
 
-  /** Add a canonical URL to the frontier (or its spill) and the frontier log, if it is new. */
-  private enqueue(url: string, depth: number, meta: RequestMeta | undefined): void {
-    if (this.admission.admit(url, meta)) this.push(url, depth, meta);
+  /** Add a canonical URL (found on a page of round `from`) to the frontier and its log, if new. */
+  private enqueue(url: string, depth: number, meta: RequestMeta | undefined, from?: number): void {
+    if (this.admission.admit(url, meta, from)) this.push(url, depth, meta);
   }
 
-  /** Queue an admitted URL: its metadata kept, the frontier (or spill), the frontier log. */
-  private push(url: string, depth: number, meta: RequestMeta | undefined): void {
+  /**
+   * Queue an admitted URL: its metadata kept, the frontier (or spill), the frontier log.
+   * @param later a later round's request: it goes after its host's work already queued at the
+   *   same priority (see {@link LATER_ROUND_STEP}).
+   */
+  private push(url: string, depth: number, meta: RequestMeta | undefined, later = false): void {
     if (meta !== undefined) this.requests.set(url, meta);
     // Fetched before, and changed since by its lastmod: asked for conditionally.
     if (meta?.lastmod !== undefined) this.net.revisits?.markConditional(url);
-    this.state.spill.push(url, depth, meta?.priority, meta);
+    const priority = later ? (meta?.priority ?? 0) - LATER_ROUND_STEP : meta?.priority;
+    this.state.spill.push(url, depth, priority, meta);
     this.state.journal.enqueued(url, depth, meta);
   }
 
@@ -343,12 +357,12 @@ export class Crawler {
     for (const r of requests) {
       const url = urlOf(r);
       if (metaOf(r)?.scope !== false) this.net.scope.addSeed(url);
-      if (this.owns(url) && this.admission.admitForRound(url)) this.push(url, 0, metaOf(r));
+      if (this.owns(url) && this.admission.admitForRound(url)) this.push(url, 0, metaOf(r), true);
     }
     // Known pages due again (`revisit`): asked for again, conditionally.
     this.net.revisits?.startRound(this.state.rounds.current, (url, depth, meta) => {
       if (!this.admission.admitForRound(url)) return false;
-      this.push(url, depth, meta);
+      this.push(url, depth, meta, true);
       return true;
     });
   }

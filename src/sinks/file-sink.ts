@@ -23,7 +23,7 @@ import {
   writeFileAtomic,
   writeFileAtomicSync,
 } from './atomic-file.js';
-import { CONFLICTS_DIR, filePathFor, versionPathFor } from './file-path.js';
+import { CONFLICTS_DIR, filePathFor, versionExtension, versionPathFor } from './file-path.js';
 
 /** Default number of bodies written to disk at the same time. */
 export const DEFAULT_MAX_CONCURRENT_WRITES = 8;
@@ -243,8 +243,8 @@ export class FileSink {
     extension?: string,
   ): Promise<string> {
     const sha256 = createHash('sha256').update(body).digest('hex');
-    // A source's chosen extension (a README's `.md`) stays on the version's name.
-    const ext = extension === undefined ? '' : `.${extension}`;
+    // A source's chosen extension (a README's `.md`), or the page's own (`.html`), on the version.
+    const ext = versionExtension(url, extension);
     let relative = `${versionPathFor(url, sha256)}${ext}`;
     try {
       await this.writeUnder(relative, body, url, true);
@@ -280,8 +280,8 @@ export class FileSink {
   /** {@link storeVersion}'s synchronous twin, for {@link storeSync}. */
   private storeVersionSync(url: string, body: Buffer, versions: VersionOptions, extension?: string): string {
     const sha256 = createHash('sha256').update(body).digest('hex');
-    // A source's chosen extension (a README's `.md`) stays on the version's name.
-    const ext = extension === undefined ? '' : `.${extension}`;
+    // A source's chosen extension (a README's `.md`), or the page's own (`.html`), on the version.
+    const ext = versionExtension(url, extension);
     let relative = `${versionPathFor(url, sha256)}${ext}`;
     try {
       this.writeUnderSync(relative, body, url, true);

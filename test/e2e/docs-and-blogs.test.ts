@@ -102,8 +102,11 @@ describe('docs and blogs: sitemaps, feeds, articles, revisits (collector run)', 
           author: post.author,
           published: new Date(post.published).toISOString(),
         });
-        expect(it.file).toMatch(/index\.html$/);
-        expect(it.data.markdown).toBe(it.file.replace(/\.html$/, '.md'));
+        // A worker with rounds keeps every version of a page under its own immutable name (issue 18):
+        // the item names that version, and the page's own path is a link to its current version.
+        expect(it.file).toMatch(/^files\/[^/]+\/_versions\/[0-9a-f]{16}\/[0-9a-f]{16}\.html$/);
+        expect(it.data.markdown).toMatch(/^files\/[^/]+\/_versions\/[0-9a-f]{16}\/[0-9a-f]{16}\.md$/);
+        expect(path.dirname(it.data.markdown)).toBe(path.dirname(it.file));
         const md = fs.readFileSync(path.join(data, it.data.markdown), 'utf8');
         expect(md.startsWith(`# ${post.title}`)).toBe(true);
         expect(md).toContain(`(${post.slug})`);

@@ -99,4 +99,28 @@ describe('Admission: which requests are queued', () => {
     expect(plain.admit('http://h/p', { lastmod: 9e12 })).toBe(false);
     expect(plain.admitForOwner('http://h/p', { lastmod: 9e12 })).toBe(false);
   });
+
+  it("with rounds, an item belongs to the round of the page its URL was found on, not the one in progress", () => {
+    const a = new Admission(new FingerprintSet(16), null, true);
+    expect(a.admitSeed('http://h/', undefined)).toBe(true);
+    expect(a.admit('http://h/archive', undefined, a.roundOf('http://h/'))).toBe(true);
+    a.acknowledged('http://h/');
+    // Round 1 starts on time while round 0's pages are still queued.
+    a.newRound(1);
+    expect(a.roundOf('http://h/archive')).toBe(0);
+    expect(a.admit('http://h/post-1', undefined, a.roundOf('http://h/archive'))).toBe(true);
+    expect(a.admit('http://h/new-post', undefined)).toBe(true); // found by round 1's own pages
+    expect(a.roundOf('http://h/post-1')).toBe(0);
+    expect(a.roundOf('http://h/new-post')).toBe(1);
+    a.acknowledged('http://h/post-1');
+    // Not known here (its item written, or handed by a sibling): the round in progress.
+    expect(a.roundOf('http://h/post-1')).toBe(1);
+    expect(a.roundOf('http://h/handed')).toBe(1);
+  });
+
+  it('without rounds, nothing is kept per URL and every item is of round 0', () => {
+    const a = new Admission(new FingerprintSet(16));
+    expect(a.admit('http://h/a', undefined, 3)).toBe(true);
+    expect(a.roundOf('http://h/a')).toBe(0);
+  });
 });
