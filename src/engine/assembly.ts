@@ -5,11 +5,8 @@
  */
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import type { Logger } from 'pino';
 import type { CrawlOptions } from '../config/crawl-options.js';
-import type { ContentDedup, ContentIndexFiles } from '../dedup/content-dedup.js';
-import type { SeenSet } from '../dedup/seen-set.js';
-import type { FrontierQueue } from '../frontier/frontier-queue.js';
+import type { ContentDedup } from '../dedup/content-dedup.js';
 import { Journal } from '../frontier/journal.js';
 import type { RequestMeta } from '../frontier/request-meta.js';
 import { RevisitPolicy } from '../frontier/revisit-policy.js';
@@ -22,9 +19,10 @@ import { authorizeHeaders, type RunningSource, scopeUrls } from '../sources/sour
 import { Scope } from '../url/scope.js';
 import { SessionIdStripper } from '../url/session-ids.js';
 import type { Admission } from './admission.js';
+import type { CrawlerDeps } from './crawler-deps.js';
 import { Attempts } from './attempt.js';
 import type { CrawlStats } from './crawl-stats.js';
-import { type EngineSource, openSource } from './engine-source.js';
+import { openSource } from './engine-source.js';
 import { HandoffOutbox, type Partition } from './handoff-outbox.js';
 import { HopLoop } from './hop-loop.js';
 import { HostPolicy, robotsRetryWait } from './host-policy.js';
@@ -39,7 +37,7 @@ import type { PageProcessor, PageThreadSource } from './page-processor.js';
 import { openPageProcessor } from './page-processor-choice.js';
 import { pageVersions } from './page-versions.js';
 import { PolitenessState } from './politeness-state.js';
-import { hopBudget, type RateBudgets } from './rate-gate.js';
+import { hopBudget } from './rate-gate.js';
 import { restoreHandedOff, restoreState } from './resume.js';
 import { RetryWarnings } from './retry-warnings.js';
 import { Revisits } from './revisits.js';
@@ -50,50 +48,7 @@ import { lockWorkerState } from './state-lock.js';
 /** Smallest body limit for robots.txt (RFC 9309 §2.5: a parsing limit of at least 500 KiB). */
 const ROBOTS_MIN_PARSE_BYTES = 512 * 1024;
 
-/**
- * The shared-state implementations the engine runs on: the embedded ones (memory and files of
- * this worker) or, later, shared ones. `runtime/` picks them.
- */
-export interface EngineBackend {
-  frontier: FrontierQueue;
-  seen: SeenSet;
-  /** The content index over this worker's items file. */
-  openContentIndex(files: ContentIndexFiles): ContentDedup;
-  /** A shared backend is told how to wake the dispatch loop (leased URLs arrived). */
-  attach?(wake: () => void): void;
-  /** The item line of `url` is in the journal (in journal order). */
-  itemWritten?(url: string): void;
-  /** The next `count` item lines of the journal are on disk: their URLs are acknowledged. */
-  itemsFlushed?(count: number): void;
-  /** Let go of shared state, after the journal is closed (unwritten leases given back). */
-  close?(): Promise<void>;
-}
-
-/** What the crawler needs beyond its options. */
-export interface CrawlerDeps {
-  /** Worker id, e.g. `crawl-0`: names the items file, state dir and log. */
-  workerId: string;
-  source: EngineSource;
-  log: Logger;
-  backend: EngineBackend;
-  /** Called on every item written (progress). */
-  onItem?: (item: Item) => void;
-  /** Called after every HTTP request (each redirect hop), with its duration in ms (metrics). */
-  onFetch?: (ms: number) => void;
-  /** Called when a host is paused by Retry-After or rate-limit headers, with the pause in ms (metrics). */
-  onRateLimitWait?: (ms: number) => void;
-  /**
-   * Told a warning line for a person (a host that does not answer: `127.0.0.1:9: connection
-   * refused, retrying in 1.2 s (1/3)`); it is in the log already. Default: the log only.
-   */
-  onWarning?: (line: string) => void;
-  /** Called on every line the source logs (counters). */
-  onSourceLog?: (level: 'info' | 'warn' | 'error') => void;
-  /** Set when this worker is one of several of its type (DESIGN §1 ownership). */
-  partition?: Partition;
-  /** The collector's rate budgets (the supervisor's); without it, a source's are kept here. */
-  rateBudgets?: RateBudgets;
-}
+export type { CrawlerDeps, EngineBackend } from './crawler-deps.js';
 
 /** The parts that touch no state on disk, built with the crawler. */
 export interface NetworkParts {

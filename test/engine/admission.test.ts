@@ -100,7 +100,7 @@ describe('Admission: which requests are queued', () => {
     expect(plain.admitForOwner('http://h/p', { lastmod: 9e12 })).toBe(false);
   });
 
-  it("with rounds, an item belongs to the round of the page its URL was found on, not the one in progress", () => {
+  it('with rounds, an item belongs to the round of the page its URL was found on, not the one in progress', () => {
     const a = new Admission(new FingerprintSet(16), null, true);
     expect(a.admitSeed('http://h/', undefined)).toBe(true);
     expect(a.admit('http://h/archive', undefined, a.roundOf('http://h/'))).toBe(true);
