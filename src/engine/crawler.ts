@@ -12,7 +12,6 @@ import type { SeenSet } from '../dedup/seen-set.js';
 import type { FrontierEntry, FrontierQueue } from '../frontier/frontier-queue.js';
 import type { RequestMeta } from '../frontier/request-meta.js';
 import { type EngineRequest, metaOf, urlOf } from '../sources/request.js';
-import { roundRequests } from '../sources/source-runner.js';
 import { Admission } from './admission.js';
 import {
   buildNetworkParts,
@@ -29,6 +28,7 @@ import { letsSlowDownDecay } from './host-policy.js';
 import { errorItem } from './item.js';
 import type { ItemStore } from './item-store.js';
 import type { LinkFollower } from './link-follower.js';
+import { LATER_ROUND_STEP, RoundQueue } from './round-queue.js';
 
 export type { CrawlerDeps, EngineBackend, EngineSource } from './assembly.js';
 export type { Partition } from './handoff-outbox.js';
@@ -39,20 +39,13 @@ const IDLE_TICK_MS = 1000;
 /** Sleep between checks while waiting for in-flight requests at stop, ms. */
 const WIND_DOWN_TICK_MS = 50;
 
-/**
- * A later round's request is queued this much below its own priority, so that on its host it goes
- * after the work already queued (a round starts on time, whatever its host still holds): a host
- * that cannot keep up (rate budget, back-off) serves what earlier rounds found before the next
- * round's seeds, which otherwise, at depth 0, would go first every round and starve it.
- */
-const LATER_ROUND_STEP = 1;
-
 /** One crawl worker. Create, `start()`, then `run()`; `stop()` ends it gracefully. */
 export class Crawler {
   readonly stats: CrawlStats = newCrawlStats();
   readonly frontier: FrontierQueue;
   private readonly seen: SeenSet;
   private readonly admission: Admission;
+  private readonly roundQueue: RoundQueue;
   /** Metadata of the queued URLs that have some, until their item is written (plain URLs: none). */
   private readonly requests = new Map<string, RequestMeta>();
   private readonly net: NetworkParts;
@@ -88,6 +81,12 @@ export class Crawler {
     this.seen = deps.backend.seen;
     this.net = buildNetworkParts(opts, deps, this.stats, () => this.state.journal);
     this.admission = new Admission(this.seen, this.net.revisits);
+    this.roundQueue = new RoundQueue({
+      net: this.net,
+      admission: this.admission,
+      owns: (url) => this.owns(url),
+      push: (url, depth, meta, later) => this.push(url, depth, meta, later),
+    });
     deps.backend.attach?.(() => this.wakeUp());
   }
 
@@ -99,15 +98,15 @@ export class Crawler {
    * @throws on I/O errors.
    */
   async start(): Promise<void> {
-    const requests = await this.roundRequests();
+    const requests = await this.roundQueue.make();
     for (const r of requests) if (metaOf(r)?.scope !== false) this.net.scope.addSeed(urlOf(r));
     const hooks = {
       wake: () => this.wakeUp(),
       isStopping: () => this.stopping,
       enqueue: (url: string, depth: number, meta: RequestMeta | undefined, from?: number) =>
         this.enqueue(url, depth, meta, from),
-      roundRequests: () => this.roundRequests(),
-      queueRound: (r: EngineRequest[], round: number) => this.queueRound(r, round),
+      roundRequests: () => this.roundQueue.make(),
+      queueRound: (r: EngineRequest[], round: number) => this.roundQueue.queue(r, round),
       written: (url: string) => {
         if (this.requests.size > 0) this.requests.delete(url);
         this.admission.acknowledged(url);
@@ -190,6 +189,7 @@ export class Crawler {
    */
   async run(): Promise<boolean> {
     const { spill, handoff, rounds } = this.state;
+    rounds.begin();
     while (!this.stopping) {
       this.dispatch();
       spill.refill();
@@ -336,35 +336,6 @@ export class Crawler {
   private owns(url: string): boolean {
     const part = this.deps.partition;
     return part === undefined || ownerOf(url, part.count, part.by) === part.index;
-  }
-
-  /** The requests of a round; a failing `seeds()` is the source's error (logged, counted): none. */
-  private async roundRequests(): Promise<EngineRequest[]> {
-    try {
-      const strip = (u: string) => this.net.sessionIds.strip(u);
-      return (await roundRequests(this.net.source)).map((r) =>
-        typeof r === 'string' ? strip(r) : { url: strip(r.url), meta: r.meta },
-      );
-    } catch (e) {
-      this.net.source.ctx.log.error(`seeds() failed: ${(e as Error)?.message ?? String(e)}`);
-      return [];
-    }
-  }
-
-  /** A later round: its requests widen the scope, and those owned here go again, once each. */
-  private queueRound(requests: EngineRequest[], round: number): void {
-    this.admission.newRound(round);
-    for (const r of requests) {
-      const url = urlOf(r);
-      if (metaOf(r)?.scope !== false) this.net.scope.addSeed(url);
-      if (this.owns(url) && this.admission.admitForRound(url)) this.push(url, 0, metaOf(r), true);
-    }
-    // Known pages due again (`revisit`): asked for again, conditionally.
-    this.net.revisits?.startRound(this.state.rounds.current, (url, depth, meta) => {
-      if (!this.admission.admitForRound(url)) return false;
-      this.push(url, depth, meta, true);
-      return true;
-    });
   }
 
   private budgetLeft(): boolean {

@@ -52,6 +52,8 @@ export class Rounds {
   private started: RoundStart;
   /** `round done` was logged for the round in progress. */
   private doneLogged = false;
+  /** The numbering and timing were continued from a restart ({@link continueFrom}). */
+  private continued = false;
 
   constructor(private readonly parts: RoundParts) {
     this.started = this.snapshot(Date.now());
@@ -71,6 +73,18 @@ export class Rounds {
   continueFrom(saved: RoundMark): void {
     this.current = saved.number;
     this.startedAt = saved.startedAt;
+    this.continued = true;
+  }
+
+  /**
+   * The dispatch loop begins: a new crawl's first pass starts now, not when the worker was built
+   * (its start-up — state replay, the page thread — is not part of the first interval). A round
+   * continued from a restart keeps its saved start.
+   */
+  begin(now = Date.now()): void {
+    if (this.continued) return;
+    this.startedAt = now;
+    this.started = this.snapshot(now);
   }
 
   /** ms until the next round is due (0 when due now), Infinity without an interval. */

@@ -34,7 +34,12 @@ afterEach(async () => {
   await blog.close();
 });
 
-/** A config of one crawl worker on the blog, continuous, with the given extra keys. */
+/**
+ * A config of one crawl worker on the blog, continuous, with the given extra keys. Rounds start on
+ * time (`interval` from the previous start, whatever is still queued): the interval is long enough
+ * for the first pass (~1 s idle) to end before round 1 on a loaded machine, so that the blog's
+ * changes, made after the first pass, are seen by round 1.
+ */
 function writeConfig(dir: string, data: string, extra: string[]): string {
   const config = path.join(dir, 'collector.yaml');
   fs.writeFileSync(
@@ -45,7 +50,7 @@ function writeConfig(dir: string, data: string, extra: string[]): string {
       '  - source: crawl',
       '    processes: 1',
       '    delay: 0',
-      '    interval: 2s',
+      '    interval: 6s',
       '    sitemaps: true',
       '    feeds: true',
       `    articlePatterns: ['/\\d{4}/\\d{2}/']`,
