@@ -38,7 +38,8 @@ afterEach(async () => {
  * A config of one crawl worker on the blog, continuous, with the given extra keys. Rounds start on
  * time (`interval` from the previous start, whatever is still queued): the interval is long enough
  * for the first pass (~1 s idle) to end before round 1 on a loaded machine, so that the blog's
- * changes, made after the first pass, are seen by round 1.
+ * changes, made at round 1's first request (`atNextRound`), are seen by round 1 and by no request
+ * of the first pass.
  */
 function writeConfig(dir: string, data: string, extra: string[]): string {
   const config = path.join(dir, 'collector.yaml');
