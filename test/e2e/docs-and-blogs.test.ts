@@ -66,11 +66,15 @@ function writeConfig(dir: string, data: string, extra: string[]): string {
 const postUrls = () => blog.posts.map((p) => blog.url(p.path));
 const ofRound = (items: Item[], round: number) => items.filter((i) => i.data?.round === round);
 
-/** Round 0 done: every post has an item of round 0. @returns the items of round 0. */
+/**
+ * Round 0 done: every post of the blog as it was at the start has an item of round 0 (the posts
+ * published at round 1's first request are round 1's). @returns the items of round 0.
+ */
 async function firstRound(data: string): Promise<Item[]> {
+  const want = postUrls();
   await waitFor(() => {
     const got = new Set(ofRound(readItems(data), 0).map((i) => i.url));
-    return postUrls().every((u) => got.has(u));
+    return want.every((u) => got.has(u));
   }, 60_000).catch((e) => {
     if (process.env.DEBUG_S11)
       console.log(readItems(data).map((i) => [i.url, i.status, JSON.stringify(i.data)]));
