@@ -48,6 +48,7 @@ export function redisBackend(opts: CrawlOptions, crawlId: string, hooks: SharedB
     log: hooks.log,
     onStop: hooks.onStop,
     status: hooks.status,
+    seenSet: { kind: opts.seenSet, capacity: opts.bloomCapacity, errorRate: opts.bloomErrorRate },
   });
   const frontier = shared.frontier;
   return {
