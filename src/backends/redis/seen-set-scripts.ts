@@ -87,6 +87,16 @@ if redis.call('HSETNX', key, 'mode', ARGV[2]) == 1 then
   redis.call('HSET', key, 'n', ARGV[3], 'p', ARGV[4], 'm', ARGV[5], 'k', ARGV[6], 's', ARGV[7])
   -- RedisBloom's own sizing; it grows past the capacity (each new layer adds its own errors).
   if ARGV[2] == 'bf' then redis.call('BF.RESERVE', P..'bf', ARGV[4], ARGV[3]) end
+  -- Our filter's keys at their full size at once: grown bit by bit, Redis would double each
+  -- string as it goes (up to twice the memory); at once, it adds at most 1 MB per key.
+  if ARGV[2] == 'bloom' then
+    local m, s = tonumber(ARGV[5]), tonumber(ARGV[7])
+    local seg = 0
+    while seg * s < m do
+      redis.call('SETBIT', P..'bloom:'..seg, math.min(s, m - seg * s) - 1, 0)
+      seg = seg + 1
+    end
+  end
   created = 1
 end
 local h = redis.call('HMGET', key, 'mode', 'n', 'p', 'm', 'k', 's')
