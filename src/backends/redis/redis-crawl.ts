@@ -9,6 +9,7 @@ import { MachineHeartbeat, type MachineStatus, newMachineId } from './machine-he
 import { PendingWrites } from './pending-writes.js';
 import { RedisFrontier } from './redis-frontier.js';
 import { redactRedisUrl } from './redis-address.js';
+import { RedisRateBudgets } from './redis-rate-budgets.js';
 import { openRedisLink, type RedisLink } from './redis-link.js';
 import { RedisSeenSet } from './redis-seen-set.js';
 import { joinSeenSet, type SeenSetOptions, seenSetScripts } from './seen-set-choice.js';
@@ -47,6 +48,8 @@ export const CLOSE_TIMEOUT_MS = 5_000;
 export class RedisCrawl {
   readonly frontier: RedisFrontier;
   readonly seen: RedisSeenSet;
+  /** A source's rate budgets (GitHub's), one per crawl and credential across machines. */
+  readonly rateBudgets: RedisRateBudgets;
   readonly machine = newMachineId();
   private readonly link: RedisLink;
   private readonly prefix: string;
@@ -85,6 +88,7 @@ export class RedisCrawl {
       log,
     );
     this.seen = new RedisSeenSet(this.writes);
+    this.rateBudgets = new RedisRateBudgets(this.link, prefix, this.machine, log);
     this.heartbeat = new MachineHeartbeat(
       this.link,
       {
