@@ -39,41 +39,57 @@ async function freePort() {
   });
 }
 
-const fps = (tag) => Array.from({ length: n }, (_, i) => urlFingerprint(`http://h${i % 997}.example/${tag}/${i}`));
+const fps = (tag) =>
+  Array.from({ length: n }, (_, i) => urlFingerprint(`http://h${i % 997}.example/${tag}/${i}`));
 
 async function keysBytes(client, pattern) {
   let bytes = 0;
-  for (const k of await client.keys(pattern)) bytes += Number(await client.call('MEMORY', 'USAGE', k, 'SAMPLES', '0'));
+  for (const k of await client.keys(pattern))
+    bytes += Number(await client.call('MEMORY', 'USAGE', k, 'SAMPLES', '0'));
   return bytes;
 }
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'bench-bloom-'));
 const port = await freePort();
-const server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no'], {
-  stdio: 'ignore',
-});
+const server = spawn(
+  'redis-server',
+  ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no'],
+  {
+    stdio: 'ignore',
+  },
+);
 try {
   await sleep(300);
   const link = openRedisLink(`redis://127.0.0.1:${port}/0`, pino({ level: 'silent' }));
   const inserted = fps('p');
   const probes = fps('q');
   // The exact set, as the ENQUEUE script fills it (SADD of 16-hex-digit fingerprints).
-  for (let i = 0; i < n; i += BATCH) await link.client.sadd('collector:{exact}:seen', inserted.slice(i, i + BATCH));
+  for (let i = 0; i < n; i += BATCH)
+    await link.client.sadd('collector:{exact}:seen', inserted.slice(i, i + BATCH));
   const exact = await keysBytes(link.client, 'collector:{exact}:*');
-  console.log(`exact set: ${n.toLocaleString('en')} URLs in ${(exact / 1048576).toFixed(1)} MB (${(exact / n).toFixed(1)} B per URL)`);
+  console.log(
+    `exact set: ${n.toLocaleString('en')} URLs in ${(exact / 1048576).toFixed(1)} MB (${(exact / n).toFixed(1)} B per URL)`,
+  );
   for (const rate of rates) {
     const P = `collector:{bloom-${rate}}:`;
-    const shape = await joinSeenSet(link, P, { kind: 'bloom', capacity: n, errorRate: rate }, pino({ level: 'silent' }));
+    const shape = await joinSeenSet(
+      link,
+      P,
+      { kind: 'bloom', capacity: n, errorRate: rate },
+      pino({ level: 'silent' }),
+    );
     const t0 = performance.now();
     for (let i = 0; i < n; i += BATCH) await link.script('markBloom', [P, ...inserted.slice(i, i + BATCH)]);
     const addMs = performance.now() - t0;
     let negatives = 0;
     for (let i = 0; i < n; i += BATCH) {
-      for (const v of await link.script('probeBloom', [P, ...inserted.slice(i, i + BATCH)])) if (v === 0) negatives++;
+      for (const v of await link.script('probeBloom', [P, ...inserted.slice(i, i + BATCH)]))
+        if (v === 0) negatives++;
     }
     let positives = 0;
     for (let i = 0; i < n; i += BATCH) {
-      for (const v of await link.script('probeBloom', [P, ...probes.slice(i, i + BATCH)])) if (v === 1) positives++;
+      for (const v of await link.script('probeBloom', [P, ...probes.slice(i, i + BATCH)]))
+        if (v === 1) positives++;
     }
     const bytes = await keysBytes(link.client, `${P}bloom:*`);
     console.log(

@@ -14,7 +14,8 @@ import { joinSeenSet } from '../../src/backends/redis/seen-set-choice.js';
 import { redisServerPath, startRedis, type TestRedis } from '../fixtures/redis-server.js';
 
 const HAVE_REDIS = redisServerPath() !== null;
-if (!HAVE_REDIS) console.warn('redis-server not installed: Bloom seen-set tests skipped (apt-get install redis-server)');
+if (!HAVE_REDIS)
+  console.warn('redis-server not installed: Bloom seen-set tests skipped (apt-get install redis-server)');
 
 const P = 'collector:{bloom}:';
 const silent = pino({ level: 'silent' });
@@ -67,7 +68,12 @@ describe.skipIf(!HAVE_REDIS)('bloom seen-set in redis', () => {
   });
 
   it('holds every URL added (no false negative) and errs near the configured rate at capacity', async () => {
-    const used = await joinSeenSet(link, P, { kind: 'bloom', capacity: CAPACITY, errorRate: RATE, segmentBits: SEGMENT }, silent);
+    const used = await joinSeenSet(
+      link,
+      P,
+      { kind: 'bloom', capacity: CAPACITY, errorRate: RATE, segmentBits: SEGMENT },
+      silent,
+    );
     expect(used).toMatchObject({ mode: 'bloom', hashes: 7, segmentBits: SEGMENT });
     const inserted = fingerprints('in', CAPACITY);
     const fresh = sum(await each(link, 'markBloom', inserted));
@@ -92,9 +98,9 @@ describe.skipIf(!HAVE_REDIS)('bloom seen-set in redis', () => {
     await joinSeenSet(link, P, { kind: 'bloom', capacity: CAPACITY, errorRate: RATE }, silent);
     const other = await joinSeenSet(link, P, { kind: 'bloom', capacity: 5000, errorRate: 0.05 }, silent);
     expect(other).toMatchObject({ capacity: CAPACITY, errorRate: RATE });
-    await expect(joinSeenSet(link, P, { kind: 'exact', capacity: 1000, errorRate: 0.01 }, silent)).rejects.toThrow(
-      /seen-set is bloom .*--seen-set bloom/,
-    );
+    await expect(
+      joinSeenSet(link, P, { kind: 'exact', capacity: 1000, errorRate: 0.01 }, silent),
+    ).rejects.toThrow(/seen-set is bloom .*--seen-set bloom/);
   });
 
   it('queues a URL once across machines, whichever finds it first', async () => {

@@ -12,7 +12,8 @@ import type { BudgetKey, Grant } from '../../src/http/rate-budget.js';
 import { redisServerPath, startRedis, type TestRedis } from '../fixtures/redis-server.js';
 
 const HAVE_REDIS = redisServerPath() !== null;
-if (!HAVE_REDIS) console.warn('redis-server not installed: shared rate budget tests skipped (apt-get install redis-server)');
+if (!HAVE_REDIS)
+  console.warn('redis-server not installed: shared rate budget tests skipped (apt-get install redis-server)');
 
 const P = 'collector:{budget}:';
 const silent = pino({ level: 'silent' });

@@ -11,7 +11,8 @@ import { redisServerPath, startRedis, type TestRedis } from '../fixtures/redis-s
 import { type FixtureServer, page, startServer } from '../fixtures/site-server.js';
 
 const HAVE_REDIS = redisServerPath() !== null;
-if (!HAVE_REDIS) console.warn('redis-server not installed: Bloom crawl tests skipped (apt-get install redis-server)');
+if (!HAVE_REDIS)
+  console.warn('redis-server not installed: Bloom crawl tests skipped (apt-get install redis-server)');
 
 /** Pages of the fixture site: each links to a few others. */
 const PAGES = 60;
@@ -33,7 +34,20 @@ function startSite(): Promise<FixtureServer> {
 }
 
 function machine(seed: string, out: string, redis: TestRedis, ...extra: string[]): string[] {
-  return ['crawl', seed, '--out', out, '--quiet', '--backend', redis.url, '--crawl-id', 'bloom-crawl', '--lease-timeout', '10s', ...extra];
+  return [
+    'crawl',
+    seed,
+    '--out',
+    out,
+    '--quiet',
+    '--backend',
+    redis.url,
+    '--crawl-id',
+    'bloom-crawl',
+    '--lease-timeout',
+    '10s',
+    ...extra,
+  ];
 }
 
 describe.skipIf(!HAVE_REDIS)('two machines, a Bloom seen-set', () => {
@@ -43,7 +57,8 @@ describe.skipIf(!HAVE_REDIS)('two machines, a Bloom seen-set', () => {
     redis = await startRedis();
   });
   afterAll(async () => {
-    for (const c of children) if (c.exitCode === null && c.signalCode === null && c.pid) process.kill(c.pid, 'SIGKILL');
+    for (const c of children)
+      if (c.exitCode === null && c.signalCode === null && c.pid) process.kill(c.pid, 'SIGKILL');
     await redis?.stop();
   });
 
@@ -52,7 +67,18 @@ describe.skipIf(!HAVE_REDIS)('two machines, a Bloom seen-set', () => {
     try {
       const [a, b] = [tempDir(), tempDir()];
       const seed = `${site.origin}/p/0`;
-      const flags = ['--seen-set', 'bloom', '--bloom-capacity', '10000', '--bloom-error-rate', '0.0001', '--delay', '0', '--host-concurrency', '2'];
+      const flags = [
+        '--seen-set',
+        'bloom',
+        '--bloom-capacity',
+        '10000',
+        '--bloom-error-rate',
+        '0.0001',
+        '--delay',
+        '0',
+        '--host-concurrency',
+        '2',
+      ];
       const ra = startCli(machine(seed, a, redis, ...flags));
       const rb = startCli(machine(seed, b, redis, ...flags));
       children.push(ra, rb);
@@ -83,7 +109,18 @@ describe.skipIf(!HAVE_REDIS)('two machines, a Bloom seen-set', () => {
     const r = await runCli(['crawl', 'http://127.0.0.1:9/', '--out', tempDir(), '--seen-set', 'bloom']);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/--seen-set bloom: needs a shared backend/);
-    const bad = await runCli(['crawl', 'http://127.0.0.1:9/', '--out', tempDir(), '--backend', 'redis://127.0.0.1:9/0', '--seen-set', 'bloom', '--bloom-error-rate', '0.5']);
+    const bad = await runCli([
+      'crawl',
+      'http://127.0.0.1:9/',
+      '--out',
+      tempDir(),
+      '--backend',
+      'redis://127.0.0.1:9/0',
+      '--seen-set',
+      'bloom',
+      '--bloom-error-rate',
+      '0.5',
+    ]);
     expect(bad.code).toBe(2);
     expect(bad.stderr.trim().split('\n')).toHaveLength(1);
     expect(bad.stderr).toMatch(/bloom.?error.?rate/i);

@@ -13,7 +13,10 @@ import { type GithubFixture, startGithubFixture } from '../fixtures/github-serve
 import { redisServerPath, startRedis, type TestRedis } from '../fixtures/redis-server.js';
 
 const HAVE_REDIS = redisServerPath() !== null;
-if (!HAVE_REDIS) console.warn('redis-server not installed: shared GitHub budget tests skipped (apt-get install redis-server)');
+if (!HAVE_REDIS)
+  console.warn(
+    'redis-server not installed: shared GitHub budget tests skipped (apt-get install redis-server)',
+  );
 
 const TOKEN = 'ghp_fixtureToken0123456789abcdef';
 /** Search pages per topic, results per page, and the results (`topic:llm` has 25, `topic:web-scraping` 12). */
@@ -73,7 +76,8 @@ describe.skipIf(!HAVE_REDIS)('two machines, one GitHub budget through redis', ()
     });
   });
   afterAll(async () => {
-    for (const c of children) if (c.exitCode === null && c.signalCode === null && c.pid) process.kill(c.pid, 'SIGKILL');
+    for (const c of children)
+      if (c.exitCode === null && c.signalCode === null && c.pid) process.kill(c.pid, 'SIGKILL');
     await gh?.close();
     await redis?.stop();
   });
@@ -96,15 +100,21 @@ describe.skipIf(!HAVE_REDIS)('two machines, one GitHub budget through redis', ()
     // Pauses were imposed (secondary limits answered)...
     expect(gh.log.filter((e) => e.service === 'api' && e.status === 403).length).toBeGreaterThan(0);
     // Searches spaced crawl-wide, whichever machine sent them (each alone would space only its own).
-    const searches = gh.log.filter((e) => e.service === 'api' && e.path.startsWith('/search/')).map((e) => e.wall);
+    const searches = gh.log
+      .filter((e) => e.service === 'api' && e.path.startsWith('/search/'))
+      .map((e) => e.wall);
     expect(searches.length).toBeGreaterThanOrEqual(2 * PAGES);
-    for (let i = 1; i < searches.length; i++) expect(searches[i] - searches[i - 1]).toBeGreaterThanOrEqual(SEARCH_GAP_MS);
+    for (let i = 1; i < searches.length; i++)
+      expect(searches[i] - searches[i - 1]).toBeGreaterThanOrEqual(SEARCH_GAP_MS);
     // ...and no request came past a window's limit or during a pause, from either machine.
     expect(gh.violations).toEqual([]);
     // The budget the machines spent is the crawl's, in Redis (per token; the token never stored).
     const P = `collector:{gh-budget}:rb:r:${credentialIdentity(TOKEN)}`;
     for (const resource of ['core', 'search']) {
-      expect(await redis.client.hmget(`${P}:${resource}`, 'k', 'l')).toEqual(['1', resource === 'core' ? '12' : '3']);
+      expect(await redis.client.hmget(`${P}:${resource}`, 'k', 'l')).toEqual([
+        '1',
+        resource === 'core' ? '12' : '3',
+      ]);
     }
     expect((await redis.client.keys('*')).join(' ')).not.toContain(TOKEN);
     // No item says 403: a rate-limit answer waits and goes again.

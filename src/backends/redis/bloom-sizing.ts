@@ -32,9 +32,15 @@ export interface BloomShape {
  * @param segmentBits bits per key ({@link BLOOM_SEGMENT_BITS}; smaller in tests of the cutting).
  * @throws RangeError when capacity is not a positive integer or errorRate is not in (0, 0.5].
  */
-export function bloomShape(capacity: number, errorRate: number, segmentBits = BLOOM_SEGMENT_BITS): BloomShape {
-  if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError(`bloom capacity ${capacity}: expected a positive integer`);
-  if (!(errorRate > 0 && errorRate <= 0.5)) throw new RangeError(`bloom error rate ${errorRate}: expected a number in (0, 0.5]`);
+export function bloomShape(
+  capacity: number,
+  errorRate: number,
+  segmentBits = BLOOM_SEGMENT_BITS,
+): BloomShape {
+  if (!Number.isInteger(capacity) || capacity < 1)
+    throw new RangeError(`bloom capacity ${capacity}: expected a positive integer`);
+  if (!(errorRate > 0 && errorRate <= 0.5))
+    throw new RangeError(`bloom error rate ${errorRate}: expected a number in (0, 0.5]`);
   const bits = Math.ceil((-capacity * Math.log(errorRate)) / Math.LN2 ** 2);
   const hashes = Math.min(MAX_HASHES, Math.max(1, Math.round((bits / capacity) * Math.LN2)));
   return { capacity, errorRate, bits, hashes, segmentBits };

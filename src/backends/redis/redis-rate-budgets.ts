@@ -6,7 +6,6 @@
  * process (`http/serial-budget.ts`), API requests of one credential go one at a time, crawl-wide.
  */
 import type { Logger } from 'pino';
-import type { RateBudgets } from '../../engine/rate-gate.js';
 import { type BudgetKey, type Grant, RATE_BUDGET_DEFAULTS, type WaitReason } from '../../http/rate-budget.js';
 import { SERIAL_BUDGET_DEFAULTS } from '../../http/serial-budget.js';
 import { parseRetryAfter } from '../../http/retry-policy.js';
@@ -23,8 +22,11 @@ const CONCURRENT_RESOURCES: ReadonlySet<string> = new Set(['raw']);
 /** A script's answer: {granted 1/0, until ms (Redis clock), reason, Redis now ms}. */
 type Answer = [number, number, string, number];
 
-/** The budgets of one machine's crawl, kept in Redis (see the module comment). */
-export class RedisRateBudgets implements RateBudgets {
+/**
+ * The budgets of one machine's crawl, kept in Redis (see the module comment); the engine's
+ * `RateBudgets` (`engine/rate-gate.ts`) in shape.
+ */
+export class RedisRateBudgets {
   private seq = 0;
   /** Grant tokens not yet observed, oldest first, per identity and resource. */
   private readonly tokens = new Map<string, string[]>();
@@ -41,6 +43,7 @@ export class RedisRateBudgets implements RateBudgets {
     private readonly log: Logger,
   ) {}
 
+  /** May `key` send one request now? A grant counts it until {@link observe} or {@link release}. */
   async reserve(key: BudgetKey): Promise<Grant> {
     if (CONCURRENT_RESOURCES.has(key.resource)) return this.ask(key, false);
     // Wait for this machine's earlier reserve of the credential (its request answered, or refused).
@@ -61,6 +64,7 @@ export class RedisRateBudgets implements RateBudgets {
     return grant;
   }
 
+  /** The response to a granted request (`status` null: none came); rate-limit headers only. */
   observe(key: BudgetKey, status: number | null, headers: Record<string, string>, hint?: string): void {
     const token = this.takeToken(key);
     if (token === undefined) return;
@@ -93,6 +97,7 @@ export class RedisRateBudgets implements RateBudgets {
     if (serial) this.endTurn(key.identity);
   }
 
+  /** A granted request was not sent after all. */
   release(key: BudgetKey): void {
     const token = this.takeToken(key);
     if (token === undefined) return;

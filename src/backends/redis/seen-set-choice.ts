@@ -39,7 +39,9 @@ export interface SeenSetScripts {
 
 /** The scripts for a seen-set kind (the Bloom ones serve RedisBloom and ours alike). */
 export function seenSetScripts(kind: SeenSetOptions['kind']): SeenSetScripts {
-  return kind === 'exact' ? { enqueue: 'enqueue', mark: null } : { enqueue: 'enqueueBloom', mark: 'markBloom' };
+  return kind === 'exact'
+    ? { enqueue: 'enqueue', mark: null }
+    : { enqueue: 'enqueueBloom', mark: 'markBloom' };
 }
 
 /** Whether the server has RedisBloom (`MODULE LIST` names `bf`). A refused `MODULE` means no. */
