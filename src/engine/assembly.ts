@@ -41,7 +41,7 @@ import { hopBudget, type RateBudgets } from './rate-gate.js';
 import { restoreHandedOff, restoreState } from './resume.js';
 import { RetryWarnings } from './retry-warnings.js';
 import { Revisits } from './revisits.js';
-import { Rounds } from './rounds.js';
+import { type RoundKeeper, type RoundParts, Rounds } from './rounds.js';
 import { SpillRefill } from './spill-refill.js';
 import { lockWorkerState } from './state-lock.js';
 
@@ -63,6 +63,8 @@ export interface EngineBackend {
   itemWritten?(url: string): void;
   /** The next `count` item lines of the journal are on disk: their URLs are acknowledged. */
   itemsFlushed?(count: number): void;
+  /** Rounds shared with other machines (continuous collection); default: this worker's own. */
+  openRounds?(parts: RoundParts): RoundKeeper;
   /** Let go of shared state, after the journal is closed (unwritten leases given back). */
   close?(): Promise<void>;
 }
@@ -133,7 +135,7 @@ export interface StateParts {
   store: ItemStore;
   attempts: Attempts;
   follower: LinkFollower;
-  rounds: Rounds;
+  rounds: RoundKeeper;
   handoff: Handoff | null;
   /** Items found in the items file at resume (they count against `--max-pages`). */
   resumedItems: number;
@@ -383,14 +385,15 @@ export async function openStateParts(
     wake: hooks.wake,
     writeFailed: hooks.writeFailed,
   });
-  const rounds = new Rounds({
+  const roundParts: RoundParts = {
     intervalMs: opts.interval,
     load: hooks.roundRequests,
     queue: hooks.queueRound,
     log,
     wake: hooks.wake,
     stats,
-  });
+  };
+  const rounds = backend.openRounds?.(roundParts) ?? new Rounds(roundParts);
   const attempts = new Attempts({
     hops: net.hops,
     policy: net.policy,

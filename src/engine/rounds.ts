@@ -23,6 +23,19 @@ export interface RoundParts {
   stats: CrawlStats;
 }
 
+/**
+ * What the crawler asks of a worker's rounds: {@link Rounds} here, or rounds shared by several
+ * machines (`backends/redis/shared-rounds.ts`).
+ */
+export interface RoundKeeper {
+  /** The round in progress: 0 for the first pass, then 1, 2, ... */
+  readonly current: number;
+  /** A round's requests are being made or queued: the worker is not idle. */
+  readonly busy: boolean;
+  /** Called while the worker is idle. @returns true when a round's requests were queued (work again). */
+  startIfDue(now?: number): boolean;
+}
+
 /** What a round's log line counts: this round's share of the worker's counters. */
 interface RoundStart {
   at: number;
@@ -37,7 +50,7 @@ interface RoundStart {
  * ends (`round done`: its items, errors by kind, bytes and duration, and when the next one starts;
  * at warn level when it had errors).
  */
-export class Rounds {
+export class Rounds implements RoundKeeper {
   /** The round in progress: 0 for the first pass, then 1, 2, ... */
   current = 0;
   /** When the next round starts, epoch ms; 0 = not scheduled. */

@@ -50,6 +50,7 @@ export function redisBackend(opts: CrawlOptions, crawlId: string, hooks: SharedB
     status: hooks.status,
   });
   const frontier = shared.frontier;
+  const interval = opts.interval;
   return {
     machine: shared.machine,
     start: () => shared.start(),
@@ -61,6 +62,7 @@ export function redisBackend(opts: CrawlOptions, crawlId: string, hooks: SharedB
       attach: (wake) => {
         frontier.wake = wake;
       },
+      openRounds: interval === undefined ? undefined : (parts) => shared.openRounds(parts, interval),
       itemWritten: (url) => frontier.itemWritten(url),
       itemsFlushed: (n) => frontier.itemsFlushed(n),
       close: () => shared.close(),

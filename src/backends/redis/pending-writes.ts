@@ -91,7 +91,8 @@ export class PendingWrites {
     await Promise.all([...this.inFlight]);
   }
 
-  private track(p: Promise<unknown>): void {
+  /** Count `p` as a write of this machine (answered in order; a refusal goes to `onError`). */
+  track(p: Promise<unknown>): void {
     this.sent++;
     const t = p.then(
       () => {

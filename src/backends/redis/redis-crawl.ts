@@ -11,6 +11,8 @@ import { RedisFrontier } from './redis-frontier.js';
 import { redactRedisUrl } from './redis-address.js';
 import { openRedisLink, type RedisLink } from './redis-link.js';
 import { RedisSeenSet } from './redis-seen-set.js';
+import { SharedRounds } from './shared-rounds.js';
+import type { RoundParts } from '../../engine/rounds.js';
 
 /** How one machine joins a shared crawl. */
 export interface RedisCrawlOptions {
@@ -48,6 +50,7 @@ export class RedisCrawl {
   private readonly link: RedisLink;
   private readonly writes: PendingWrites;
   private readonly heartbeat: MachineHeartbeat;
+  private rounds: SharedRounds | null = null;
   /** Crawl-wide counts at the last heartbeat. */
   private counts = { sharedQueued: 0, sharedLeased: 0, sharedDone: 0 };
 
@@ -117,6 +120,26 @@ export class RedisCrawl {
     };
   }
 
+  /**
+   * This machine's part in the crawl's shared rounds (continuous collection, see
+   * `shared-rounds.ts`), made when the engine opens its state (after {@link start}).
+   * @param intervalMs from a round's start to the next's, ms.
+   */
+  openRounds(parts: RoundParts, intervalMs: number): SharedRounds {
+    const { opts } = this;
+    this.rounds = new SharedRounds(parts, {
+      link: this.link,
+      writes: this.writes,
+      frontier: this.frontier,
+      prefix: crawlPrefix(opts.crawlId),
+      machine: this.machine,
+      hostConcurrency: opts.hostConcurrency,
+      intervalMs,
+      loadMs: opts.leaseTimeoutMs,
+    });
+    return this.rounds;
+  }
+
   /** Join the crawl: the first heartbeat is answered (waits while Redis is unavailable). */
   async start(): Promise<void> {
     const { log, crawlId, url } = this.opts;
@@ -130,6 +153,7 @@ export class RedisCrawl {
    * {@link CLOSE_TIMEOUT_MS}, the leases are left to expire (others take them back).
    */
   async close(): Promise<void> {
+    this.rounds?.halt();
     const leave = (async () => {
       await this.frontier.releaseAll();
       await this.heartbeat.stop();

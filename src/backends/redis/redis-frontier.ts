@@ -112,8 +112,13 @@ export class RedisFrontier implements FrontierQueue {
     return this.last.queued;
   }
 
+  /** Set while a shared round queues its requests (`shared-rounds.ts`): pushes go there instead. */
+  divert: ((url: string, host: string, depth: number, priority: number, json: string) => void) | null = null;
+
   push(url: string, depth: number, priority = 0, meta?: RequestMeta): void {
-    this.writes.push(url, hostKey(url), depth, priority, entryJson(depth, 0, meta));
+    const json = entryJson(depth, 0, meta);
+    if (this.divert !== null) this.divert(url, hostKey(url), depth, priority, json);
+    else this.writes.push(url, hostKey(url), depth, priority, json);
     this.claimAfter = 0;
   }
 
