@@ -148,12 +148,12 @@ export class SharedRounds implements RoundKeeper {
         if (this.halted) return;
         const { prefix, machine, intervalMs, loadMs } = this.o;
         const r = (await this.call(ROUND_COMMAND, [prefix, 'start', machine, this.current, intervalMs, loadMs])) as Answer;
-        const [action, n] = r;
+        const [action, n, at] = r;
         if (this.halted) return;
         if (action === 'start') {
           this.begin(Number(n));
           const queued = this.queueFor(Number(n), requests, '1');
-          this.parts.log.info({ round: Number(n), seeds: requests.length, queued }, 'round started');
+          this.parts.log.info({ round: Number(n), at: Number(at), seeds: requests.length, queued }, 'round started');
         } else if (action === 'join') this.answered(r);
       } catch (e) {
         this.parts.log.error({ err: (e as Error).message }, 'starting a round in redis failed');
