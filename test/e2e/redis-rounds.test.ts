@@ -8,7 +8,7 @@ import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readItems, startCli, tempDir, waitExit, waitFor } from '../fixtures/cli.js';
+import { readItems, runCli, startCli, tempDir, waitExit, waitFor } from '../fixtures/cli.js';
 import { redisServerPath, startRedis, type TestRedis } from '../fixtures/redis-server.js';
 import { type FixtureServer, page, startServer } from '../fixtures/site-server.js';
 
@@ -123,4 +123,30 @@ describe.skipIf(!HAVE_REDIS)('collector run through one redis: shared rounds', (
     expect(seedHits).toBeGreaterThanOrEqual(ROUNDS);
     expect(seedHits).toBeLessThanOrEqual(ROUNDS + 1);
   }, 150_000);
+
+  it('collector crawl --processes 2 --backend: each process a machine of the crawl, every page once', async () => {
+    const out = tempDir();
+    const r = await runCli([
+      'crawl',
+      `${site.origin}/news/`,
+      '--out',
+      out,
+      '--quiet',
+      '--processes',
+      '2',
+      '--delay',
+      '0',
+      '--no-robots',
+      '--backend',
+      redis.url,
+      '--crawl-id',
+      'two-processes',
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    const got = readItems(out).map((i) => i.url as string);
+    expect(got.length).toBe(ARTICLES + 1);
+    expect(new Set(got).size).toBe(ARTICLES + 1);
+    const logs = ['crawl-0', 'crawl-1'].map((w) => fs.readFileSync(path.join(out, 'logs', `${w}.log`), 'utf8'));
+    for (const l of logs) expect(l).toContain('joining the shared crawl');
+  }, 60_000);
 });
