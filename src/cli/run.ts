@@ -32,8 +32,11 @@ export function registerRun(program: Command): void {
         }
       },
     )
-    .option('--backend <url>', "share every worker type's crawl through Redis: redis://host:port/db (overrides backend:)")
-    .option('--crawl-id <name>', 'with a Redis backend: the shared crawls\' name (overrides crawlId:)')
+    .option(
+      '--backend <url>',
+      "share every worker type's crawl through Redis: redis://host:port/db (overrides backend:)",
+    )
+    .option('--crawl-id <name>', "with a Redis backend: the shared crawls' name (overrides crawlId:)")
     .option('--quiet', 'print nothing but errors', false)
     .action(async (o: RunCommandFlags) => {
       const { loadConfig } = await import('../config/config-file.js');

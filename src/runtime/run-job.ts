@@ -10,7 +10,13 @@ import { type Config, WORKER_COMMON_KEYS } from '../config/config-file.js';
 import { type CrawlOptions, pageThreadByDefault } from '../config/crawl-options.js';
 import { UsageError } from '../config/usage-error.js';
 import { notify } from '../ops/notify.js';
-import { describeRef, type LoadedSource, loadSource, type SourceRef, sourceRef } from '../sources/load-source.js';
+import {
+  describeRef,
+  type LoadedSource,
+  loadSource,
+  type SourceRef,
+  sourceRef,
+} from '../sources/load-source.js';
 import { parseSourceOptions } from '../sources/source-options.js';
 import { launchRecord } from '../supervision/launch-record.js';
 import { checkPlan, memoryLimitBytes, readMeasuredRss } from '../supervision/memory-guard.js';

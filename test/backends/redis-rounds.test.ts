@@ -9,7 +9,8 @@ import { ROUND, ROUND_ENQUEUE } from '../../src/backends/redis/round-scripts.js'
 import { redisServerPath, startRedis, type TestRedis } from '../fixtures/redis-server.js';
 
 const HAVE_REDIS = redisServerPath() !== null;
-if (!HAVE_REDIS) console.warn('redis-server not installed: Redis rounds tests skipped (apt-get install redis-server)');
+if (!HAVE_REDIS)
+  console.warn('redis-server not installed: Redis rounds tests skipped (apt-get install redis-server)');
 
 const P = 'collector:{unit-rounds}:';
 const INTERVAL = 60_000;
@@ -59,9 +60,11 @@ describe.skipIf(!HAVE_REDIS)('shared rounds (scripts)', () => {
     expect((await round('start', 'B', 0))[0]).toBe('lost');
     const started = await round('start', 'A', 0);
     expect(started.slice(0, 3)).toEqual(['start', 1, at - 5_000 + INTERVAL]);
+    // Sent again (its answer lost in a reconnect): the same answer.
+    expect((await round('start', 'A', 0)).slice(0, 3)).toEqual(['start', 1, at - 5_000 + INTERVAL]);
     // The others join round 1; a second start of it is refused.
     expect((await round('poll', 'B', 0)).slice(0, 2)).toEqual(['join', 1]);
-    expect((await round('start', 'A', 0)).slice(0, 2)).toEqual(['join', 1]);
+    expect((await round('start', 'B', 0)).slice(0, 2)).toEqual(['join', 1]);
     // Its seeds being queued: busy (not over) until the last batch is in.
     expect((await round('poll', 'B', 1))[0]).toBe('busy');
     await enqueue(1, 1);

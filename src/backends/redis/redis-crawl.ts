@@ -11,8 +11,7 @@ import { RedisFrontier } from './redis-frontier.js';
 import { redactRedisUrl } from './redis-address.js';
 import { openRedisLink, type RedisLink } from './redis-link.js';
 import { RedisSeenSet } from './redis-seen-set.js';
-import { SharedRounds } from './shared-rounds.js';
-import type { RoundParts } from '../../engine/rounds.js';
+import { SharedRounds, type SharedRoundParts } from './shared-rounds.js';
 
 /** How one machine joins a shared crawl. */
 export interface RedisCrawlOptions {
@@ -50,7 +49,7 @@ export class RedisCrawl {
   private readonly link: RedisLink;
   private readonly writes: PendingWrites;
   private readonly heartbeat: MachineHeartbeat;
-  private rounds: SharedRounds | null = null;
+  private rounds: { halt(): void } | null = null;
   /** Crawl-wide counts at the last heartbeat. */
   private counts = { sharedQueued: 0, sharedLeased: 0, sharedDone: 0 };
 
@@ -125,9 +124,9 @@ export class RedisCrawl {
    * `shared-rounds.ts`), made when the engine opens its state (after {@link start}).
    * @param intervalMs from a round's start to the next's, ms.
    */
-  openRounds(parts: RoundParts, intervalMs: number): SharedRounds {
+  openRounds<R>(parts: SharedRoundParts<R>, intervalMs: number): SharedRounds<R> {
     const { opts } = this;
-    this.rounds = new SharedRounds(parts, {
+    const rounds = new SharedRounds(parts, {
       link: this.link,
       writes: this.writes,
       frontier: this.frontier,
@@ -137,7 +136,8 @@ export class RedisCrawl {
       intervalMs,
       loadMs: opts.leaseTimeoutMs,
     });
-    return this.rounds;
+    this.rounds = rounds;
+    return rounds;
   }
 
   /** Join the crawl: the first heartbeat is answered (waits while Redis is unavailable). */

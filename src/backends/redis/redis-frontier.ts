@@ -40,11 +40,14 @@ interface StoredEntry {
   d: number;
   a: number;
   m?: string;
+  /** The shared round it was queued in (continuous collection; absent: 0). */
+  r?: number;
 }
 
-function entryJson(depth: number, attempt: number, meta: RequestMeta | undefined): string {
+function entryJson(depth: number, attempt: number, meta: RequestMeta | undefined, round: number): string {
   const e: StoredEntry = { d: depth, a: attempt };
   if (meta !== undefined) e.m = encodeRequestMeta(meta);
+  if (round > 0) e.r = round;
   return JSON.stringify(e);
 }
 
@@ -112,11 +115,19 @@ export class RedisFrontier implements FrontierQueue {
     return this.last.queued;
   }
 
+  /** The shared round this machine is in (`shared-rounds.ts`): written in the entries it queues. */
+  round = 0;
+  /**
+   * Told, before a leased URL is handed out, that it was queued in a later round than this
+   * machine's (which then joins that round at once, so its item says the right round).
+   */
+  onLaterRound: ((round: number) => void) | null = null;
+
   /** Set while a shared round queues its requests (`shared-rounds.ts`): pushes go there instead. */
   divert: ((url: string, host: string, depth: number, priority: number, json: string) => void) | null = null;
 
   push(url: string, depth: number, priority = 0, meta?: RequestMeta): void {
-    const json = entryJson(depth, 0, meta);
+    const json = entryJson(depth, 0, meta, this.round);
     if (this.divert !== null) this.divert(url, hostKey(url), depth, priority, json);
     else this.writes.push(url, hostKey(url), depth, priority, json);
     this.claimAfter = 0;
@@ -154,7 +165,7 @@ export class RedisFrontier implements FrontierQueue {
     if (counts) entry.attempt++;
     this.held.delete(entry.url);
     const o = this.opts;
-    const json = entryJson(entry.depth, entry.attempt, entry.meta);
+    const json = entryJson(entry.depth, entry.attempt, entry.meta, this.round);
     this.writes.flush();
     this.send('retry', [
       o.machine,
@@ -293,6 +304,8 @@ export class RedisFrontier implements FrontierQueue {
       this.log.warn({ url }, 'damaged entry in redis: taken as a depth-0 first try');
     }
     const entry: FrontierEntry = { url, host, depth: Number(stored.d) || 0, attempt: Number(stored.a) || 0 };
+    const round = Number(stored.r) || 0;
+    if (round > this.round) this.onLaterRound?.(round);
     if (typeof stored.m === 'string') {
       const meta = parseRequestMeta(stored.m);
       if (meta !== null) entry.meta = meta;

@@ -30,9 +30,11 @@ local op, machine, known, interval, loadMs = ARGV[2], ARGV[3], tonumber(ARGV[4])
 local rk = P..'round'
 local now = nowMs()
 if redis.call('HSETNX', rk, 'n', 0) == 1 then redis.call('HSET', rk, 'at', now) end
-local r = redis.call('HMGET', rk, 'n', 'at', 'loader', 'until', 'q')
+local r = redis.call('HMGET', rk, 'n', 'at', 'loader', 'until', 'q', 'by')
 local n, at, loader, untilMs = tonumber(r[1]), num(r[2]), r[3], num(r[4])
 if op == 'join' then return {'in', n, at, now} end
+-- The same start sent again (its answer lost in a reconnect): the same answer.
+if op == 'start' and n == known + 1 and r[6] == machine and r[5] == '1' then return {'start', n, at, now} end
 if n ~= known then return {'join', n, at, now} end
 if op == 'start' then
   if loader ~= machine or untilMs < now then return {'lost', n, at, now} end

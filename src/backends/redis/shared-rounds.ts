@@ -5,7 +5,7 @@
  * seeds; the others join it and queue their pages due for a revisit. A round's requests go to
  * Redis once per round crawl-wide (ROUND_ENQUEUE), however many machines offer them.
  */
-import type { RoundKeeper, RoundParts } from '../../engine/rounds.js';
+import type { Logger } from 'pino';
 import { ENQUEUE_BATCH, type PendingWrites, queueOrder, urlFingerprint } from './pending-writes.js';
 import type { RedisFrontier } from './redis-frontier.js';
 import type { RedisLink } from './redis-link.js';
@@ -15,6 +15,22 @@ import { ROUND, ROUND_ENQUEUE } from './round-scripts.js';
 export const ROUND_POLL_MS = 1_000;
 /** Shortest gap between two questions of an idle machine, ms. */
 const MIN_ASK_GAP_MS = 200;
+
+/**
+ * What the shared rounds work with: the engine's round parts (`engine/rounds.ts` RoundParts,
+ * with `R` its requests), as far as they are used here.
+ */
+export interface SharedRoundParts<R> {
+  /** The requests of a new round. */
+  load(): Promise<R[]>;
+  /** Queue a round's requests, seen or not, and this machine's pages due again. */
+  queue(requests: R[]): void;
+  log: Logger;
+  /** Something the dispatch loop waits for happened. */
+  wake(): void;
+  /** The worker's counters (read only). */
+  stats: { itemsThisRun: number; errors: number };
+}
 
 /** One machine's part in the shared rounds. */
 export interface SharedRoundsOptions {
@@ -37,7 +53,8 @@ const ROUND_COMMAND = 'collectorRound';
 const ROUND_ENQUEUE_COMMAND = 'collectorRoundEnqueue';
 
 /** The shared rounds of one machine (see the module comment). */
-export class SharedRounds implements RoundKeeper {
+export class SharedRounds<R> {
+  /** The round this machine is in (as `engine/rounds.ts` RoundKeeper). */
   current = 0;
   private loading = false;
   private asking = false;
@@ -51,7 +68,7 @@ export class SharedRounds implements RoundKeeper {
   private started = { at: Date.now(), items: 0, errors: 0 };
 
   constructor(
-    private readonly parts: RoundParts,
+    private readonly parts: SharedRoundParts<R>,
     private readonly o: SharedRoundsOptions,
   ) {
     const client = o.link.client as unknown as Record<string, unknown>;
@@ -59,16 +76,19 @@ export class SharedRounds implements RoundKeeper {
       o.link.client.defineCommand(ROUND_COMMAND, { numberOfKeys: 0, lua: ROUND });
       o.link.client.defineCommand(ROUND_ENQUEUE_COMMAND, { numberOfKeys: 0, lua: ROUND_ENQUEUE });
     }
+    o.frontier.onLaterRound = (n) => this.join(n);
     // Joins the round in progress now (a machine restarted mid-round goes on with it).
     this.ask('join');
     this.timer = setInterval(() => this.ask('poll'), ROUND_POLL_MS);
     this.timer.unref();
   }
 
+  /** This machine is making a round's requests: not idle. */
   get busy(): boolean {
     return this.loading;
   }
 
+  /** Called while idle. @returns true when requests were queued since the last call. */
   startIfDue(): boolean {
     if (this.queuedNew) {
       this.queuedNew = false;
@@ -86,7 +106,10 @@ export class SharedRounds implements RoundKeeper {
   }
 
   private call(name: string, args: (string | number)[]): Promise<unknown> {
-    const client = this.o.link.client as unknown as Record<string, (...a: (string | number)[]) => Promise<unknown>>;
+    const client = this.o.link.client as unknown as Record<
+      string,
+      (...a: (string | number)[]) => Promise<unknown>
+    >;
     return client[name](...args);
   }
 
@@ -135,6 +158,7 @@ export class SharedRounds implements RoundKeeper {
 
   /** Round `n` is in progress elsewhere: queue this machine's pages due again, once crawl-wide. */
   private join(n: number): void {
+    if (this.halted || n <= this.current) return;
     this.begin(n);
     const count = this.queueFor(n, [], '0');
     this.parts.log.info({ round: n, revisits: count }, 'round joined');
@@ -147,13 +171,23 @@ export class SharedRounds implements RoundKeeper {
       try {
         if (this.halted) return;
         const { prefix, machine, intervalMs, loadMs } = this.o;
-        const r = (await this.call(ROUND_COMMAND, [prefix, 'start', machine, this.current, intervalMs, loadMs])) as Answer;
+        const r = (await this.call(ROUND_COMMAND, [
+          prefix,
+          'start',
+          machine,
+          this.current,
+          intervalMs,
+          loadMs,
+        ])) as Answer;
         const [action, n, at] = r;
         if (this.halted) return;
         if (action === 'start') {
           this.begin(Number(n));
           const queued = this.queueFor(Number(n), requests, '1');
-          this.parts.log.info({ round: Number(n), at: Number(at), seeds: requests.length, queued }, 'round started');
+          this.parts.log.info(
+            { round: Number(n), at: Number(at), seeds: requests.length, queued },
+            'round started',
+          );
         } else if (action === 'join') this.answered(r);
       } catch (e) {
         this.parts.log.error({ err: (e as Error).message }, 'starting a round in redis failed');
@@ -166,6 +200,7 @@ export class SharedRounds implements RoundKeeper {
 
   private begin(n: number): void {
     this.current = n;
+    this.o.frontier.round = n;
     this.doneLogged = false;
     const s = this.parts.stats;
     this.started = { at: Date.now(), items: s.itemsThisRun, errors: s.errors };
@@ -176,7 +211,7 @@ export class SharedRounds implements RoundKeeper {
    * Redis, once crawl-wide this round. @param last `1` when these are the round's seeds.
    * @returns how many URLs were offered.
    */
-  private queueFor(n: number, requests: Parameters<RoundParts['queue']>[0], last: '0' | '1'): number {
+  private queueFor(n: number, requests: R[], last: '0' | '1'): number {
     const args: (string | number)[] = [];
     const { frontier, writes, prefix, hostConcurrency } = this.o;
     frontier.divert = (url, host, depth, priority, json) => {
