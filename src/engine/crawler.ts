@@ -144,9 +144,9 @@ export class Crawler {
     return this.active;
   }
 
-  /** URLs left for `--resume`: queued, and abandoned in flight at stop. */
+  /** URLs left for `--resume`: queued (held here), and abandoned in flight at stop. */
   get pending(): number {
-    return this.frontier.queued + this.abandoned;
+    return (this.frontier.heldHere ?? this.frontier.queued) + this.abandoned;
   }
 
   /** In a multi-process crawl: end `run()` once idle (the supervisor saw every worker idle). */

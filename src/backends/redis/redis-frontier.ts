@@ -105,6 +105,14 @@ export class RedisFrontier implements FrontierQueue {
     return this.buffer.length + (busyElsewhere ? 1 : 0);
   }
 
+  /**
+   * URLs leased here and not yet handed out: what this machine reports as queued (status, the
+   * supervisor's stall watch: a machine waiting while the others work is not stalled).
+   */
+  get heldHere(): number {
+    return this.buffer.length;
+  }
+
   /** URLs handed out here and not yet done or retried. */
   get inFlight(): number {
     return this.inFlightCount;
