@@ -139,7 +139,12 @@ export class SharedRounds<R> {
     switch (action) {
       case 'in':
       case 'join':
-        if (round !== this.current) this.join(round);
+        if (round > this.current) this.join(round);
+        else if (round < this.current) {
+          // Redis lost the rounds (restarted without persistence): go on from its count.
+          this.parts.log.warn({ round, was: this.current }, 'the shared rounds restarted in redis');
+          this.begin(round);
+        }
         return;
       case 'wait':
         this.logDone(Number(at) + this.o.intervalMs);
@@ -226,11 +231,12 @@ export class SharedRounds<R> {
     // After every mark and push before (one connection: in order).
     writes.flush();
     const offered = args.length / 6;
-    do {
+    while (args.length > 0 || last === '1') {
       const batch = args.splice(0, ENQUEUE_BATCH * 6);
       const end = args.length === 0 ? last : '0';
       writes.track(this.call(ROUND_ENQUEUE_COMMAND, [prefix, hostConcurrency, n, end, ...batch]));
-    } while (args.length > 0);
+      if (end === '1') break;
+    }
     this.queuedNew = true;
     return offered;
   }
