@@ -3,8 +3,10 @@
  * one machine makes the next round's requests, on-time starts, and a round's requests queued
  * once per round crawl-wide (seen before or not).
  */
+import pino from 'pino';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { urlFingerprint } from '../../src/backends/redis/pending-writes.js';
+import { RedisCrawl } from '../../src/backends/redis/redis-crawl.js';
 import { ROUND, ROUND_ENQUEUE } from '../../src/backends/redis/round-scripts.js';
 import { redisServerPath, startRedis, type TestRedis } from '../fixtures/redis-server.js';
 
@@ -92,6 +94,60 @@ describe.skipIf(!HAVE_REDIS)('shared rounds (scripts)', () => {
     expect((await round('poll', 'B', 0))[0]).toBe('load');
     expect((await round('start', 'A', 0))[0]).toBe('lost');
     expect((await round('start', 'B', 0)).slice(0, 2)).toEqual(['start', 1]);
+  });
+
+  it('an every-round hub found in a later round is queued once that round, seen before or not', async () => {
+    const hub = 'http://127.0.0.1:1/feed.xml';
+    const crawlId = 'unit-rounds';
+    await redis.client.hset(`${P}round`, 'n', 1, 'at', Date.now());
+    await redis.client.sadd(`${P}seen`, urlFingerprint(hub));
+    const machines = [0, 1].map(
+      () =>
+        new RedisCrawl({
+          url: redis.url,
+          crawlId,
+          delayMs: 0,
+          jitter: 0,
+          hostConcurrency: 1,
+          maxPenaltyMs: 1000,
+          concurrency: 2,
+          leaseTimeoutMs: 10_000,
+          pollMs: 50,
+          out: '/nowhere',
+          log: pino({ level: 'silent' }),
+          onStop: () => {},
+          status: () => ({ items: 0, errors: 0, state: 'running' }),
+        }),
+    );
+    try {
+      const rounds = [];
+      for (const m of machines) {
+        await m.start();
+        const parts = {
+          load: async () => [],
+          queue: () => {},
+          log: pino({ level: 'silent' }),
+          wake: () => {},
+          stats: { itemsThisRun: 0, errors: 0 },
+        };
+        rounds.push(m.openRounds(parts, INTERVAL));
+      }
+      for (let i = 0; rounds.some((r) => r.current !== 1); i++) {
+        expect(i).toBeLessThan(500);
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      for (const m of machines) m.frontier.push(hub, 1, 0, { everyRound: true });
+      for (const m of machines) await m.frontier.settled();
+      await new Promise((r) => setImmediate(r));
+      for (const m of machines) await m.frontier.settled();
+      expect(await redis.client.zrange(`${P}q:127.0.0.1:1`, 0, -1)).toEqual([hub]);
+      // A plain link to it is not queued again (seen).
+      machines[0].frontier.push(hub, 1);
+      await machines[0].frontier.settled();
+      expect(Number(await redis.client.get(`${P}n:queued`))).toBe(1);
+    } finally {
+      for (const m of machines) await m.close();
+    }
   });
 
   it("queues a round's request once per round crawl-wide, seen before or not; never for a round over", async () => {

@@ -131,13 +131,27 @@ export class RedisFrontier implements FrontierQueue {
    */
   onLaterRound: ((round: number) => void) | null = null;
 
-  /** Set while a shared round queues its requests (`shared-rounds.ts`): pushes go there instead. */
-  divert: ((url: string, host: string, depth: number, priority: number, json: string) => void) | null = null;
+  /**
+   * Shared rounds (`shared-rounds.ts`) take the pushes that go once per round, seen or not (a
+   * round's requests, an every-round hub): true when taken, else the push is a plain one.
+   */
+  divert:
+    | ((
+        url: string,
+        host: string,
+        depth: number,
+        priority: number,
+        json: string,
+        meta?: RequestMeta,
+      ) => boolean)
+    | null = null;
 
   push(url: string, depth: number, priority = 0, meta?: RequestMeta): void {
     const json = entryJson(depth, 0, meta, this.round);
-    if (this.divert !== null) this.divert(url, hostKey(url), depth, priority, json);
-    else this.writes.push(url, hostKey(url), depth, priority, json);
+    const host = hostKey(url);
+    if (this.divert?.(url, host, depth, priority, json, meta) !== true) {
+      this.writes.push(url, host, depth, priority, json);
+    }
     this.claimAfter = 0;
   }
 

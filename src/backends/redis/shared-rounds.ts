@@ -66,6 +66,11 @@ export class SharedRounds<R> {
   private halted = false;
   private timer: NodeJS.Timeout | null = null;
   private started = { at: Date.now(), items: 0, errors: 0 };
+  /** The pushes of the round's queueing in progress (ROUND_ENQUEUE arguments), else null. */
+  private collecting: (string | number)[] | null = null;
+  /** Every-round hubs to queue for the round in progress (ROUND_ENQUEUE arguments). */
+  private hubs: (string | number)[] = [];
+  private hubsScheduled = false;
 
   constructor(
     private readonly parts: SharedRoundParts<R>,
@@ -77,6 +82,15 @@ export class SharedRounds<R> {
       o.link.client.defineCommand(ROUND_ENQUEUE_COMMAND, { numberOfKeys: 0, lua: ROUND_ENQUEUE });
     }
     o.frontier.onLaterRound = (n) => this.join(n);
+    o.frontier.divert = (url, host, depth, priority, json, meta) => {
+      // Inside a round's queueing: its requests. Else an every-round hub found in a later round.
+      if (this.collecting === null && (meta?.everyRound !== true || this.current === 0)) return false;
+      const [band, level] = queueOrder(depth, priority);
+      const args = this.collecting ?? this.hubs;
+      args.push(url, host, urlFingerprint(url), band, level, json);
+      if (this.collecting === null) this.sendHubsSoon();
+      return true;
+    };
     // Joins the round in progress now (a machine restarted mid-round goes on with it).
     this.ask('join');
     this.timer = setInterval(() => this.ask('poll'), ROUND_POLL_MS);
@@ -218,27 +232,41 @@ export class SharedRounds<R> {
    */
   private queueFor(n: number, requests: R[], last: '0' | '1'): number {
     const args: (string | number)[] = [];
-    const { frontier, writes, prefix, hostConcurrency } = this.o;
-    frontier.divert = (url, host, depth, priority, json) => {
-      const [band, level] = queueOrder(depth, priority);
-      args.push(url, host, urlFingerprint(url), band, level, json);
-    };
+    this.collecting = args;
     try {
       this.parts.queue(requests);
     } finally {
-      frontier.divert = null;
+      this.collecting = null;
     }
-    // After every mark and push before (one connection: in order).
-    writes.flush();
     const offered = args.length / 6;
+    this.send(n, args, last);
+    this.queuedNew = true;
+    return offered;
+  }
+
+  /**
+   * Send ROUND_ENQUEUE calls for round `n` in batches, after every write before (one connection:
+   * in order). @param last `1` on the last batch of the round's seeds.
+   */
+  private send(n: number, args: (string | number)[], last: '0' | '1'): void {
+    const { writes, prefix, hostConcurrency } = this.o;
+    writes.flush();
     while (args.length > 0 || last === '1') {
       const batch = args.splice(0, ENQUEUE_BATCH * 6);
       const end = args.length === 0 ? last : '0';
       writes.track(this.call(ROUND_ENQUEUE_COMMAND, [prefix, hostConcurrency, n, end, ...batch]));
       if (end === '1') break;
     }
-    this.queuedNew = true;
-    return offered;
+  }
+
+  /** Every-round hubs found are queued for the round on the next turn of the event loop. */
+  private sendHubsSoon(): void {
+    if (this.hubsScheduled) return;
+    this.hubsScheduled = true;
+    setImmediate(() => {
+      this.hubsScheduled = false;
+      if (!this.halted) this.send(this.current, this.hubs.splice(0), '0');
+    });
   }
 
   /** `round done` once per round, with this machine's share of it. */
