@@ -145,6 +145,21 @@ describe.skipIf(!HAVE_REDIS)('shared rounds (scripts)', () => {
       machines[0].frontier.push(hub, 1);
       await machines[0].frontier.settled();
       expect(Number(await redis.client.get(`${P}n:queued`))).toBe(1);
+      // A page a source says changed (lastmod): queued again this round when seen here before;
+      // a URL new here goes by the crawl-wide seen-set (another machine fetched it: dropped).
+      const [a, b] = machines;
+      const page = 'http://127.0.0.1:2/changed.html';
+      await redis.client.sadd(`${P}seen`, urlFingerprint(page));
+      a.seen.add(page);
+      await a.frontier.settled();
+      expect(b.seen.add(page)).toBe(true);
+      b.frontier.push(page, 1, 0, { lastmod: 1_000 });
+      await b.frontier.settled();
+      expect(await redis.client.zrange(`${P}q:127.0.0.1:2`, 0, -1)).toEqual([]);
+      a.frontier.push(page, 1, 0, { lastmod: 1_000 });
+      await new Promise((r) => setImmediate(r));
+      await a.frontier.settled();
+      expect(await redis.client.zrange(`${P}q:127.0.0.1:2`, 0, -1)).toEqual([page]);
     } finally {
       for (const m of machines) await m.close();
     }

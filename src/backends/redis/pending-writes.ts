@@ -63,6 +63,11 @@ export class PendingWrites {
     this.schedule();
   }
 
+  /** `url` was found new here and is not yet sent (so not yet queued or marked seen crawl-wide). */
+  isFresh(url: string): boolean {
+    return this.fresh.has(url);
+  }
+
   /** Queue `url` in the shared frontier (if no machine queued it before). */
   push(url: string, host: string, depth: number, priority: number, entryJson: string): void {
     this.fresh.delete(url);

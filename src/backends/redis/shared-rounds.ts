@@ -83,8 +83,13 @@ export class SharedRounds<R> {
     }
     o.frontier.onLaterRound = (n) => this.join(n);
     o.frontier.divert = (url, host, depth, priority, json, meta) => {
-      // Inside a round's queueing: its requests. Else an every-round hub found in a later round.
-      if (this.collecting === null && (meta?.everyRound !== true || this.current === 0)) return false;
+      // Inside a round's queueing: its requests. Else, in a later round, an every-round hub, or a
+      // page seen here before that its source says changed (`lastmod`); a URL new here goes by
+      // the crawl-wide seen-set.
+      const again =
+        this.current > 0 &&
+        (meta?.everyRound === true || (meta?.lastmod !== undefined && !this.o.writes.isFresh(url)));
+      if (this.collecting === null && !again) return false;
       const [band, level] = queueOrder(depth, priority);
       const args = this.collecting ?? this.hubs;
       args.push(url, host, urlFingerprint(url), band, level, json);
