@@ -203,8 +203,12 @@ export const CrawlOptionsSchema = z.object({
   saveInterval: duration('ms').default(D.saveInterval),
   /** Time allowed at stop for in-flight requests to finish before they are abandoned, ms. Default 10 s. */
   joinTimeout: duration('s').default(D.joinTimeout),
-  /** Continuous collection: after the frontier drains, wait this long and fetch the seeds again
-   * to find new links (only new URLs are fetched). Default: none (one-shot). */
+  /**
+   * Continuous collection: the time from the start of one round to the start of the next, ms; each
+   * round fetches the seeds (and `everyRound` requests) again to find new links, whatever else is
+   * still queued (only new URLs are fetched; a seed still queued from an earlier round goes once).
+   * Default: none (one-shot).
+   */
   interval: duration('s').optional(),
   /**
    * With `interval`: fetch pages known from earlier rounds again after this long, conditionally

@@ -5,11 +5,8 @@
  */
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import type { Logger } from 'pino';
 import type { CrawlOptions } from '../config/crawl-options.js';
-import type { ContentDedup, ContentIndexFiles } from '../dedup/content-dedup.js';
-import type { SeenSet } from '../dedup/seen-set.js';
-import type { FrontierQueue } from '../frontier/frontier-queue.js';
+import type { ContentDedup } from '../dedup/content-dedup.js';
 import { Journal } from '../frontier/journal.js';
 import type { RequestMeta } from '../frontier/request-meta.js';
 import { RevisitPolicy } from '../frontier/revisit-policy.js';
@@ -22,9 +19,10 @@ import { authorizeHeaders, type RunningSource, scopeUrls } from '../sources/sour
 import { Scope } from '../url/scope.js';
 import { SessionIdStripper } from '../url/session-ids.js';
 import type { Admission } from './admission.js';
+import type { CrawlerDeps } from './crawler-deps.js';
 import { Attempts } from './attempt.js';
 import type { CrawlStats } from './crawl-stats.js';
-import { type EngineSource, openSource } from './engine-source.js';
+import { openSource } from './engine-source.js';
 import { HandoffOutbox, type Partition } from './handoff-outbox.js';
 import { HopLoop } from './hop-loop.js';
 import { HostPolicy, robotsRetryWait } from './host-policy.js';
@@ -37,7 +35,9 @@ import { LostPageRetries } from './lost-page-retries.js';
 import { NearDuplicateWatch } from './near-duplicates.js';
 import type { PageProcessor, PageThreadSource } from './page-processor.js';
 import { openPageProcessor } from './page-processor-choice.js';
-import { hopBudget, type RateBudgets } from './rate-gate.js';
+import { pageVersions } from './page-versions.js';
+import { PolitenessState } from './politeness-state.js';
+import { hopBudget } from './rate-gate.js';
 import { restoreHandedOff, restoreState } from './resume.js';
 import { RetryWarnings } from './retry-warnings.js';
 import { Revisits } from './revisits.js';
@@ -48,52 +48,7 @@ import { lockWorkerState } from './state-lock.js';
 /** Smallest body limit for robots.txt (RFC 9309 §2.5: a parsing limit of at least 500 KiB). */
 const ROBOTS_MIN_PARSE_BYTES = 512 * 1024;
 
-/**
- * The shared-state implementations the engine runs on: the embedded ones (memory and files of
- * this worker) or, later, shared ones. `runtime/` picks them.
- */
-export interface EngineBackend {
-  frontier: FrontierQueue;
-  seen: SeenSet;
-  /** The content index over this worker's items file. */
-  openContentIndex(files: ContentIndexFiles): ContentDedup;
-  /** A shared backend is told how to wake the dispatch loop (leased URLs arrived). */
-  attach?(wake: () => void): void;
-  /** The item line of `url` is in the journal (in journal order). */
-  itemWritten?(url: string): void;
-  /** The next `count` item lines of the journal are on disk: their URLs are acknowledged. */
-  itemsFlushed?(count: number): void;
-  /** Rounds shared with other machines (continuous collection); default: this worker's own. */
-  openRounds?(parts: RoundParts): RoundKeeper;
-  /** Let go of shared state, after the journal is closed (unwritten leases given back). */
-  close?(): Promise<void>;
-}
-
-/** What the crawler needs beyond its options. */
-export interface CrawlerDeps {
-  /** Worker id, e.g. `crawl-0`: names the items file, state dir and log. */
-  workerId: string;
-  source: EngineSource;
-  log: Logger;
-  backend: EngineBackend;
-  /** Called on every item written (progress). */
-  onItem?: (item: Item) => void;
-  /** Called after every HTTP request (each redirect hop), with its duration in ms (metrics). */
-  onFetch?: (ms: number) => void;
-  /** Called when a host is paused by Retry-After or rate-limit headers, with the pause in ms (metrics). */
-  onRateLimitWait?: (ms: number) => void;
-  /**
-   * Told a warning line for a person (a host that does not answer: `127.0.0.1:9: connection
-   * refused, retrying in 1.2 s (1/3)`); it is in the log already. Default: the log only.
-   */
-  onWarning?: (line: string) => void;
-  /** Called on every line the source logs (counters). */
-  onSourceLog?: (level: 'info' | 'warn' | 'error') => void;
-  /** Set when this worker is one of several of its type (DESIGN §1 ownership). */
-  partition?: Partition;
-  /** The collector's rate budgets (the supervisor's); without it, a source's are kept here. */
-  rateBudgets?: RateBudgets;
-}
+export type { CrawlerDeps, EngineBackend } from './crawler-deps.js';
 
 /** The parts that touch no state on disk, built with the crawler. */
 export interface NetworkParts {
@@ -106,6 +61,8 @@ export interface NetworkParts {
   slots: HostSlots;
   lost: LostPageRetries;
   policy: HostPolicy;
+  /** The robots.txt cache; null with `--no-robots`. */
+  robots: RobotsCache | null;
   hops: HopLoop;
   /** Session-id removal from seeds, links and redirect targets (`--keep-param`). */
   sessionIds: SessionIdStripper;
@@ -150,8 +107,8 @@ export interface CrawlerHooks {
   enqueue(url: string, depth: number, meta: RequestMeta | undefined): void;
   /** The requests of a new round (never rejects: a failing `seeds()` is logged, and gives none). */
   roundRequests(): Promise<EngineRequest[]>;
-  /** Queue a round's requests (those this worker owns), seen or not. */
-  queueRound(requests: EngineRequest[]): void;
+  /** Queue the requests of round `round` (those this worker owns), seen or not. */
+  queueRound(requests: EngineRequest[], round: number): void;
   /** The item of `url` is written. */
   written(url: string): void;
   /** The metadata of a queued URL (undefined for a plain URL). */
@@ -167,6 +124,8 @@ export interface CrawlerHooks {
 
 /** What is already open while the state is being opened, closed even when opening fails later. */
 export type OpenedState = Partial<Pick<StateParts, 'journal' | 'spill'>> & {
+  /** The hosts' back-off, robots.txt verdicts and round saved across restarts. */
+  politeness?: PolitenessState;
   /** This worker's lock on its state dir (state-lock.ts), held until the crawler closes. */
   stateLock?: HeldLock;
 };
@@ -232,6 +191,7 @@ export function buildNetworkParts(
     storeBodies: opts.storeBodies,
     thread: opts.pageThread,
     maxBytes: opts.maxBytes,
+    versions: pageVersions(opts),
   };
   return {
     source,
@@ -245,6 +205,7 @@ export function buildNetworkParts(
     slots: new HostSlots(backend.frontier),
     lost: new LostPageRetries(),
     policy,
+    robots,
     hops: new HopLoop({
       fetcher,
       robots,
@@ -329,6 +290,16 @@ export async function openStateParts(
     priorityOf,
   );
   opened.spill = spill;
+  // Before the frontier is restored: the hosts' back-off and the round continue where they were.
+  let made: RoundKeeper | null = null;
+  const saved = await PolitenessState.open(stateDir, {
+    frontier: backend.frontier,
+    robots: net.robots,
+    round: () => made?.mark ?? saved.round ?? { number: 0, startedAt: Date.now() },
+    log,
+  });
+  opened.politeness = saved.state;
+  const round = saved.round?.number ?? 0;
   const partition = deps.partition;
   const scope = (url: string) => net.scope.check(url);
   const replayed = { stateDir, outDir: opts.out, scope, seen: backend.seen, log };
@@ -342,6 +313,8 @@ export async function openStateParts(
       partition,
       queue: (url, depth, meta) => {
         if (meta !== undefined) hooks.remember(url, meta);
+        // a round request (a seed, or every-round) still pending: the next round does not queue it twice
+        if (depth === 0 || meta?.everyRound === true) admission.restoredPending(url, round);
         spill.push(url, depth, meta?.priority, meta);
       },
     });
@@ -381,7 +354,9 @@ export async function openStateParts(
     },
     refetchLostBody: (entry, item, e) => attempts.refetchLostBody(entry, item, e),
     beforeWrite:
-      net.revisits === null ? undefined : (item) => net.revisits?.observe(item, hooks.metaOf(item.url)),
+      net.revisits === null
+        ? undefined
+        : (item) => net.revisits?.observe(item, hooks.metaOf(item.url), admission.roundOf(item.url)),
     wake: hooks.wake,
     writeFailed: hooks.writeFailed,
   });
@@ -391,9 +366,12 @@ export async function openStateParts(
     queue: hooks.queueRound,
     log,
     wake: hooks.wake,
+    started: () => saved.state.saveSoon(),
     stats,
   };
   const rounds = backend.openRounds?.(roundParts) ?? new Rounds(roundParts);
+  if (saved.round !== null) rounds.continueFrom(saved.round);
+  made = rounds;
   const attempts = new Attempts({
     hops: net.hops,
     policy: net.policy,
@@ -410,7 +388,7 @@ export async function openStateParts(
     revisits: net.revisits,
     isStopping: hooks.isStopping,
     statuses: new Set(net.source.def.statuses ?? []),
-    round: () => rounds.current,
+    round: (url) => admission.roundOf(url),
     wake: hooks.wake,
   });
   const follower = new LinkFollower({

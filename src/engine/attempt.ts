@@ -37,9 +37,9 @@ export type Outcome =
     }
   /**
    * `free`: the try does not count against `--retries` (the failure was ours, not the server's);
-   * `error`: what failed (absent for a free retry).
+   * `error`: what failed (absent for a free retry); `reason`: why its host waits (status).
    */
-  | { kind: 'retry'; delayMs: number; free?: boolean; error?: ItemError }
+  | { kind: 'retry'; delayMs: number; free?: boolean; error?: ItemError; reason?: string }
   /**
    * A refresh redirect to follow: the entry goes back to its host's queue (politeness) without
    * using a try, and its next try continues the hop trail (`HopLoop.refresh`).
@@ -68,8 +68,8 @@ export interface AttemptParts {
   isStopping(): boolean;
   /** Non-2xx statuses the source's `handle` reads too (`SourceDefinition.statuses`). */
   statuses: ReadonlySet<number>;
-  /** The round in progress (continuous collection). */
-  round(): number;
+  /** The round that queued `url` when it is a round request of a later round (continuous collection), else 0. */
+  round(url: string): number;
   /** A host slot was freed: the dispatch loop may take another URL. */
   wake(): void;
 }
@@ -126,7 +126,7 @@ export class Attempts {
       : policy.retryDelay(entry.attempt, f.retryable, f.retryAfterMs);
     if (delayMs === null) return { kind: 'item', item };
     this.parts.awaitingRetry.set(entry.url, item);
-    return { kind: 'retry', delayMs, error: item.error };
+    return { kind: 'retry', delayMs, error: item.error, reason: retryReason(f) };
   }
 
   /**
@@ -209,10 +209,11 @@ export class Attempts {
     const r = page.result;
     if (r?.sketch !== undefined) this.parts.nearDuplicates.observe(entry.url, r.sketch);
     if (r?.refresh !== undefined) return this.refreshHop(entry, answer, id, r.refresh);
+    const round = this.parts.round(entry.url);
+    if (round > 0) item.data = { ...item.data, round };
     // A body seen before has had its links followed; its hubs (every-round requests: feeds,
     // sitemaps) are followed again, so that what changed below an unchanged hub is still found.
-    if (store.isDuplicate(item, id, this.parts.round()))
-      return { kind: 'item', item, links: hubs(r?.follow) };
+    if (store.isDuplicate(item, id, round)) return { kind: 'item', item, links: hubs(r?.follow) };
     // Still encoded (unknown or nested Content-Encoding): stored as received, flagged, not parsed.
     if (flag === 'unknown-encoding') return { kind: 'item', item, bodyId: id };
     if (page.sourceError !== undefined) {
@@ -282,6 +283,17 @@ export class Attempts {
     if (data) item.data = { ...data };
     return item;
   }
+}
+
+/** Why a host waits for a retry, as status shows it: `503 Retry-After 5s`, `timeout`, `robots.txt unavailable`. */
+function retryReason(f: Failure): string {
+  const what =
+    f.error === 'robots-disallowed'
+      ? 'robots.txt unavailable'
+      : f.status !== null
+        ? String(f.status)
+        : f.error;
+  return f.retryAfterMs === null ? what : `${what} Retry-After ${Math.round(f.retryAfterMs / 1000)}s`;
 }
 
 /** The every-round requests among `links`, or undefined when there are none. */

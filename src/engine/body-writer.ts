@@ -8,7 +8,7 @@
  * `'closed'` once every request before `'close'` is answered.
  */
 import { type MessagePort, parentPort, workerData } from 'node:worker_threads';
-import { FileSink } from '../sinks/file-sink.js';
+import { FileSink, type VersionOptions } from '../sinks/file-sink.js';
 
 /** A body to store, from the page thread. */
 export interface StoreRequest {
@@ -25,6 +25,8 @@ export type StoreReply = { id: number; file: string } | { id: number; error: str
 /** `workerData` of the thread. */
 export interface BodyWriterData {
   outDir: string;
+  /** Store pages as versions (see `page-versions.ts`); absent: one body per page. */
+  versions?: VersionOptions;
   /** Where requests come from (the page thread holds the other end). */
   port: MessagePort;
 }
@@ -32,7 +34,7 @@ export interface BodyWriterData {
 const main = parentPort;
 if (main === null) throw new Error('body-writer must run in a worker thread');
 const data = workerData as BodyWriterData;
-const sink = new FileSink({ outDir: data.outDir });
+const sink = new FileSink({ outDir: data.outDir, versions: data.versions });
 
 let replies: StoreReply[] = [];
 function flush(): void {

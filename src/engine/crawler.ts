@@ -12,7 +12,6 @@ import type { SeenSet } from '../dedup/seen-set.js';
 import type { FrontierEntry, FrontierQueue } from '../frontier/frontier-queue.js';
 import type { RequestMeta } from '../frontier/request-meta.js';
 import { type EngineRequest, metaOf, urlOf } from '../sources/request.js';
-import { roundRequests } from '../sources/source-runner.js';
 import { Admission } from './admission.js';
 import {
   buildNetworkParts,
@@ -29,6 +28,7 @@ import { letsSlowDownDecay } from './host-policy.js';
 import { errorItem } from './item.js';
 import type { ItemStore } from './item-store.js';
 import type { LinkFollower } from './link-follower.js';
+import { LATER_ROUND_STEP, RoundQueue } from './round-queue.js';
 
 export type { CrawlerDeps, EngineBackend, EngineSource } from './assembly.js';
 export type { Partition } from './handoff-outbox.js';
@@ -45,6 +45,7 @@ export class Crawler {
   readonly frontier: FrontierQueue;
   private readonly seen: SeenSet;
   private readonly admission: Admission;
+  private readonly roundQueue: RoundQueue;
   /** Metadata of the queued URLs that have some, until their item is written (plain URLs: none). */
   private readonly requests = new Map<string, RequestMeta>();
   private readonly net: NetworkParts;
@@ -79,7 +80,13 @@ export class Crawler {
     this.frontier = deps.backend.frontier;
     this.seen = deps.backend.seen;
     this.net = buildNetworkParts(opts, deps, this.stats, () => this.state.journal);
-    this.admission = new Admission(this.seen, this.net.revisits);
+    this.admission = new Admission(this.seen, this.net.revisits, undefined, !deps.backend.openRounds);
+    this.roundQueue = new RoundQueue({
+      net: this.net,
+      admission: this.admission,
+      owns: (url) => this.owns(url),
+      push: (url, depth, meta, later) => this.push(url, depth, meta, later),
+    });
     deps.backend.attach?.(() => this.wakeUp());
   }
 
@@ -91,34 +98,31 @@ export class Crawler {
    * @throws on I/O errors.
    */
   async start(): Promise<void> {
-    const requests = await this.roundRequests();
+    const requests = await this.roundQueue.make();
     for (const r of requests) if (metaOf(r)?.scope !== false) this.net.scope.addSeed(urlOf(r));
     const hooks = {
       wake: () => this.wakeUp(),
       isStopping: () => this.stopping,
-      enqueue: (url: string, depth: number, meta: RequestMeta | undefined) => this.enqueue(url, depth, meta),
-      roundRequests: () => this.roundRequests(),
-      queueRound: (r: EngineRequest[]) => this.queueRound(r),
+      enqueue: (url: string, depth: number, meta: RequestMeta | undefined, from?: number) =>
+        this.enqueue(url, depth, meta, from),
+      roundRequests: () => this.roundQueue.make(),
+      queueRound: (r: EngineRequest[], round: number) => this.roundQueue.queue(r, round),
       written: (url: string) => {
         if (this.requests.size > 0) this.requests.delete(url);
+        this.admission.acknowledged(url);
       },
       remember: (url: string, meta: RequestMeta) => this.requests.set(url, meta),
       metaOf: (url: string) => this.requests.get(url),
       writeFailed: (e: Error) => this.writeFailed(e),
     };
     const priorityOf = (url: string) => this.requests.get(url)?.priority ?? 0;
-    this.state = await openStateParts(
-      this.opts,
-      this.deps,
-      this.net,
-      this.stats,
-      this.admission,
-      hooks,
-      this.opened,
-      priorityOf,
-    );
+    const { opts, deps, net, stats, admission, opened } = this;
+    this.state = await openStateParts(opts, deps, net, stats, admission, hooks, opened, priorityOf);
     ({ store: this.store, attempts: this.attempts, follower: this.follower } = this.state);
-    for (const r of requests) if (this.owns(urlOf(r))) this.enqueue(urlOf(r), 0, metaOf(r));
+    for (const r of requests) {
+      if (this.owns(urlOf(r)) && this.admission.admitSeed(urlOf(r), metaOf(r)))
+        this.push(urlOf(r), 0, metaOf(r));
+    }
   }
 
   /** Links handed to this worker by their discoverer (already scope-checked there). */
@@ -185,18 +189,21 @@ export class Crawler {
    */
   async run(): Promise<boolean> {
     const { spill, handoff, rounds } = this.state;
+    rounds.begin();
     while (!this.stopping) {
       this.dispatch();
       spill.refill();
+      // A round starts on time, whatever the frontier still holds (a host in back-off).
+      if (handoff !== null && rounds.startIfDue()) continue;
       const idle = this.isIdle();
       if (handoff === null) {
         if (idle) break;
       } else {
         this.reportIdle(idle);
+        if (idle) rounds.idle();
         if (idle && this.endRequested) break;
-        if (idle && !this.stopping && rounds.startIfDue()) continue;
       }
-      await this.sleep(Math.min(this.frontier.nextReadyIn(), IDLE_TICK_MS));
+      await this.sleep(Math.min(this.frontier.nextReadyIn(), IDLE_TICK_MS, rounds.dueIn()));
     }
     handoff?.outbox.flush();
     const completed = !this.stopping;
@@ -210,6 +217,7 @@ export class Crawler {
    */
   async close(): Promise<void> {
     try {
+      await this.opened.politeness?.close();
       await this.opened.journal?.close();
     } finally {
       // After the journal: its last items are acknowledged before a shared backend lets go.
@@ -274,14 +282,14 @@ export class Crawler {
         const { kind, message } = error;
         this.net.warnings.retrying(entry.host, entry.url, kind, message, entry.attempt + 1, outcome.delayMs);
       }
-      slots.retry(entry, outcome.delayMs, !outcome.free);
+      slots.retry(entry, outcome.delayMs, !outcome.free, outcome.reason);
       return;
     }
     if (outcome.item.status !== null) this.net.warnings.answered(entry.host);
     awaitingRetry.delete(entry.url);
     slots.release(entry, letsSlowDownDecay(outcome.item.status));
     const { item, bodyId, links, extension, markdown } = outcome;
-    if (links) this.follower.follow(links, entry.depth + 1);
+    if (links) this.follower.follow(links, entry.depth + 1, this.admission.roundOf(entry.url));
     await this.store.storeAndWrite(entry, item, bodyId, extension, markdown);
   }
 
@@ -305,17 +313,22 @@ export class Crawler {
     this.stop();
   }
 
-  /** Add a canonical URL to the frontier (or its spill) and the frontier log, if it is new. */
-  private enqueue(url: string, depth: number, meta: RequestMeta | undefined): void {
-    if (this.admission.admit(url, meta)) this.push(url, depth, meta);
+  /** Add a canonical URL (found on a page of round `from`) to the frontier and its log, if new. */
+  private enqueue(url: string, depth: number, meta: RequestMeta | undefined, from?: number): void {
+    if (this.admission.admit(url, meta, from)) this.push(url, depth, meta);
   }
 
-  /** Queue an admitted URL: its metadata kept, the frontier (or spill), the frontier log. */
-  private push(url: string, depth: number, meta: RequestMeta | undefined): void {
+  /**
+   * Queue an admitted URL: its metadata kept, the frontier (or spill), the frontier log.
+   * @param later a later round's request: it goes after its host's work already queued at the
+   *   same priority (see {@link LATER_ROUND_STEP}).
+   */
+  private push(url: string, depth: number, meta: RequestMeta | undefined, later = false): void {
     if (meta !== undefined) this.requests.set(url, meta);
     // Fetched before, and changed since by its lastmod: asked for conditionally.
     if (meta?.lastmod !== undefined) this.net.revisits?.markConditional(url);
-    this.state.spill.push(url, depth, meta?.priority, meta);
+    const priority = later ? (meta?.priority ?? 0) - LATER_ROUND_STEP : meta?.priority;
+    this.state.spill.push(url, depth, priority, meta);
     this.state.journal.enqueued(url, depth, meta);
   }
 
@@ -323,35 +336,6 @@ export class Crawler {
   private owns(url: string): boolean {
     const part = this.deps.partition;
     return part === undefined || ownerOf(url, part.count, part.by) === part.index;
-  }
-
-  /** The requests of a round; a failing `seeds()` is the source's error (logged, counted): none. */
-  private async roundRequests(): Promise<EngineRequest[]> {
-    try {
-      const strip = (u: string) => this.net.sessionIds.strip(u);
-      return (await roundRequests(this.net.source)).map((r) =>
-        typeof r === 'string' ? strip(r) : { url: strip(r.url), meta: r.meta },
-      );
-    } catch (e) {
-      this.net.source.ctx.log.error(`seeds() failed: ${(e as Error)?.message ?? String(e)}`);
-      return [];
-    }
-  }
-
-  /** A later round: its requests widen the scope, and those owned here go again, once each. */
-  private queueRound(requests: EngineRequest[]): void {
-    this.admission.newRound();
-    for (const r of requests) {
-      const url = urlOf(r);
-      if (metaOf(r)?.scope !== false) this.net.scope.addSeed(url);
-      if (this.owns(url) && this.admission.admitForRound(url)) this.push(url, 0, metaOf(r));
-    }
-    // Known pages due again (`revisit`): asked for again, conditionally.
-    this.net.revisits?.startRound(this.state.rounds.current, (url, depth, meta) => {
-      if (!this.admission.admitForRound(url)) return false;
-      this.push(url, depth, meta);
-      return true;
-    });
   }
 
   private budgetLeft(): boolean {

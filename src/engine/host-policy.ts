@@ -118,15 +118,22 @@ export class HostPolicy {
   afterHop(host: string, headers: Headers): void {
     const pause = rateLimitPause(headers, this.opts.maxRetryAfter);
     if (pause !== null) {
-      this.frontier.pauseHost(host, pause);
+      this.frontier.pauseHost(host, pause, 'rate-limit');
       this.onWait?.(pause);
     }
   }
 
-  /** A final status: when retryable, 429/503 slow the host down. @returns what it asks for. */
+  /**
+   * A final status: when retryable, 429/503 slow the host down — by one step, never beyond the
+   * server's Retry-After when it gives one (that wait is the retry's pause). @returns what it asks for.
+   */
   afterStatus(host: string, status: number, headers: Headers): RetryableStatus | null {
     const r = retryableStatus(status, headers);
-    if (r?.slowDown) this.frontier.slowDown(host);
+    if (r?.slowDown) {
+      const ra = r.retryAfterMs;
+      const reason = ra === null ? String(status) : `${status} Retry-After ${Math.round(ra / 1000)}s`;
+      this.frontier.slowDown(host, ra ?? undefined, reason);
+    }
     if (r?.retryAfterMs != null) this.onWait?.(Math.min(r.retryAfterMs, this.opts.maxRetryAfter));
     return r;
   }

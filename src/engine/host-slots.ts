@@ -24,9 +24,12 @@ export class HostSlots {
     if (!this.releasedEarly.delete(entry)) this.frontier.done(entry, answered);
   }
 
-  /** Try the entry again after `delayMs`; `counts`: the try counts against `--retries`. */
-  retry(entry: FrontierEntry, delayMs: number, counts: boolean): void {
-    this.frontier.retry(entry, delayMs, this.releasedEarly.delete(entry), counts);
+  /**
+   * Try the entry again after `delayMs`; `counts`: the try counts against `--retries`; `reason`:
+   * why its host waits (status).
+   */
+  retry(entry: FrontierEntry, delayMs: number, counts: boolean, reason?: string): void {
+    this.frontier.retry(entry, delayMs, this.releasedEarly.delete(entry), counts, reason);
   }
 
   /**

@@ -4,7 +4,7 @@
  * thread-safe: `work` runs synchronously (unless the source's `handle` is async), stores use
  * async fs.
  */
-import { FileSink } from '../sinks/file-sink.js';
+import { FileSink, type VersionOptions } from '../sinks/file-sink.js';
 import type { RunningSource } from '../sources/source-runner.js';
 import type { PageProcessor } from './page-processor.js';
 import { markdownId, type PageJob, type WorkedPage, workPage } from './page-work.js';
@@ -16,9 +16,9 @@ export class InlinePageProcessor implements PageProcessor {
 
   constructor(
     private readonly source: RunningSource,
-    opts: { outDir: string; storeBodies: boolean },
+    opts: { outDir: string; storeBodies: boolean; versions?: VersionOptions },
   ) {
-    this.sink = opts.storeBodies ? new FileSink({ outDir: opts.outDir }) : null;
+    this.sink = opts.storeBodies ? new FileSink({ outDir: opts.outDir, versions: opts.versions }) : null;
   }
 
   async work(job: PageJob): Promise<WorkedPage> {

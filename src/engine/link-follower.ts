@@ -28,8 +28,8 @@ export interface LinkFollowerParts {
   maxDepth: number | undefined;
   /** With sibling processes: who owns which URL, and the outbox to them. */
   handoff: { partition: Partition; outbox: HandoffOutbox } | null;
-  /** Queue a link this worker owns (when it is new). */
-  enqueue(url: string, depth: number, meta: RequestMeta | undefined): void;
+  /** Queue a link this worker owns (when it is new), found on a page of round `from`. */
+  enqueue(url: string, depth: number, meta: RequestMeta | undefined, from?: number): void;
 }
 
 /** Follows the links of one worker's pages. */
@@ -38,9 +38,10 @@ export class LinkFollower {
 
   /**
    * Follow `links` (canonical URLs, with their metadata when they have some) found at depth
-   * `depth - 1`; session ids are removed from their URLs first.
+   * `depth - 1`, on a page of round `from` (continuous collection); session ids are removed from
+   * their URLs first.
    */
-  follow(links: EngineRequest[], depth: number): void {
+  follow(links: EngineRequest[], depth: number, from?: number): void {
     const { scope, sessionIds, skipped, log, maxDepth, handoff } = this.parts;
     const deep = maxDepth !== undefined && depth > maxDepth;
     for (const request of links) {
@@ -72,7 +73,7 @@ export class LinkFollower {
           continue;
         }
       }
-      this.parts.enqueue(link, depth, meta);
+      this.parts.enqueue(link, depth, meta, from);
     }
   }
 }

@@ -35,6 +35,8 @@ export function openPageProcessor(
       opts.storeBodies ? opts.outDir : null,
       opts.maxBytes,
       writeLog,
+      undefined,
+      opts.versions,
     );
   }
   return new InlinePageProcessor(source, opts);

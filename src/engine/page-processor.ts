@@ -12,6 +12,7 @@
  * turn in both directions.
  */
 import type { MessagePort } from 'node:worker_threads';
+import type { VersionOptions } from '../sinks/file-sink.js';
 import type { SourceRef } from '../sources/load-source.js';
 import type { WorkerInfo } from '../sources/source.js';
 import type { PageJob, WorkedPage } from './page-work.js';
@@ -47,6 +48,8 @@ export interface PageProcessorOptions {
   thread: boolean;
   /** Largest decoded body, bytes (sizes the thread's heap). */
   maxBytes: number;
+  /** Store pages as versions (`page-versions.ts`: jobs that fetch pages again); absent: one body per page. */
+  versions?: VersionOptions;
 }
 
 /** A message to the page thread. */

@@ -5,7 +5,8 @@
  */
 import { fileURLToPath } from 'node:url';
 import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
-import type { StoreReply } from './body-writer.js';
+import type { VersionOptions } from '../sinks/file-sink.js';
+import type { BodyWriterData, StoreReply } from './body-writer.js';
 import type { PageReply, PageRequest, PageThreadData, PageThreadSource } from './page-processor.js';
 
 /** The compiled thread entry points, next to this module in dist/. */
@@ -49,13 +50,14 @@ export class PageThreads {
     outDir: string | null,
     maxBytes: number,
     on: PageThreadEvents,
+    versions?: VersionOptions,
   ) {
     const data: PageThreadData = { source, progress: this.progress.buffer as SharedArrayBuffer };
     const transferList: MessagePort[] = [];
     if (outDir !== null) {
       const { port1, port2 } = new MessageChannel();
       const writer = new Worker(files.bodyWriter, {
-        workerData: { outDir, port: port2 },
+        workerData: { outDir, versions, port: port2 } satisfies BodyWriterData,
         transferList: [port2],
         // Bodies are transferred, outside its heap: a small heap is enough.
         resourceLimits: { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 32 },

@@ -145,9 +145,10 @@ export class Revisits {
    * the item says its round, and for a page answered (2xx, 304) its version, `unchanged: true`
    * when it did not change (a 304 or the same body).
    * @param meta the request's metadata (kept to ask for the page again).
+   * @param round the round the item belongs to (default: the round in progress).
    */
-  observe(item: Item, meta: RequestMeta | undefined): void {
-    item.data = { ...item.data, round: this.round };
+  observe(item: Item, meta: RequestMeta | undefined, round = this.round): void {
+    item.data = { ...item.data, round };
     const status = item.error === undefined ? (item.status ?? 0) : 0;
     this.conditional.delete(item.url);
     const v = this.validators.get(item);

@@ -3,6 +3,7 @@
  * page thread in batches, answers come back per batch; a thread that dies fails the pages it held
  * ({@link PageThreadLost}) and the next page starts new threads.
  */
+import type { VersionOptions } from '../sinks/file-sink.js';
 import {
   type PageProcessor,
   type PageRequest,
@@ -99,6 +100,7 @@ export class ThreadedPageProcessor implements PageProcessor {
    * @param maxBytes largest decoded body, bytes: the page thread's heap cap is sized from it.
    * @param onSourceLog receives the lines the source logged in the thread.
    * @param idleMs end the threads after this long with no page, store or kept body (ms).
+   * @param versions store pages as versions (`page-versions.ts`); absent: one body per page.
    */
   constructor(
     private readonly files: PageThreadFiles,
@@ -107,6 +109,7 @@ export class ThreadedPageProcessor implements PageProcessor {
     private readonly maxBytes: number,
     private readonly onSourceLog: (lines: SourceLogLine[]) => void = () => {},
     private readonly idleMs = 10_000,
+    private readonly versions?: VersionOptions,
   ) {}
 
   /** Whether threads are running (tests; the memory of an idle worker). */
@@ -122,7 +125,14 @@ export class ThreadedPageProcessor implements PageProcessor {
     }
     if (this.threads === null) {
       this.threadReady = false;
-      this.threads = new PageThreads(this.files, this.source, this.outDir, this.maxBytes, this.events);
+      this.threads = new PageThreads(
+        this.files,
+        this.source,
+        this.outDir,
+        this.maxBytes,
+        this.events,
+        this.versions,
+      );
     }
     this.threads.keepAlive(true);
     return this.threads;

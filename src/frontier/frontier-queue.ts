@@ -20,6 +20,22 @@ export interface FrontierEntry {
   meta?: RequestMeta;
 }
 
+/** One host's politeness beyond the plain `--delay` (status, and saved across restarts). */
+export interface HostPoliteness {
+  /** host[:port]. */
+  host: string;
+  /** Gap between request starts now (delay or Crawl-delay, plus the slow-down penalty), ms. */
+  gapMs: number;
+  /** The 429/503 slow-down part of the gap, ms. */
+  penaltyMs: number;
+  /** Time left of a pause (Retry-After, rate-limit reset, retry backoff), ms; 0 when none. */
+  pausedForMs: number;
+  /** robots.txt Crawl-delay, ms (0: none). */
+  crawlDelayMs: number;
+  /** Why: the last cause, e.g. `503`, `429 Retry-After 5s`, `rate-limit`, `retry`, `crawl-delay`. */
+  reason: string;
+}
+
 /**
  * A frontier with politeness. It does not deduplicate: a URL is pushed once, after the seen-set
  * said it is new. Every entry handed out by `next` comes back exactly once, through `done` or
@@ -57,11 +73,21 @@ export interface FrontierQueue {
    * @param released the entry's slot was already given back with `done`.
    * @param counts whether this try counts against the retries (false: the failure was ours).
    */
-  retry(entry: FrontierEntry, delayMs: number, released?: boolean, counts?: boolean): void;
-  /** Serve nothing to `host` for `ms` from now (Retry-After, rate-limit reset). */
-  pauseHost(host: string, ms: number): void;
-  /** Widen `host`'s gap after a 429/503 (doubling, capped; decays with later answers). */
-  slowDown(host: string): void;
+  retry(entry: FrontierEntry, delayMs: number, released?: boolean, counts?: boolean, reason?: string): void;
+  /** Serve nothing to `host` for `ms` from now (Retry-After, rate-limit reset); `reason` for status. */
+  pauseHost(host: string, ms: number, reason?: string): void;
+  /**
+   * Widen `host`'s gap after a 429/503 by one step (additive; decays × 0.8 with later answers),
+   * never above `ceilingMs` (the server's Retry-After) nor the cap; `reason` for status.
+   */
+  slowDown(host: string, ceilingMs?: number, reason?: string): void;
+  /**
+   * Hosts slowed, paused or with a Crawl-delay above the delay, longest gap first (at most
+   * `limit`). Optional: a frontier without it shows none and saves none across restarts.
+   */
+  politeness?(limit?: number): HostPoliteness[];
+  /** Take back a host's saved slow-down and pause (see `politeness`). Optional, as above. */
+  restore?(p: Pick<HostPoliteness, 'host' | 'penaltyMs' | 'pausedForMs' | 'reason'>): void;
   /** The host's robots.txt Crawl-delay, ms: its gap is at least this. */
   setCrawlDelay(host: string, ms: number): void;
 }

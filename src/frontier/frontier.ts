@@ -6,11 +6,23 @@
  * never a sleep in fetch code (the Scrapy downloader-slot model).
  */
 import { hostKey } from '../url/canonicalize.js';
-import type { FrontierEntry, FrontierQueue } from './frontier-queue.js';
+import type { FrontierEntry, FrontierQueue, HostPoliteness } from './frontier-queue.js';
 import { type HeapItem, HostHeap } from './host-heap.js';
 import { PriorityLane } from './priority-lane.js';
 
-export type { FrontierEntry };
+export type { FrontierEntry, HostPoliteness };
+
+/**
+ * Smallest step of the 429/503 slow-down, ms: the gap grows by max(--delay, Crawl-delay, this)
+ * per 429/503 (see {@link Frontier.slowDown}).
+ */
+export const SLOW_DOWN_STEP_MS = 250;
+
+/** Each answer that is not 429/503 keeps this fraction of the host's slow-down penalty. */
+export const SLOW_DOWN_DECAY = 0.8;
+
+/** A penalty below this (ms) is dropped to 0 by the next answer that is not 429/503. */
+const PENALTY_FLOOR_MS = 50;
 
 /** Politeness settings applied to every host. */
 export interface PolitenessOptions {
@@ -76,6 +88,8 @@ class HostSlot implements HeapItem {
   crawlDelayMs = 0;
   /** Adaptive extra gap after 429/503, ms; decays on success. */
   penaltyMs = 0;
+  /** Why the host was last slowed or paused (status, Retry-After, rate limit...), for status. */
+  reason = '';
   constructor(readonly host: string) {}
   readyAt(): number {
     return Math.max(this.nextAllowedAt, this.pausedUntil);
@@ -194,7 +208,7 @@ export class Frontier implements FrontierQueue {
     slot.inFlight--;
     this.inFlightCount--;
     if (success && slot.penaltyMs > 0) {
-      slot.penaltyMs = slot.penaltyMs < 50 ? 0 : slot.penaltyMs * 0.8;
+      slot.penaltyMs = slot.penaltyMs < PENALTY_FLOOR_MS ? 0 : slot.penaltyMs * SLOW_DOWN_DECAY;
     }
     this.gapAfterCompletion(slot);
     this.schedule(slot);
@@ -209,7 +223,7 @@ export class Frontier implements FrontierQueue {
    * @param counts whether this try counts as an attempt (false: the failure was ours, not the
    *   server's, and the URL keeps its retries).
    */
-  retry(entry: FrontierEntry, delayMs: number, released = false, counts = true): void {
+  retry(entry: FrontierEntry, delayMs: number, released = false, counts = true, reason?: string): void {
     const slot = this.slot(entry.host);
     if (!released) {
       slot.inFlight--;
@@ -221,21 +235,70 @@ export class Frontier implements FrontierQueue {
     this.queuedCount++;
     this.gapAfterCompletion(slot);
     slot.pausedUntil = Math.max(slot.pausedUntil, this.now() + delayMs);
+    if (reason !== undefined) slot.reason = reason;
     this.schedule(slot);
   }
 
   /** Serve no request to `host` for `ms` from now (Retry-After, X-RateLimit-Reset). */
-  pauseHost(host: string, ms: number): void {
+  pauseHost(host: string, ms: number, reason?: string): void {
     const slot = this.slot(host);
     slot.pausedUntil = Math.max(slot.pausedUntil, this.now() + ms);
+    if (reason !== undefined) slot.reason = reason;
     this.schedule(slot);
   }
 
-  /** Slow a host down after 429/503: its gap grows (doubling, capped) and decays on success. */
-  slowDown(host: string): void {
+  /**
+   * Slow a host down after a 429/503: its gap grows by one step (max of --delay, Crawl-delay and
+   * {@link SLOW_DOWN_STEP_MS}), and each later answer that is not 429/503 keeps
+   * {@link SLOW_DOWN_DECAY} of it. Additive increase against multiplicative decrease converges:
+   * at an error fraction p the penalty settles near p / (1 − p) × step / (1 − decay) (5 steps at
+   * 50% errors) instead of walking to the cap, which only a host failing nearly always reaches.
+   * @param ceilingMs the server's own Retry-After, ms: the penalty never exceeds what it asked
+   *   for (the wait itself is the retry's pause); the cap `maxPenaltyMs` holds regardless.
+   * @param reason what slowed it (e.g. `503`, `429 Retry-After 5s`), shown in status.
+   */
+  slowDown(host: string, ceilingMs?: number, reason?: string): void {
     const slot = this.slot(host);
-    const base = Math.max(this.opts.delayMs, slot.crawlDelayMs, 250);
-    slot.penaltyMs = Math.min(this.maxPenaltyMs, Math.max(base, slot.penaltyMs * 2));
+    const step = Math.max(this.opts.delayMs, slot.crawlDelayMs, SLOW_DOWN_STEP_MS);
+    const ceiling = Math.min(this.maxPenaltyMs, ceilingMs ?? Number.POSITIVE_INFINITY);
+    slot.penaltyMs = Math.max(0, Math.min(ceiling, slot.penaltyMs + step));
+    if (reason !== undefined) slot.reason = reason;
+  }
+
+  /**
+   * Hosts whose politeness is more than the plain `--delay` now — a slow-down penalty, a pause
+   * still running, or a Crawl-delay above the delay — at most `limit` of them, the longest gap
+   * first: what status shows and what {@link restore} takes back after a restart.
+   */
+  politeness(limit = Number.POSITIVE_INFINITY): HostPoliteness[] {
+    const now = this.now();
+    const out: HostPoliteness[] = [];
+    for (const slot of this.hosts.values()) {
+      const pausedForMs = Math.max(0, slot.pausedUntil - now);
+      if (slot.penaltyMs === 0 && pausedForMs === 0 && slot.crawlDelayMs <= this.opts.delayMs) continue;
+      out.push({
+        host: slot.host,
+        gapMs: Math.round(this.gapMs(slot)),
+        penaltyMs: Math.round(slot.penaltyMs),
+        pausedForMs: Math.round(pausedForMs),
+        crawlDelayMs: slot.crawlDelayMs,
+        reason: slot.reason || (slot.crawlDelayMs > 0 ? 'crawl-delay' : ''),
+      });
+    }
+    out.sort((a, b) => b.gapMs + b.pausedForMs - (a.gapMs + a.pausedForMs));
+    return out.length > limit ? out.slice(0, limit) : out;
+  }
+
+  /**
+   * Take back a host's slow-down and pause saved before a restart ({@link politeness}); the
+   * larger of what it has and what is restored wins. The Crawl-delay comes back with robots.txt.
+   */
+  restore(p: Pick<HostPoliteness, 'host' | 'penaltyMs' | 'pausedForMs' | 'reason'>): void {
+    const slot = this.slot(p.host);
+    slot.penaltyMs = Math.max(slot.penaltyMs, Math.min(this.maxPenaltyMs, Math.max(0, p.penaltyMs)));
+    slot.pausedUntil = Math.max(slot.pausedUntil, this.now() + Math.max(0, p.pausedForMs));
+    if (p.reason) slot.reason = p.reason;
+    this.schedule(slot);
   }
 
   /** Apply robots.txt Crawl-delay (ms) to a host. */

@@ -202,6 +202,38 @@ export class RobotsCache {
     return this.fresh(new URL(url).origin)?.sitemaps;
   }
 
+  /**
+   * Origins whose robots.txt was unavailable (5xx, 429, unreachable) and is not to be fetched
+   * again before `until` (epoch ms): saved across a restart, so that a restart neither fetches it
+   * again at once nor lets the origin's URLs through meanwhile.
+   */
+  unavailableOrigins(): Array<{ origin: string; until: number }> {
+    const now = this.now();
+    const out: Array<{ origin: string; until: number }> = [];
+    for (const [origin, e] of this.entries) {
+      if (e.kind === 'unavailable' && e.expiresAt > now) out.push({ origin, until: e.expiresAt });
+    }
+    return out;
+  }
+
+  /**
+   * Take back an unavailable robots.txt saved before a restart ({@link unavailableOrigins}): the
+   * origin is disallowed until `until` (epoch ms, at most `errorRetryMs` from now), then fetched
+   * again. Ignored when already past, or when the origin has an entry of its own.
+   */
+  restoreUnavailable(origin: string, until: number): void {
+    const now = this.now();
+    if (until <= now || this.entries.has(origin)) return;
+    this.store(origin, {
+      kind: 'unavailable',
+      robot: null,
+      crawlDelayMs: null,
+      robotsUrl: `${origin}${ROBOTS_PATH}`,
+      sitemaps: [],
+      expiresAt: Math.min(until, now + this.errorRetryMs),
+    });
+  }
+
   /** The cached, unexpired entry for an origin (touching its recency), or undefined. */
   private fresh(origin: string): Entry | undefined {
     const entry = this.entries.get(origin);

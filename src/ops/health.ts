@@ -87,7 +87,13 @@ export function assessHealth(status: StatusFile, options: HealthOptions = {}): H
   const pending = status.workers.reduce((a, w) => a + w.queue + w.inFlight, 0);
   const lastProgress = Math.max(
     Date.parse(status.startedAt),
-    ...status.workers.map((w) => (w.lastProgressAt ? Date.parse(w.lastProgressAt) : 0)),
+    // A worker whose pending work waits on its hosts (Retry-After, slow-down) is not stalled.
+    ...status.workers.map((w) =>
+      Math.max(
+        w.lastProgressAt ? Date.parse(w.lastProgressAt) : 0,
+        w.waitingAt ? Date.parse(w.waitingAt) : 0,
+      ),
+    ),
   );
   const progressAgeMs = Math.max(0, now - lastProgress);
   const base = {

@@ -71,6 +71,12 @@ export interface StatusReport {
       state: string;
     }
   >;
+  /**
+   * Hosts a live worker is holding back, and why: a 429/503 slow-down (`gapSec` above the delay),
+   * a pause still running (Retry-After, rate-limit reset, retry back-off, robots.txt unavailable),
+   * a long Crawl-delay. Longest wait first; empty when none (or not running).
+   */
+  slowedHosts: Array<{ worker: string; host: string; gapSec: number; pausedSec: number; reason: string }>;
 }
 
 const round1 = (n: number) => Math.round(n * 10) / 10;
@@ -140,6 +146,7 @@ export function buildStatusReport(
       totals: null,
       types: [],
       workers: [],
+      slowedHosts: [],
     };
   }
   const alive = options.alive ?? isRunning;
@@ -193,7 +200,30 @@ export function buildStatusReport(
       state: w.state,
       ...counts([w], status, now),
     })),
+    slowedHosts: status.workers
+      .filter(up)
+      .flatMap((w) =>
+        (w.slowedHosts ?? []).map((h) => ({
+          worker: w.id,
+          host: h.host,
+          gapSec: round1(h.gapMs / 1000),
+          pausedSec: round1(h.pausedForMs / 1000),
+          reason: h.reason,
+        })),
+      )
+      .sort((a, b) => b.gapSec + b.pausedSec - (a.gapSec + a.pausedSec)),
   };
+}
+
+/** The slowed hosts as one line (the first few), or '' when none. */
+function slowedText(r: StatusReport): string {
+  const shown = 5;
+  const hosts = r.slowedHosts.slice(0, shown).map((h) => {
+    const paused = h.pausedSec > 0 ? `, paused ${ago(h.pausedSec * 1000)}` : '';
+    return `${h.host} (${h.reason || 'slowed'}: gap ${h.gapSec}s${paused})`;
+  });
+  const more = r.slowedHosts.length > shown ? `, +${r.slowedHosts.length - shown} more` : '';
+  return hosts.length === 0 ? '' : `slowed hosts: ${hosts.join(', ')}${more}\n`;
 }
 
 function errorsText(c: StatusCounts): string {
@@ -253,5 +283,5 @@ export function renderStatusReport(r: StatusReport): string {
     ]),
   ];
   const waits = `rate-limit waits: ${r.totals.rateLimitWaits} (${ago(r.totals.rateLimitWaitSec * 1000)} in all)`;
-  return `${head}\n${sup} · ${dataLine}\n\n${table(rows)}\n${waits}\n`;
+  return `${head}\n${sup} · ${dataLine}\n\n${table(rows)}\n${waits}\n${slowedText(r)}`;
 }

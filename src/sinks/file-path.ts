@@ -259,3 +259,20 @@ export function versionPathFor(url: string, sha256: string): string {
   if (!/^[0-9a-f]{64}$/.test(sha256)) throw new Error(`versionPathFor: not a hex SHA-256: ${sha256}`);
   return `${hostDir(parsed)}/${VERSIONS_DIR}/${hash16(url)}/${sha256.slice(0, HASH_NAME_HEX)}`;
 }
+
+/**
+ * The extension of a page's versions (`.md`, `.html`, or none): the source's chosen `extension`
+ * when it gave one, else the one its own path has (`/docs/` → `index.html` → `.html`), when that
+ * is 1–10 letters or digits — so that a version opens with the right program, as the page does.
+ * @param url absolute http(s) URL.
+ * @param extension letters and digits, without the dot (see {@link filePathFor}).
+ * @returns `''` or a dot and the extension.
+ * @throws as {@link filePathFor}.
+ */
+export function versionExtension(url: string, extension?: string): string {
+  if (extension !== undefined) return `.${extension}`;
+  const own = filePathFor(url);
+  const ext = /\.[A-Za-z0-9]{1,10}$/.exec(own);
+  // a dot right after the slash is a hidden name (`.htaccess`), not an extension
+  return ext === null || ext.index <= own.lastIndexOf('/') + 1 ? '' : ext[0];
+}

@@ -13,7 +13,7 @@
  * at its page's path and never replaced.
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, unlinkSync } from 'node:fs';
+import { lstatSync, mkdirSync, readdirSync, unlinkSync } from 'node:fs';
 import { mkdir, readdir, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import {
@@ -23,7 +23,7 @@ import {
   writeFileAtomic,
   writeFileAtomicSync,
 } from './atomic-file.js';
-import { CONFLICTS_DIR, filePathFor, versionPathFor } from './file-path.js';
+import { CONFLICTS_DIR, filePathFor, versionExtension, versionPathFor } from './file-path.js';
 
 /** Default number of bodies written to disk at the same time. */
 export const DEFAULT_MAX_CONCURRENT_WRITES = 8;
@@ -61,6 +61,20 @@ const CONFLICT_CODES = new Set(['ENOTDIR', 'EEXIST', 'EISDIR']);
 function isConflict(error: unknown): boolean {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   return code !== undefined && CONFLICT_CODES.has(code);
+}
+
+/**
+ * Whether `target` is a body stored before versions were on (a regular file with one link: not a
+ * link to a version), which an item of an earlier run may name: it is never replaced, so the
+ * page's path then keeps that body instead of showing the current version.
+ */
+function storedWithoutVersions(target: string): boolean {
+  try {
+    const st = lstatSync(target);
+    return st.isFile() && st.nlink === 1;
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -229,8 +243,8 @@ export class FileSink {
     extension?: string,
   ): Promise<string> {
     const sha256 = createHash('sha256').update(body).digest('hex');
-    // A source's chosen extension (a README's `.md`) stays on the version's name.
-    const ext = extension === undefined ? '' : `.${extension}`;
+    // A source's chosen extension (a README's `.md`), or the page's own (`.html`), on the version.
+    const ext = versionExtension(url, extension);
     let relative = `${versionPathFor(url, sha256)}${ext}`;
     try {
       await this.writeUnder(relative, body, url, true);
@@ -244,13 +258,14 @@ export class FileSink {
     const current = filePathFor(url, extension);
     try {
       await this.ensureDir(this.target(current, url));
-      await linkAtomic(stored, this.target(current, url), { tempDir: this.tempDir });
+      if (!storedWithoutVersions(this.target(current, url)))
+        await linkAtomic(stored, this.target(current, url), { tempDir: this.tempDir });
     } catch (error) {
       if (!isConflict(error)) throw error;
       // the page's path is taken by a directory (or the reverse): show the current version here
       const fallback = this.target(this.conflictPath(current, url), url);
       await this.ensureDir(fallback);
-      await linkAtomic(stored, fallback, { tempDir: this.tempDir });
+      if (!storedWithoutVersions(fallback)) await linkAtomic(stored, fallback, { tempDir: this.tempDir });
     }
     if (!versions.keep) {
       const dir = path.dirname(stored);
@@ -265,8 +280,8 @@ export class FileSink {
   /** {@link storeVersion}'s synchronous twin, for {@link storeSync}. */
   private storeVersionSync(url: string, body: Buffer, versions: VersionOptions, extension?: string): string {
     const sha256 = createHash('sha256').update(body).digest('hex');
-    // A source's chosen extension (a README's `.md`) stays on the version's name.
-    const ext = extension === undefined ? '' : `.${extension}`;
+    // A source's chosen extension (a README's `.md`), or the page's own (`.html`), on the version.
+    const ext = versionExtension(url, extension);
     let relative = `${versionPathFor(url, sha256)}${ext}`;
     try {
       this.writeUnderSync(relative, body, url, true);
@@ -279,12 +294,13 @@ export class FileSink {
     const current = filePathFor(url, extension);
     try {
       this.ensureDirSync(this.target(current, url));
-      linkAtomicSync(stored, this.target(current, url), { tempDir: this.tempDir });
+      if (!storedWithoutVersions(this.target(current, url)))
+        linkAtomicSync(stored, this.target(current, url), { tempDir: this.tempDir });
     } catch (error) {
       if (!isConflict(error)) throw error;
       const fallback = this.target(this.conflictPath(current, url), url);
       this.ensureDirSync(fallback);
-      linkAtomicSync(stored, fallback, { tempDir: this.tempDir });
+      if (!storedWithoutVersions(fallback)) linkAtomicSync(stored, fallback, { tempDir: this.tempDir });
     }
     if (!versions.keep) {
       const dir = path.dirname(stored);

@@ -2,9 +2,11 @@
  * Messages between the supervisor and its worker processes (Node IPC, JSON). Shared state is
  * only counters, the stop signal and status; links travel only to their owner.
  */
+
 import type { CrawlOptions } from '../config/crawl-options.js';
 import type { FailedSeed } from '../engine/crawl-stats.js';
 import type { HandoffLink } from '../engine/handoff-outbox.js';
+import type { HostPoliteness } from '../frontier/frontier-queue.js';
 import type { BudgetKey, Grant } from '../http/rate-budget.js';
 import type { SourceRef } from '../sources/load-source.js';
 import type { WorkerCounters } from './worker-counters.js';
@@ -79,6 +81,14 @@ export interface WorkerStats {
   rss: number;
   /** Epoch ms of the last item written. */
   lastProgressAt: number;
+  /**
+   * Epoch ms of the last moment all its pending work was waiting on its hosts (politeness,
+   * Retry-After, slow-down, retry back-off): nothing in flight, no host ready. Not a stall.
+   * Absent from workers of an older build.
+   */
+  waitingAt?: number;
+  /** Hosts slowed down, paused or with a long Crawl-delay, and why (at most 10, longest gap first). */
+  slowedHosts?: HostPoliteness[];
   skipped: Record<string, number>;
   /** Items without an error, earlier runs included (nothing collected: every seed failed). */
   collected: number;

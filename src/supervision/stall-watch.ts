@@ -1,7 +1,9 @@
 /**
  * "No progress for N seconds while work is pending" as a health signal: a running worker with URLs
- * queued or in flight that wrote no item for `stallTimeoutMs` is stalled, and one never ready is
- * hung while starting (the supervisor kills either, and it is restarted like a crash).
+ * queued or in flight that wrote no item for `stallTimeoutMs`, and was not merely waiting on its
+ * hosts meanwhile (politeness, Retry-After, slow-down, retry back-off: the worker reports when it
+ * last was), is stalled; one never ready is hung while starting (the supervisor kills either, and
+ * it is restarted like a crash). A stall is eligible work not being done.
  */
 
 /** Shortest and longest period of the stall check, ms. */
@@ -14,7 +16,7 @@ export interface WatchedWorker {
   paused: boolean;
   /** When its current process started, epoch ms. */
   startedAt: number;
-  stats: { queued: number; inFlight: number; lastProgressAt: number } | null;
+  stats: { queued: number; inFlight: number; lastProgressAt: number; waitingAt?: number } | null;
 }
 
 /**
@@ -30,13 +32,14 @@ export function stallCheckPeriod(stallTimeoutMs: number): number {
 }
 
 /**
- * @returns ms since the worker's last progress when it is stalled, else null (not running, paused
- *   by the memory guard, no work pending, or progress within the timeout).
+ * @returns ms since the worker's last progress (or since it last waited on its hosts) when it is
+ *   stalled, else null (not running, paused by the memory guard, no work pending, or progress or a
+ *   wait on politeness within the timeout).
  */
 export function stalledFor(w: WatchedWorker, now: number, stallTimeoutMs: number): number | null {
   const s = w.stats;
   if (w.state !== 'running' || s === null || w.paused) return null;
-  const since = Math.max(s.lastProgressAt, w.startedAt);
+  const since = Math.max(s.lastProgressAt, s.waitingAt ?? 0, w.startedAt);
   return s.queued + s.inFlight > 0 && now - since > stallTimeoutMs ? now - since : null;
 }
 

@@ -3,8 +3,10 @@
  * is ≤ 5 s) — its pid and start, per worker its state, counters, rate, memory, last progress,
  * restarts and last error, and totals.
  */
+
 import path from 'node:path';
 import type { Logger } from 'pino';
+import type { HostPoliteness } from '../frontier/frontier-queue.js';
 import { writeFileAtomic } from '../sinks/atomic-file.js';
 import { diskFullPath, isDiskFull } from '../sinks/disk-full.js';
 import { memoryOf } from './memory-guard.js';
@@ -34,6 +36,10 @@ export interface WorkerStatus {
   pssMB: number;
   /** ISO 8601, or null before its first report. */
   lastProgressAt: string | null;
+  /** ISO 8601: the last time all its pending work waited on its hosts (not a stall), or null. */
+  waitingAt: string | null;
+  /** Hosts it slows down or pauses, and why. */
+  slowedHosts: HostPoliteness[];
   restarts: number;
   lastError: string | null;
 }
@@ -82,9 +88,12 @@ export function statusDocument(
     errors: w.stats?.errors ?? 0,
     queue: w.stats?.queued ?? 0,
     inFlight: w.stats?.inFlight ?? 0,
-    rssMB: Math.round((w.stats?.rss ?? 0) / MB),
-    pssMB: Math.round(w.rss / MB),
+    // Both memory figures of the live process, or none: a stopped worker's last report is not its memory.
+    rssMB: w.pid === null ? 0 : Math.round((w.stats?.rss ?? 0) / MB),
+    pssMB: w.pid === null ? 0 : Math.round(w.rss / MB),
     lastProgressAt: w.stats ? new Date(w.stats.lastProgressAt).toISOString() : null,
+    waitingAt: w.stats?.waitingAt ? new Date(w.stats.waitingAt).toISOString() : null,
+    slowedHosts: w.pid === null ? [] : (w.stats?.slowedHosts ?? []),
     restarts: w.restarts,
     lastError: w.lastError,
   }));

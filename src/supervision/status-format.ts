@@ -3,8 +3,10 @@
  * every few seconds, and the reader the ops commands use. Its layout is internal (`format`);
  * scripts should read `collector status --json`, whose shape is the documented contract.
  */
+
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import type { HostPoliteness } from '../frontier/frontier-queue.js';
 import type { LaunchRecord } from './launch-record.js';
 import type { ProcessIdentity } from './process-identity.js';
 import type { WorkerCounters } from './worker-counters.js';
@@ -38,6 +40,13 @@ export interface StatusWorker {
   pssMB: number;
   /** ISO 8601 time of the last item written, or null. */
   lastProgressAt: string | null;
+  /**
+   * ISO 8601 time it last had all its pending work waiting on its hosts (politeness, Retry-After,
+   * slow-down, back-off): not a stall. Null when never (or an older build).
+   */
+  waitingAt?: string | null;
+  /** Hosts it slows down or pauses, and why (at most 10). Absent from older builds. */
+  slowedHosts?: HostPoliteness[];
   restarts: number;
   lastError: string | null;
   /** Since the supervisor started, over all of this worker's processes. */

@@ -19,6 +19,18 @@ const ORPHAN_GRACE_MS = 2000;
 /** Counters reported every this often, ms. */
 const STATS_PERIOD_MS = 1000;
 
+/** Slowed hosts reported in each stats message (status shows them), the longest gap first. */
+const SLOWED_HOSTS_REPORTED = 10;
+
+/**
+ * Whether all of the crawler's pending work waits on its hosts — politeness, Retry-After, a
+ * slow-down or a retry's back-off: URLs queued, none in flight or being stored, and no host ready
+ * now. Such a worker is waiting, not stalled (a stall is eligible work not being done).
+ */
+export function waitingOnHosts(c: Pick<Crawler, 'busy' | 'frontier'>): boolean {
+  return c.busy === 0 && c.frontier.queued > 0 && c.frontier.nextReadyIn() > 0;
+}
+
 /** What the protocol hands the composition root to build the engine with. */
 export interface WorkerWiring {
   /** The worker's place among its siblings, reporting through the supervisor. */
@@ -85,6 +97,7 @@ export function serveSupervisor(
   let received = 0;
   let idle = false;
   let lastProgressAt = Date.now();
+  let waitingAt = 0;
   const counters = new CounterSet();
   const early: ToWorker[] = [];
   const budgets = new RemoteRateBudgets(send);
@@ -92,6 +105,7 @@ export function serveSupervisor(
   const stats = (): FromWorker => {
     const c = crawler as Crawler;
     const s = c.stats;
+    if (waitingOnHosts(c)) waitingAt = Date.now();
     return {
       t: 'stats',
       items: s.items,
@@ -104,6 +118,8 @@ export function serveSupervisor(
       idle,
       rss: process.memoryUsage.rss(),
       lastProgressAt,
+      waitingAt: waitingAt || undefined,
+      slowedHosts: c.frontier.politeness?.(SLOWED_HOSTS_REPORTED),
       skipped: s.skipped,
       collected: s.collected,
       failedSeeds: s.failedSeeds,

@@ -11,12 +11,16 @@ import type { FrontierEntry } from '../../src/frontier/frontier-queue.js';
 import { redisServerPath, startRedis, type TestRedis } from '../fixtures/redis-server.js';
 
 const HAVE_REDIS = redisServerPath() !== null;
-if (!HAVE_REDIS) console.warn('redis-server not installed: Redis frontier tests skipped (apt-get install redis-server)');
+if (!HAVE_REDIS)
+  console.warn('redis-server not installed: Redis frontier tests skipped (apt-get install redis-server)');
 
 const P = 'collector:{unit}:';
 
 /** A machine: its shared crawl and the lines it logged. */
-function machine(redis: TestRedis, opts: { delayMs?: number; hostConcurrency?: number; leaseTimeoutMs?: number } = {}) {
+function machine(
+  redis: TestRedis,
+  opts: { delayMs?: number; hostConcurrency?: number; leaseTimeoutMs?: number } = {},
+) {
   const lines: string[] = [];
   const stops: number[] = [];
   const log = pino(

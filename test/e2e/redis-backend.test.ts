@@ -12,7 +12,8 @@ import { redisServerPath, startRedis, type TestRedis } from '../fixtures/redis-s
 import { type FixtureServer, page, startServer } from '../fixtures/site-server.js';
 
 const HAVE_REDIS = redisServerPath() !== null;
-if (!HAVE_REDIS) console.warn('redis-server not installed: Redis backend tests skipped (apt-get install redis-server)');
+if (!HAVE_REDIS)
+  console.warn('redis-server not installed: Redis backend tests skipped (apt-get install redis-server)');
 
 /** Pages per host of the fixture site; every page links to a few others, on every host. */
 const PAGES = 40;
@@ -50,7 +51,9 @@ async function startSite(latencyMs: number): Promise<FixtureServer[]> {
 
 /** Pages requested (robots.txt aside: each machine reads it itself) by path, on every server. */
 function pageRequests(servers: FixtureServer[]): string[] {
-  return servers.flatMap((s) => s.requests.filter((r) => r.path.startsWith('/p/')).map((r) => `${s.origin}${r.path}`));
+  return servers.flatMap((s) =>
+    s.requests.filter((r) => r.path.startsWith('/p/')).map((r) => `${s.origin}${r.path}`),
+  );
 }
 
 function duplicates(list: string[]): string[] {
@@ -88,7 +91,8 @@ describe.skipIf(!HAVE_REDIS)('two machines through one redis', () => {
     redis = await startRedis({ appendonly: true, appendfsync: 'always' });
   });
   afterAll(async () => {
-    for (const c of children) if (c.exitCode === null && c.signalCode === null && c.pid) process.kill(c.pid, "SIGKILL");
+    for (const c of children)
+      if (c.exitCode === null && c.signalCode === null && c.pid) process.kill(c.pid, 'SIGKILL');
     await redis?.stop();
   });
 
@@ -132,7 +136,16 @@ describe.skipIf(!HAVE_REDIS)('two machines through one redis', () => {
     try {
       const [a, b] = [tempDir(), tempDir()];
       const seed = `${servers[0].origin}/p/0`;
-      const flags = ['--delay', '30', '--host-concurrency', '2', '--concurrency', '4', '--lease-timeout', '4s'];
+      const flags = [
+        '--delay',
+        '30',
+        '--host-concurrency',
+        '2',
+        '--concurrency',
+        '4',
+        '--lease-timeout',
+        '4s',
+      ];
       const ra = startCli(machineArgs(seed, a, redis, ...flags));
       const rb = startCli(machineArgs(seed, b, redis, ...flags));
       children.push(ra, rb);

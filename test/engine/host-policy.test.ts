@@ -99,6 +99,16 @@ describe('host policy: applied to the frontier', () => {
     expect(frontier.gapFor('a.example')).toBeGreaterThan(100);
   });
 
+  it("a 503 with Retry-After slows the host by steps no larger in sum than the server's wait, and says why", () => {
+    const { frontier, policy } = make();
+    for (let i = 0; i < 40; i++) policy.afterStatus('a.example', 503, { 'retry-after': '2' });
+    expect(frontier.gapFor('a.example')).toBe(100 + 2000);
+    expect(frontier.politeness()[0]).toMatchObject({ host: 'a.example', reason: '503 Retry-After 2s' });
+    policy.afterStatus('b.example', 429, {});
+    expect(frontier.gapFor('b.example')).toBe(100 + 250);
+    expect(frontier.politeness().find((p) => p.host === 'b.example')?.reason).toBe('429');
+  });
+
   it('applies a host Crawl-delay once', () => {
     const { frontier, policy } = make();
     policy.afterRobots('a.example', 3000);

@@ -1,7 +1,7 @@
 /** The calendar-trap feedback: a streak of near-duplicate pages of one shape freezes it. */
 import { describe, expect, it } from 'vitest';
-import { TextSketch } from '../../src/extract/text-sketch.js';
 import { NEAR_DUPLICATE_DEFAULTS, NearDuplicateWatch } from '../../src/engine/near-duplicates.js';
+import { TextSketch } from '../../src/extract/text-sketch.js';
 import { urlShape } from '../../src/url/shape-budget.js';
 
 function sketch(text: string): number[] {

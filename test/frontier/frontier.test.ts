@@ -298,7 +298,7 @@ describe('Frontier: retry, pause, slow-down, crawl-delay', () => {
     expect(take(frontier).host).toBe('a.example');
   });
 
-  it('slowDown grows the gap (doubling, capped) and done(success) decays it', () => {
+  it('slowDown grows the gap by one step per 429/503 (capped) and done(success) decays it', () => {
     const { frontier, clock } = make({ delayMs: 500, jitter: 0, maxPenaltyMs: 3000 });
     frontier.push('http://a.example/1', 0);
     const e = take(frontier);
@@ -308,8 +308,8 @@ describe('Frontier: retry, pause, slow-down, crawl-delay', () => {
     frontier.slowDown('a.example');
     expect(frontier.gapFor('a.example')).toBe(500 + 1000);
     frontier.slowDown('a.example');
-    frontier.slowDown('a.example');
-    frontier.slowDown('a.example');
+    expect(frontier.gapFor('a.example')).toBe(500 + 1500); // additive, not doubling (2000)
+    for (let i = 0; i < 5; i++) frontier.slowDown('a.example');
     expect(frontier.gapFor('a.example')).toBe(500 + 3000); // capped at maxPenaltyMs
     frontier.done(e, false); // a failure does not decay
     expect(frontier.gapFor('a.example')).toBe(3500);
@@ -318,6 +318,75 @@ describe('Frontier: retry, pause, slow-down, crawl-delay', () => {
     const e2 = take(frontier);
     frontier.done(e2, true);
     expect(frontier.gapFor('a.example')).toBe(500 + 3000 * 0.8);
+  });
+
+  it("slowDown never takes the penalty above the server's Retry-After (the ceiling)", () => {
+    const { frontier } = make({ delayMs: 500, jitter: 0, maxPenaltyMs: 600_000 });
+    for (let i = 0; i < 50; i++) frontier.slowDown('a.example', 5000, '503 Retry-After 5s');
+    expect(frontier.gapFor('a.example')).toBe(500 + 5000);
+    expect(frontier.politeness()).toEqual([
+      {
+        host: 'a.example',
+        gapMs: 5500,
+        penaltyMs: 5000,
+        pausedForMs: 0,
+        crawlDelayMs: 0,
+        reason: '503 Retry-After 5s',
+      },
+    ]);
+    frontier.slowDown('b.example', 0); // Retry-After: 0 asks for no slow-down
+    expect(frontier.gapFor('b.example')).toBe(500);
+  });
+
+  it('at a steady 50% of 503s the gap settles far below the cap; at 100% it reaches the cap', () => {
+    // The answers of one host, alternating 503 and 200 (and in a random order at 50%): the
+    // multiplicative slow-down (× 2 per 503, × 0.8 per 200) walked to the 10-minute cap here.
+    const run = (errorRate: number, answers: number) => {
+      const { frontier, clock } = make({ delayMs: 500, jitter: 0, maxPenaltyMs: 600_000 });
+      const rand = mulberry32(3);
+      const gaps: number[] = [];
+      for (let i = 0; i < answers; i++) {
+        frontier.push(`http://a.example/${i}`, 0);
+        clock.t += 1_000_000;
+        const e = take(frontier);
+        const error = errorRate === 0.5 && i < answers / 2 ? i % 2 === 0 : rand() < errorRate;
+        if (error) frontier.slowDown('a.example');
+        frontier.done(e, !error);
+        gaps.push(frontier.gapFor('a.example'));
+      }
+      return gaps;
+    };
+    const half = run(0.5, 2000);
+    const settled = half.slice(-1000);
+    // p / (1 - p) × step / (1 - 0.8) = 5 steps of 500 ms, plus the delay: about 3 s
+    expect(Math.max(...settled)).toBeLessThan(15_000);
+    expect(Math.max(...half.slice(500, 1000))).toBeLessThan(4_000);
+    expect(Math.min(...settled)).toBeGreaterThan(500);
+    expect(run(1, 1300).at(-1)).toBe(600_500);
+    expect(run(0, 100).at(-1)).toBe(500);
+  });
+
+  it('politeness() lists the hosts slowed, paused or with a Crawl-delay, longest first; restore() takes them back', () => {
+    const { frontier, clock } = make({ delayMs: 500, jitter: 0 });
+    frontier.push('http://plain.example/1', 0);
+    frontier.slowDown('slow.example', undefined, '429');
+    frontier.pauseHost('paused.example', 8000, 'rate-limit');
+    frontier.setCrawlDelay('cd.example', 2000);
+    expect(frontier.politeness().map((p) => [p.host, p.gapMs, p.pausedForMs, p.reason])).toEqual([
+      ['paused.example', 500, 8000, 'rate-limit'],
+      ['cd.example', 2000, 0, 'crawl-delay'],
+      ['slow.example', 1000, 0, '429'],
+    ]);
+    expect(frontier.politeness(1).map((p) => p.host)).toEqual(['paused.example']);
+    const saved = frontier.politeness();
+    const { frontier: again } = make({ delayMs: 500, jitter: 0 });
+    for (const p of saved) again.restore(p);
+    again.push('http://paused.example/x', 0);
+    expect(again.next()).toBeNull(); // still paused after the "restart"
+    expect(again.nextReadyIn()).toBe(8000);
+    expect(again.gapFor('slow.example')).toBe(1000);
+    clock.t += 8000;
+    expect(frontier.politeness().map((p) => p.host)).toEqual(['cd.example', 'slow.example']);
   });
 
   it('the penalty decays to zero after enough successes', () => {

@@ -222,6 +222,33 @@ describe('RobotsCache: fetch outcomes', () => {
     expect(calls.length).toBe(2);
   });
 
+  it('an unavailable robots.txt is listed with its retry time and taken back after a restart, not fetched before', async () => {
+    let t = 1_000_000;
+    const { fetch, calls } = fakeFetch({
+      'https://example.com/robots.txt': (n) => (n === 1 ? { status: 503 } : { status: 200, body: '' }),
+      'https://ok.example/robots.txt': { status: 200, body: '' },
+    });
+    const before = cache(fetch, { errorRetryMs: 60_000, now: () => t });
+    await before.check('https://example.com/a');
+    await before.check('https://ok.example/a');
+    expect(before.unavailableOrigins()).toEqual([{ origin: 'https://example.com', until: 1_060_000 }]);
+    // the restart, 10 s later: a new cache takes the verdict back
+    t += 10_000;
+    const after = cache(fetch, { errorRetryMs: 60_000, now: () => t });
+    for (const u of before.unavailableOrigins()) after.restoreUnavailable(u.origin, u.until);
+    after.restoreUnavailable('https://gone.example', t - 1); // already past: ignored
+    expect(after.unavailableOrigins()).toEqual([{ origin: 'https://example.com', until: 1_060_000 }]);
+    expect((await after.check('https://example.com/a')).reason).toBe('unavailable');
+    expect(calls.filter((c) => c.startsWith('https://example.com')).length).toBe(1);
+    t = 1_060_000;
+    expect((await after.check('https://example.com/a')).allowed).toBe(true);
+    expect(calls.filter((c) => c.startsWith('https://example.com')).length).toBe(2);
+    // a saved time beyond errorRetryMs from now is cut to it (a damaged or hostile file)
+    const capped = cache(fetch, { errorRetryMs: 60_000, now: () => t });
+    capped.restoreUnavailable('https://example.com', t + 10 * 60_000);
+    expect(capped.unavailableOrigins()[0].until).toBe(t + 60_000);
+  });
+
   it('429 is treated like 5xx, not like 4xx', async () => {
     const { fetch } = fakeFetch({ 'https://example.com/robots.txt': { status: 429 } });
     expect((await cache(fetch).check('https://example.com/a')).reason).toBe('unavailable');

@@ -141,6 +141,17 @@ describe('assessHealth', () => {
     expect(judge(restarted, { stallMs: 600_000 }).problem).toBe(null);
   });
 
+  it('work waiting on its hosts (Retry-After, slow-down) is not a stall', () => {
+    const waiting = status({}, [
+      worker(0, { lastProgressAt: iso(11 * 60_000), queue: 3, inFlight: 0, waitingAt: iso(2000) }),
+    ]);
+    waiting.expected = { docs: 1 };
+    expect(judge(waiting, { stallMs: 600_000 }).problem).toBe(null);
+    // it last waited 11 minutes ago, and wrote nothing since: stalled
+    waiting.workers[0].waitingAt = iso(11 * 60_000);
+    expect(judge(waiting, { stallMs: 600_000 }).problem).toBe('stalled');
+  });
+
   it('an in-process crawl is named as such', () => {
     const h = judge(status({ mode: 'in-process' }), { alive: () => false });
     expect(h.summary).toMatch(/^crawl process was dead/);

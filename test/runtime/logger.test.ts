@@ -49,7 +49,8 @@ describe('worker log rotation at the documented defaults (10 MiB, 3 old files)',
     const out = fs.mkdtempSync(path.join(os.tmpdir(), 'collector-log-'));
     try {
       const { log, close } = openWorkerLog(out, 'crawl-0');
-      const pad = 'x'.repeat(1000);
+      // 1,000 bytes in 700 characters: rotation counts bytes (by characters, files would be ~14 MiB)
+      const pad = `${'x'.repeat(550)}${'é'.repeat(150)}`;
       const lines = 46 * 1024; // ~46 MiB: more than the 40 MiB kept
       for (let i = 0; i < lines; i++) log.info({ i, pad }, 'line');
       await close();

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { filePathFor, versionPathFor } from '../../src/sinks/file-path.js';
+import { filePathFor, versionExtension, versionPathFor } from '../../src/sinks/file-path.js';
 import { FileSink } from '../../src/sinks/file-sink.js';
 import { tempDir } from '../fixtures/cli.js';
 import { mulberry32 } from '../fixtures/prng.js';
@@ -60,7 +60,7 @@ describe('FileSink versions', () => {
       const distinct = new Set(items.map((i) => `${i.url} ${i.sha256}`));
       expect(distinct.size).toBeGreaterThan(30); // the pages did change
       for (const item of items) {
-        expect(item.file).toBe(`files/${versionPathFor(item.url, item.sha256)}`);
+        expect(item.file).toBe(`files/${versionPathFor(item.url, item.sha256)}${versionExtension(item.url)}`);
         expect(sha(readFileSync(path.join(out, item.file)))).toBe(item.sha256);
       }
       // the page's own path shows its current version (or its _conflicts name when the path is taken)
@@ -103,11 +103,26 @@ describe('FileSink versions', () => {
     const two = await sink.write(url, Buffer.from('two'));
     const oneAgain = await sink.write(url, Buffer.from('one'));
     await sink.close();
-    expect(one).toMatch(/^files\/h\.test\/_versions\/[0-9a-f]{16}\/[0-9a-f]{16}$/);
+    expect(one).toMatch(/^files\/h\.test\/_versions\/[0-9a-f]{16}\/[0-9a-f]{16}\.html$/);
     expect(two).not.toBe(one);
     expect(oneAgain).toBe(one);
     expect(readFileSync(path.join(out, 'files/h.test/docs/index.html')).toString()).toBe('one');
     expect(readFileSync(path.join(out, two)).toString()).toBe('two');
+  });
+
+  it('a body stored before versions were on (an earlier run) is never replaced at its path', async () => {
+    const out = tempDir('sink-versions-');
+    const url = 'https://h.test/news/';
+    const before = await new FileSink({ outDir: out }).write(url, Buffer.from('one-shot'));
+    expect(before).toBe('files/h.test/news/index.html');
+    const sink = new FileSink({ outDir: out, versions: { keep: true } });
+    const v2 = await sink.write(url, Buffer.from('round 2'));
+    const v3 = sink.storeSync(url, Buffer.from('round 3'));
+    await sink.close();
+    // the earlier item's file still holds its bytes; the new items name their versions
+    expect(readFileSync(path.join(out, before)).toString()).toBe('one-shot');
+    expect(readFileSync(path.join(out, v2)).toString()).toBe('round 2');
+    expect(readFileSync(path.join(out, v3)).toString()).toBe('round 3');
   });
 
   it('a URL whose path starts with _versions cannot reach the versions directory', () => {
@@ -126,5 +141,14 @@ describe('FileSink versions', () => {
     expect(file).toBe(`files/${versionPathFor(url, sha(body))}.md`);
     expect(readFileSync(path.join(out, file)).equals(body)).toBe(true);
     expect(readFileSync(path.join(out, 'files', filePathFor(url, 'md'))).equals(body)).toBe(true);
+  });
+
+  it("a version keeps the page's own extension when the source chose none", () => {
+    expect(versionExtension('https://h.test/docs/')).toBe('.html');
+    expect(versionExtension('https://h.test/a/report.pdf')).toBe('.pdf');
+    expect(versionExtension('https://h.test/a')).toBe('');
+    expect(versionExtension('https://h.test/a/.htaccess')).toBe('');
+    expect(versionExtension('https://h.test/a.tar.verylongextension')).toBe('');
+    expect(versionExtension('https://h.test/a/readme', 'md')).toBe('.md');
   });
 });

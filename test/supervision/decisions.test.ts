@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseCrawlOptions } from '../../src/config/crawl-options.js';
+import type { Crawler } from '../../src/engine/crawler.js';
 import { decideMemory, type GuardedWorker, RECYCLE_AFTER_MS } from '../../src/supervision/memory-pressure.js';
 import {
   hungStartingFor,
@@ -9,6 +10,7 @@ import {
 } from '../../src/supervision/stall-watch.js';
 import { emptyCounters } from '../../src/supervision/worker-counters.js';
 import { afterExit, MAX_RESTART_BACKOFF_MS, WorkerProcess } from '../../src/supervision/worker-process.js';
+import { waitingOnHosts } from '../../src/supervision/worker-protocol.js';
 import { defaultPartition, splitPoliteness } from '../../src/supervision/worker-spec.js';
 
 const MB = 1024 * 1024;
@@ -98,6 +100,36 @@ describe('stall watch', () => {
     expect(stalledFor({ ...running(1000), state: 'idle' }, 400_000, 300_000)).toBeNull();
     // A restarted process is judged from its start.
     expect(stalledFor({ ...running(1000), startedAt: 350_000 }, 400_000, 300_000)).toBeNull();
+  });
+
+  it('a worker whose pending work waits on its hosts (politeness, Retry-After, back-off) is not stalled', () => {
+    // no item for 399 s, but all its work was waiting on a backed-off host until 10 s ago
+    expect(
+      stalledFor(
+        { ...running(1000), stats: { ...running(1000).stats, waitingAt: 390_000 } },
+        400_000,
+        300_000,
+      ),
+    ).toBeNull();
+    // it stopped waiting (a host became ready) and still wrote nothing for the timeout: a stall
+    expect(
+      stalledFor(
+        { ...running(1000), stats: { ...running(1000).stats, waitingAt: 90_000 } },
+        400_000,
+        300_000,
+      ),
+    ).toBe(310_000);
+  });
+
+  it('waitingOnHosts: queued work, nothing in flight, no host ready now', () => {
+    const c = (busy: number, queued: number, readyIn: number) => ({
+      busy,
+      frontier: { queued, nextReadyIn: () => readyIn } as unknown as Crawler['frontier'],
+    });
+    expect(waitingOnHosts(c(0, 3, 5000))).toBe(true);
+    expect(waitingOnHosts(c(0, 3, 0))).toBe(false); // a host is ready and nothing is taken: not waiting
+    expect(waitingOnHosts(c(1, 3, 5000))).toBe(false); // a request in flight is work being done
+    expect(waitingOnHosts(c(0, 0, Number.POSITIVE_INFINITY))).toBe(false); // nothing pending
   });
 
   it('checks every half timeout, between 100 ms and 5 s', () => {

@@ -23,8 +23,10 @@ const MIN_ASK_GAP_MS = 200;
 export interface SharedRoundParts<R> {
   /** The requests of a new round. */
   load(): Promise<R[]>;
-  /** Queue a round's requests, seen or not, and this machine's pages due again. */
-  queue(requests: R[]): void;
+  /** Queue round `round`'s requests, seen or not, and this machine's pages due again. */
+  queue(requests: R[], round: number): void;
+  /** A round started here or was joined: its number is worth saving. */
+  started?(): void;
   log: Logger;
   /** Something the dispatch loop waits for happened. */
   wake(): void;
@@ -102,6 +104,25 @@ export class SharedRounds<R> {
     this.timer.unref();
   }
 
+  /** The round in progress as the engine saves it (the shared one lives in Redis). */
+  get mark(): { number: number; startedAt: number } {
+    return { number: this.current, startedAt: this.started.at };
+  }
+
+  /** A round saved here before a restart: the shared count in Redis decides (the join). */
+  continueFrom(): void {}
+
+  /** The dispatch loop begins (nothing to do: the join was asked for when made). */
+  begin(): void {}
+
+  /** Rounds are decided in Redis: polled every {@link ROUND_POLL_MS}, waking the loop. */
+  dueIn(): number {
+    return Number.POSITIVE_INFINITY;
+  }
+
+  /** `round done` is logged from Redis's answers (crawl-wide), not from this machine's idleness. */
+  idle(): void {}
+
   /** This machine is making a round's requests: not idle. */
   get busy(): boolean {
     return this.loading;
@@ -162,7 +183,7 @@ export class SharedRounds<R> {
         else if (round < this.current) {
           // Redis lost the rounds (restarted without persistence): go on from its count.
           this.parts.log.warn({ round, was: this.current }, 'the shared rounds restarted in redis');
-          this.begin(round);
+          this.enter(round);
         }
         return;
       case 'wait':
@@ -183,7 +204,7 @@ export class SharedRounds<R> {
   /** Round `n` is in progress elsewhere: queue this machine's pages due again, once crawl-wide. */
   private join(n: number): void {
     if (this.halted || n <= this.current) return;
-    this.begin(n);
+    this.enter(n);
     const count = this.queueFor(n, [], '0');
     this.parts.log.info({ round: n, revisits: count }, 'round joined');
   }
@@ -206,7 +227,7 @@ export class SharedRounds<R> {
         const [action, n, at] = r;
         if (this.halted) return;
         if (action === 'start') {
-          this.begin(Number(n));
+          this.enter(Number(n));
           const queued = this.queueFor(Number(n), requests, '1');
           this.parts.log.info(
             { round: Number(n), at: Number(at), seeds: requests.length, queued },
@@ -222,12 +243,13 @@ export class SharedRounds<R> {
     });
   }
 
-  private begin(n: number): void {
+  private enter(n: number): void {
     this.current = n;
     this.o.frontier.round = n;
     this.doneLogged = false;
     const s = this.parts.stats;
     this.started = { at: Date.now(), items: s.itemsThisRun, errors: s.errors };
+    this.parts.started?.();
   }
 
   /**
@@ -239,7 +261,7 @@ export class SharedRounds<R> {
     const args: (string | number)[] = [];
     this.collecting = args;
     try {
-      this.parts.queue(requests);
+      this.parts.queue(requests, n);
     } finally {
       this.collecting = null;
     }

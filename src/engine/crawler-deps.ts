@@ -1,0 +1,60 @@
+/**
+ * What a worker's engine is given from outside: the shared-state implementations it runs on
+ * (`EngineBackend`) and the rest of its dependencies (`CrawlerDeps`: id, source, log, callbacks).
+ */
+import type { Logger } from 'pino';
+import type { ContentDedup, ContentIndexFiles } from '../dedup/content-dedup.js';
+import type { SeenSet } from '../dedup/seen-set.js';
+import type { FrontierQueue } from '../frontier/frontier-queue.js';
+import type { EngineSource } from './engine-source.js';
+import type { Partition } from './handoff-outbox.js';
+import type { Item } from './item.js';
+import type { RateBudgets } from './rate-gate.js';
+import type { RoundKeeper, RoundParts } from './rounds.js';
+
+/**
+ * The shared-state implementations the engine runs on: the embedded ones (memory and files of
+ * this worker) or, later, shared ones. `runtime/` picks them.
+ */
+export interface EngineBackend {
+  frontier: FrontierQueue;
+  seen: SeenSet;
+  /** The content index over this worker's items file. */
+  openContentIndex(files: ContentIndexFiles): ContentDedup;
+  /** A shared backend is told how to wake the dispatch loop (leased URLs arrived). */
+  attach?(wake: () => void): void;
+  /** The item line of `url` is in the journal (in journal order). */
+  itemWritten?(url: string): void;
+  /** The next `count` item lines of the journal are on disk: their URLs are acknowledged. */
+  itemsFlushed?(count: number): void;
+  /** Rounds shared with other machines (continuous collection); default: this worker's own. */
+  openRounds?(parts: RoundParts): RoundKeeper;
+  /** Let go of shared state, after the journal is closed (unwritten leases given back). */
+  close?(): Promise<void>;
+}
+
+/** What the crawler needs beyond its options. */
+export interface CrawlerDeps {
+  /** Worker id, e.g. `crawl-0`: names the items file, state dir and log. */
+  workerId: string;
+  source: EngineSource;
+  log: Logger;
+  backend: EngineBackend;
+  /** Called on every item written (progress). */
+  onItem?: (item: Item) => void;
+  /** Called after every HTTP request (each redirect hop), with its duration in ms (metrics). */
+  onFetch?: (ms: number) => void;
+  /** Called when a host is paused by Retry-After or rate-limit headers, with the pause in ms (metrics). */
+  onRateLimitWait?: (ms: number) => void;
+  /**
+   * Told a warning line for a person (a host that does not answer: `127.0.0.1:9: connection
+   * refused, retrying in 1.2 s (1/3)`); it is in the log already. Default: the log only.
+   */
+  onWarning?: (line: string) => void;
+  /** Called on every line the source logs (counters). */
+  onSourceLog?: (level: 'info' | 'warn' | 'error') => void;
+  /** Set when this worker is one of several of its type (DESIGN §1 ownership). */
+  partition?: Partition;
+  /** The collector's rate budgets (the supervisor's); without it, a source's are kept here. */
+  rateBudgets?: RateBudgets;
+}
