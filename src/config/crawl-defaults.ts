@@ -55,4 +55,10 @@ export const CRAWL_DEFAULTS = {
   leaseTimeout: 30_000,
   /** ms: longest wait between two claims of a machine while other machines still work */
   claimPoll: 250,
+  /** the shared seen-set with a Redis backend: exact fingerprints, or a Bloom filter */
+  seenSet: 'exact',
+  /** URLs a Bloom seen-set is sized for: 10 million take 18 MB at 0.1 % */
+  bloomCapacity: 10_000_000,
+  /** false-positive rate of a Bloom seen-set at its capacity */
+  bloomErrorRate: 0.001,
 } as const;

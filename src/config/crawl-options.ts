@@ -258,6 +258,26 @@ export const CrawlOptionsSchema = z.object({
     .default(D.leaseTimeout),
   /** With a shared backend: longest wait between claims while other machines still work, ms. Default 250 ms. */
   claimPoll: duration('ms').default(D.claimPoll),
+  /**
+   * With a shared backend: the shared seen-set. `exact` keeps every URL's 64-bit fingerprint (70–93
+   * bytes per URL in Redis); `bloom` a Bloom filter sized for `bloomCapacity` URLs at
+   * `bloomErrorRate` (RedisBloom when the server has it): ~1.8 bytes per URL at 0.1 %, but a false
+   * positive is a URL never fetched. Default exact.
+   */
+  seenSet: z.enum(['exact', 'bloom'], { error: 'expected exact or bloom' }).default(D.seenSet),
+  /** With `seenSet: bloom`: URLs the filter is sized for (its error rate grows past them). Default 10 million. */
+  bloomCapacity: z
+    .number({ error: 'expected an integer from 1000 to 10000000000' })
+    .int({ error: 'expected an integer from 1000 to 10000000000' })
+    .min(1000, { error: 'expected an integer from 1000 to 10000000000' })
+    .max(1e10, { error: 'expected an integer from 1000 to 10000000000' })
+    .default(D.bloomCapacity),
+  /** With `seenSet: bloom`: false-positive rate at `bloomCapacity` (URLs wrongly taken as seen). Default 0.001. */
+  bloomErrorRate: z
+    .number({ error: 'expected a rate from 0.000001 to 0.1' })
+    .min(1e-6, { error: 'expected a rate from 0.000001 to 0.1' })
+    .max(0.1, { error: 'expected a rate from 0.000001 to 0.1' })
+    .default(D.bloomErrorRate),
   /** Proxy URL for all requests (else HTTP_PROXY/HTTPS_PROXY/NO_PROXY from the environment). */
   proxy: z
     .string()

@@ -69,6 +69,8 @@ export async function runInProcess(
     source: { ...setup.source, seeds: setup.seeds },
     log,
     backend: shared?.backend ?? embeddedBackend(opts),
+    // With a shared backend, a source's rate budgets are the crawl's, in Redis.
+    ...(shared === null ? {} : { rateBudgets: shared.rateBudgets }),
     onItem: (item) => {
       counters.item(item);
       if (status) status.lastProgressAt = Date.now();

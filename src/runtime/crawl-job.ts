@@ -117,6 +117,9 @@ export async function runCrawlJob(
       '--backend redis://…: a crawl with rounds (interval) through Redis is a `collector run` config (backend: and interval:); crawl once per start',
     );
   }
+  if (opts.backend === 'embedded' && opts.seenSet !== 'exact') {
+    throw new UsageError('--seen-set bloom: needs a shared backend (--backend redis://…); the embedded seen-set is exact');
+  }
   if (objectSource && opts.processes > 1) {
     throw new UsageError(
       'a source given as an object runs in this process only: use processes: 1, or give the path of its module',

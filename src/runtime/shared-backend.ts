@@ -8,6 +8,7 @@ import { RedisCrawl } from '../backends/redis/redis-crawl.js';
 import type { CrawlOptions } from '../config/crawl-options.js';
 import { ContentIndex } from '../dedup/content-index.js';
 import type { EngineBackend } from '../engine/crawler.js';
+import type { RateBudgets } from '../engine/rate-gate.js';
 
 /** What a machine's shared backend reports and is told beyond the engine's calls. */
 export interface SharedBackendHooks {
@@ -23,6 +24,8 @@ export interface SharedBackend {
   backend: EngineBackend;
   /** This machine's id in the crawl. */
   machine: string;
+  /** A source's rate budgets, shared by every machine of the crawl. */
+  rateBudgets: RateBudgets;
   /** Join: resolves once Redis answered the first heartbeat (waits while it is unavailable). */
   start(): Promise<void>;
   /** For status.json (`totals.backend`): kind, crawl id, machine, connected, reconnects, shared counts. */
@@ -48,11 +51,13 @@ export function redisBackend(opts: CrawlOptions, crawlId: string, hooks: SharedB
     log: hooks.log,
     onStop: hooks.onStop,
     status: hooks.status,
+    seenSet: { kind: opts.seenSet, capacity: opts.bloomCapacity, errorRate: opts.bloomErrorRate },
   });
   const frontier = shared.frontier;
   const interval = opts.interval;
   return {
     machine: shared.machine,
+    rateBudgets: shared.rateBudgets,
     start: () => shared.start(),
     status: () => shared.status(),
     backend: {

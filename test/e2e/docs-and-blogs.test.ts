@@ -38,7 +38,8 @@ afterEach(async () => {
  * A config of one crawl worker on the blog, continuous, with the given extra keys. Rounds start on
  * time (`interval` from the previous start, whatever is still queued): the interval is long enough
  * for the first pass (~1 s idle) to end before round 1 on a loaded machine, so that the blog's
- * changes, made after the first pass, are seen by round 1.
+ * changes, made at round 1's first request (`atNextRound`), are seen by round 1 and by no request
+ * of the first pass.
  */
 function writeConfig(dir: string, data: string, extra: string[]): string {
   const config = path.join(dir, 'collector.yaml');
@@ -65,17 +66,21 @@ function writeConfig(dir: string, data: string, extra: string[]): string {
 const postUrls = () => blog.posts.map((p) => blog.url(p.path));
 const ofRound = (items: Item[], round: number) => items.filter((i) => i.data?.round === round);
 
-/** Round 0 done: every post has an item of round 0. */
+/**
+ * Round 0 done: every post of the blog as it was at the start has an item of round 0 (the posts
+ * published at round 1's first request are round 1's). @returns the items of round 0.
+ */
 async function firstRound(data: string): Promise<Item[]> {
+  const want = postUrls();
   await waitFor(() => {
     const got = new Set(ofRound(readItems(data), 0).map((i) => i.url));
-    return postUrls().every((u) => got.has(u));
+    return want.every((u) => got.has(u));
   }, 60_000).catch((e) => {
     if (process.env.DEBUG_S11)
       console.log(readItems(data).map((i) => [i.url, i.status, JSON.stringify(i.data)]));
     throw e;
   });
-  return readItems(data);
+  return ofRound(readItems(data), 0);
 }
 
 /** Round 1 done: every post (the new ones too) has an item of round 1, or `only` of them. */
@@ -92,6 +97,14 @@ describe('docs and blogs: sitemaps, feeds, articles, revisits (collector run)', 
   it('round 0: every article once as HTML + Markdown; round 1: the 2 new and the 1 edited, 304 for the rest', async () => {
     const dir = tempDir();
     const data = path.join(dir, 'data');
+    // Between the rounds, 2 posts are published and one edited (round 1 may start before the
+    // test has read round 0: the change waits for round 1's first request, not for the test).
+    const changes = blog.atNextRound(() => {
+      const added = blog.publish(2);
+      const edited = blog.edit('post-05');
+      blog.clearLog();
+      return { added, edited };
+    });
     const child = startCli(['run', '--config', writeConfig(dir, data, ['revisit: 1ms']), '--quiet']);
     const exited = waitExit(child);
     try {
@@ -133,9 +146,7 @@ describe('docs and blogs: sitemaps, feeds, articles, revisits (collector run)', 
         entries: 12,
       });
 
-      const added = blog.publish(2);
-      const edited = blog.edit('post-05');
-      blog.clearLog();
+      const { added, edited } = await changes;
       const items = await secondRound(data);
       const log = [...blog.log];
       const round1 = ofRound(items, 1);
@@ -178,13 +189,17 @@ describe('docs and blogs: sitemaps, feeds, articles, revisits (collector run)', 
   it('without revisit, a later round fetches only what the sitemap and feed say changed (lastmod)', async () => {
     const dir = tempDir();
     const data = path.join(dir, 'data');
+    const changes = blog.atNextRound(() => {
+      const added = blog.publish(2);
+      const edited = blog.edit('post-03');
+      blog.clearLog();
+      return { added, edited };
+    });
     const child = startCli(['run', '--config', writeConfig(dir, data, []), '--quiet']);
     const exited = waitExit(child);
     try {
       await firstRound(data);
-      const added = blog.publish(2);
-      const edited = blog.edit('post-03');
-      blog.clearLog();
+      const { added, edited } = await changes;
       const changed = [...added.map((p) => blog.url(p.path)), blog.url(edited.path)];
       const items = await secondRound(data, changed);
       const log = [...blog.log];

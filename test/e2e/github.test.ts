@@ -1,7 +1,7 @@
 /**
  * The built-in GitHub sources end to end, against the loopback stand-in for github.com
  * (`test/fixtures/github-server.ts`), never the real one: `collector run --config
- * examples/github.yaml` with its bases pointed at the fixture, with a token and tight limits
+ * examples/github.yaml` with its bases pointed at the fixture (two of its topics), with a token and tight limits
  * (6 searches per 3 s, 40 core requests per 5 s, a secondary limit with Retry-After 1 s on every
  * 5th API request), 4 worker processes sharing the token's budget through the supervisor; three
  * rounds, SIGTERM, a restart that collects nothing twice. And `collector crawl --source` on a
@@ -30,7 +30,7 @@ async function fixture(o: Parameters<typeof startGithubFixture>[0] = {}): Promis
   return f;
 }
 
-/** examples/github.yaml with its bases pointed at the fixture, smaller pages, 1 s rounds. */
+/** examples/github.yaml with its bases pointed at the fixture, two topics, smaller pages, 1 s rounds. */
 function configFor(gh: GithubFixture, dir: string): string {
   const config = YAML.parse(fs.readFileSync(EXAMPLE, 'utf8'));
   config.data = path.join(dir, 'data');
@@ -39,6 +39,9 @@ function configFor(gh: GithubFixture, dir: string): string {
     w.interval = '1s';
     w.delay = '0';
     if (w.source === 'github-search') {
+      // Two of the example's three topics: an authenticated search goes every 2 s at most (the
+      // documented 30 a minute, spread), so each topic adds 2 s × pages to every round.
+      w.topics = w.topics.slice(0, 2);
       w.perPage = 5;
       w.searchPages = 2;
     }
@@ -66,9 +69,9 @@ function roundsDone(out: string): number {
   const listings = readItems(out).filter((i) => i.label === 'trending' || i.label === 'search');
   const perUrl = new Map<string, number>();
   for (const i of listings) perUrl.set(i.url, (perUrl.get(i.url) ?? 0) + 1);
-  // The first-page URLs (trending pages and page-1 searches) go every round.
+  // The first-page URLs (3 trending pages and the 2 topics' page-1 searches) go every round.
   const firsts = [...perUrl.entries()].filter(([u]) => !/[?&]page=/.test(u));
-  return firsts.length < 6 ? 0 : Math.min(...firsts.map(([, n]) => n));
+  return firsts.length < 5 ? 0 : Math.min(...firsts.map(([, n]) => n));
 }
 
 /** The repositories the run was shown: trending lists and the search pages it fetched. */
@@ -257,10 +260,11 @@ describe('github-trending: a changed layout (collector crawl --source)', () => {
 
 describe('github-search: a primary limit spent by someone else (a 403 with X-RateLimit-Remaining: 0)', () => {
   it('waits for X-RateLimit-Reset, shows the wait in status, then collects every README; nothing early', async () => {
-    // A window long enough that the collector starts within it on a loaded machine.
-    const gh = await fixture({ tokens: [TOKEN], limits: { core: { limit: 5, windowMs: 20_000 } } });
+    // A window long enough that the collector starts within it on a loaded machine; a limit the
+    // 8 READMEs fit in, so the test waits out one window, not two.
+    const gh = await fixture({ tokens: [TOKEN], limits: { core: { limit: 10, windowMs: 20_000 } } });
     // Another client spends the token's core budget first.
-    for (let i = 0; i < 5; i++) {
+    for (let i = 0; i < 10; i++) {
       const r = await fetch(`${gh.bases.api}/repos/alice/bom-readme/readme`, {
         headers: { authorization: `Bearer ${TOKEN}`, 'user-agent': 'other-client' },
       });

@@ -18,8 +18,14 @@ if (!HAVE_REDIS)
 /** Pages per host of the fixture site; every page links to a few others, on every host. */
 const PAGES = 40;
 
-/** Hosts 127.0.0.1..3, each serving /p/0../p/PAGES-1, after `latencyMs`. */
-async function startSite(latencyMs: number): Promise<FixtureServer[]> {
+/**
+ * Hosts 127.0.0.1..3, each serving /p/0../p/PAGES-1, after `latencyMs`; pages from `hold.from` on
+ * are answered only once `hold.until` resolves.
+ */
+async function startSite(
+  latencyMs: number,
+  hold?: { from: number; until: Promise<void> },
+): Promise<FixtureServer[]> {
   const servers: FixtureServer[] = [];
   const hosts = ['127.0.0.1', '127.0.0.2', '127.0.0.3'];
   const origins: string[] = [];
@@ -37,6 +43,7 @@ async function startSite(latencyMs: number): Promise<FixtureServer[]> {
         const links = [2 * i + 1, 2 * i + 2, i + 1, i === 1 ? 0 : PAGES]
           .filter((j) => j < PAGES)
           .flatMap((j) => origins.map((o) => `${o}/p/${j}`));
+        if (hold !== undefined && i >= hold.from) await hold.until;
         await new Promise((r) => setTimeout(r, latencyMs));
         res.writeHead(200, { 'content-type': 'text/html' });
         res.end(page(`page ${i}`, links));
@@ -242,7 +249,13 @@ describe.skipIf(!HAVE_REDIS)('two machines through one redis', () => {
 
   it('status shows every machine; stop stops all gracefully (leases given back); a new collector continues', async () => {
     await redis.client.flushdb();
-    const servers = await startSite(20);
+    // Pages from 10 on wait until both machines are stopping: the crawl cannot end before the
+    // stop, however slowly a loaded machine runs the status and stop commands.
+    let release = () => {};
+    const until = new Promise<void>((r) => {
+      release = r;
+    });
+    const servers = await startSite(20, { from: 10, until });
     try {
       const [a, b, c] = [tempDir(), tempDir(), tempDir()];
       const seed = `${servers[0].origin}/p/0`;
@@ -251,7 +264,15 @@ describe.skipIf(!HAVE_REDIS)('two machines through one redis', () => {
       const rb = startCli(machineArgs(seed, b, redis, ...flags));
       children.push(ra, rb);
       const ends = Promise.all([waitExit(ra), waitExit(rb)]);
-      await waitFor(() => itemCount(a) > 0 && itemCount(b) > 0, 60_000);
+      // Both machines beating (one may have taken every page not held before the other started).
+      const P = 'collector:{test-crawl}:';
+      for (
+        let t = Date.now();
+        (await redis.client.scard(`${P}machines`)) < 2 || itemCount(a) + itemCount(b) === 0;
+      ) {
+        if (Date.now() - t > 60_000) throw new Error('timed out waiting for both machines');
+        await new Promise((r) => setTimeout(r, 10));
+      }
       const ids = ['--backend', redis.url, '--crawl-id', 'test-crawl'];
       const st = await runCli(['status', ...ids, '--json']);
       expect(st.code, st.stderr).toBe(0);
@@ -259,6 +280,19 @@ describe.skipIf(!HAVE_REDIS)('two machines through one redis', () => {
       expect(view.machines.map((m: { out: string }) => m.out).sort()).toEqual([a, b].sort());
       const stop = await runCli(['stop', ...ids]);
       expect(stop.code, stop.stderr).toBe(0);
+      // Each machine sees the stop at its next heartbeat; then the held pages are answered.
+      const stateOf = (out: string) => {
+        try {
+          return JSON.parse(fs.readFileSync(path.join(out, 'status.json'), 'utf8')).state;
+        } catch {
+          return undefined;
+        }
+      };
+      await waitFor(
+        () => [a, b].every((out) => ['stopping', 'stopped', 'finished'].includes(stateOf(out))),
+        60_000,
+      );
+      release();
       const [ea, eb] = await ends;
       expect([ea.code, eb.code]).toEqual([0, 0]);
       const done = readItems(a).length + readItems(b).length;
@@ -273,6 +307,7 @@ describe.skipIf(!HAVE_REDIS)('two machines through one redis', () => {
       expect(union.length).toBe(3 * PAGES);
       expect(new Set(union).size).toBe(3 * PAGES);
     } finally {
+      release();
       for (const s of servers) await s.close();
     }
   }, 120_000);

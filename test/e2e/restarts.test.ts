@@ -74,7 +74,8 @@ describe('supervisor restarts', () => {
 
   it('restarts a worker that has work but makes no progress', async () => {
     const { file, data } = writeConfig([
-      'supervisor: { stallTimeout: 1500ms }',
+      // joinTimeout: the SIGTERM at the end need not wait out the request that never answers.
+      'supervisor: { stallTimeout: 1500ms, joinTimeout: 1s }',
       'workers:',
       '  - source: crawl',
       '    processes: 1',

@@ -69,9 +69,17 @@ describe.skipIf(!chromium)('status page in headless Chromium', () => {
       const s = readStatus(data);
       return s?.totals?.items === expected && s.workers.every((w: any) => w.state === 'idle');
     }, 60_000);
+    const base = `http://127.0.0.1:${port}`;
+    // The data size is walked in the background, spaced by 50× the last walk's time: on a loaded
+    // machine the first walk (of an empty dir, at start) can be the last one for a while.
+    const sized = async () =>
+      parsePrometheusText(await (await fetch(`${base}/metrics`)).text()).sum('collector_data_bytes') > 0;
+    for (const end = Date.now() + 120_000; !(await sized()); ) {
+      if (Date.now() > end) throw new Error('the data size was never measured above 0');
+      await new Promise((r) => setTimeout(r, 200));
+    }
     // One more history sample after the last item, so the charts end where the counts do.
     await new Promise((r) => setTimeout(r, 1200));
-    const base = `http://127.0.0.1:${port}`;
     const { browser, close } = await launchChromium();
     try {
       const tab = await browser.newPage();

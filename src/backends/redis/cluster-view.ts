@@ -64,7 +64,8 @@ export async function readCluster(address: string, crawlId: string): Promise<Clu
       P + KEY.done,
       P + KEY.stop,
     );
-    const seen = await c.scard(P + KEY.seen);
+    // The exact set's size, or the URLs a Bloom seen-set took as new (its false positives aside).
+    const seen = (await c.scard(P + KEY.seen)) + (Number(await c.get(P + KEY.bloomSeen)) || 0);
     const ids = await c.smembers(P + KEY.machines);
     const beats = ids.length === 0 ? [] : await c.mget(ids.map((m) => P + KEY.heartbeat(m)));
     const machines: MachineStatus[] = [];

@@ -31,9 +31,13 @@ export function crawlPrefix(crawlId: string): string {
  *   acknowledged); `t:<machine>` HASH host → tokens that machine holds.
  * - `machines` SET of machine ids; `hb:<machine>` heartbeat (JSON status, expires: the lease).
  * - `n:queued`, `n:leased`, `n:done`, `n:seq` counters; `stop` the ms a stop was asked at.
+ * - With a Bloom seen-set (`seen-set-scripts.ts`) instead of `seen`: `seenset` HASH its kind and
+ *   shape, `bloom:<i>` STRING bits of our filter (2^32 per key at most), `bf` RedisBloom's filter,
+ *   `n:seen` URLs it took as new.
  */
 export const KEY = {
   seen: 'seen',
+  bloomSeen: 'n:seen',
   machines: 'machines',
   queued: 'n:queued',
   leased: 'n:leased',

@@ -52,15 +52,16 @@ end
 `;
 
 /**
- * Queue URLs not seen before. ARGV: prefix, hostConcurrency, then per URL: url, host, fingerprint,
- * band (see COMMON), level, entry JSON. @returns how many were new.
+ * ENQUEUE after its seen-set: the body calls `seenAdd(fingerprint)` (1 when new), defined before
+ * it by the exact set (ENQUEUE) or the Bloom filter (`seen-set-scripts.ts`), in the same script:
+ * check-and-add and queueing stay one atomic step.
  */
-export const ENQUEUE = `${COMMON}
+export const ENQUEUE_BODY = `
 local hc = tonumber(ARGV[2])
 local added = 0
 for i = 3, #ARGV, 6 do
   local url, host = ARGV[i], ARGV[i + 1]
-  if redis.call('SADD', P..'seen', ARGV[i + 2]) == 1 then
+  if seenAdd(ARGV[i + 2]) == 1 then
     redis.call('HSET', P..'e', url, ARGV[i + 5])
     enqueueAt(host, url, tonumber(ARGV[i + 3]), tonumber(ARGV[i + 4]))
     schedule(host, hc)
@@ -70,6 +71,15 @@ end
 if added > 0 then redis.call('INCRBY', P..'n:queued', added) end
 return added
 `;
+
+/**
+ * Queue URLs not seen before (the exact seen-set: a SET of fingerprints). ARGV: prefix,
+ * hostConcurrency, then per URL: url, host, fingerprint, band (see COMMON), level, entry JSON.
+ * @returns how many were new.
+ */
+export const ENQUEUE = `${COMMON}
+local function seenAdd(fp) return redis.call('SADD', P..'seen', fp) end
+${ENQUEUE_BODY}`;
 
 /**
  * Lease up to `max` URLs whose hosts may be served now, taking a concurrency token of each host

@@ -6,6 +6,7 @@
  */
 import { fingerprint, fp } from '../../url/fingerprint.js';
 import type { RedisLink } from './redis-link.js';
+import { type SeenSetScripts, seenSetScripts } from './seen-set-choice.js';
 
 /** URLs per ENQUEUE call (bounds one script's run time in Redis). */
 export const ENQUEUE_BATCH = 500;
@@ -44,12 +45,14 @@ export class PendingWrites {
   /**
    * @param prefix the crawl's key prefix. @param hostConcurrency tokens per host.
    * @param onError told of a write Redis refused (a script error: a bug, or a Redis out of memory).
+   * @param seen the scripts of the crawl's seen-set (default: the exact set).
    */
   constructor(
     private readonly link: RedisLink,
     private readonly prefix: string,
     private readonly hostConcurrency: number,
     private readonly onError: (e: Error) => void,
+    private readonly seen: SeenSetScripts = seenSetScripts('exact'),
   ) {}
 
   /** Writes not yet sent, or sent and not yet answered. */
@@ -82,12 +85,16 @@ export class PendingWrites {
     this.scheduled = false;
     while (this.args.length > 0) {
       const batch = this.args.splice(0, ENQUEUE_BATCH * 6);
-      this.track(this.link.script('enqueue', [this.prefix, this.hostConcurrency, ...batch]));
+      this.track(this.link.script(this.seen.enqueue, [this.prefix, this.hostConcurrency, ...batch]));
     }
     if (this.fresh.size > 0) {
       const fps = [...this.fresh].map(urlFingerprint);
       this.fresh.clear();
-      this.track(this.link.client.sadd(`${this.prefix}seen`, fps));
+      this.track(
+        this.seen.mark === null
+          ? this.link.client.sadd(`${this.prefix}seen`, fps)
+          : this.link.script(this.seen.mark, [this.prefix, ...fps]),
+      );
     }
   }
 

@@ -9,9 +9,11 @@ import { MachineHeartbeat, type MachineStatus, newMachineId } from './machine-he
 import { PendingWrites } from './pending-writes.js';
 import { RedisFrontier } from './redis-frontier.js';
 import { redactRedisUrl } from './redis-address.js';
+import { RedisRateBudgets } from './redis-rate-budgets.js';
 import { openRedisLink, type RedisLink } from './redis-link.js';
 import { RedisSeenSet } from './redis-seen-set.js';
 import { SharedRounds, type SharedRoundParts } from './shared-rounds.js';
+import { joinSeenSet, type SeenSetOptions, seenSetScripts } from './seen-set-choice.js';
 
 /** How one machine joins a shared crawl. */
 export interface RedisCrawlOptions {
@@ -36,6 +38,8 @@ export interface RedisCrawlOptions {
   onStop: () => void;
   /** Counters for the heartbeat. */
   status: () => Pick<MachineStatus, 'items' | 'errors' | 'state'>;
+  /** The shared seen-set asked for (default: exact). */
+  seenSet?: SeenSetOptions;
 }
 
 /** Longest wait for Redis when closing, ms: past it, leases are left to expire. */
@@ -45,8 +49,11 @@ export const CLOSE_TIMEOUT_MS = 5_000;
 export class RedisCrawl {
   readonly frontier: RedisFrontier;
   readonly seen: RedisSeenSet;
+  /** A source's rate budgets (GitHub's), one per crawl and credential across machines. */
+  readonly rateBudgets: RedisRateBudgets;
   readonly machine = newMachineId();
   private readonly link: RedisLink;
+  private readonly prefix: string;
   private readonly writes: PendingWrites;
   private readonly heartbeat: MachineHeartbeat;
   private rounds: { halt(): void } | null = null;
@@ -56,6 +63,7 @@ export class RedisCrawl {
   /** @throws Error for a malformed address or crawl id. */
   constructor(private readonly opts: RedisCrawlOptions) {
     const prefix = crawlPrefix(opts.crawlId);
+    this.prefix = prefix;
     const { log } = opts;
     this.link = openRedisLink(opts.url, log);
     this.writes = new PendingWrites(this.link, prefix, opts.hostConcurrency, (e) => {
@@ -65,7 +73,7 @@ export class RedisCrawl {
       );
       this.frontier.refuse(e);
       opts.onStop();
-    });
+    }, seenSetScripts(opts.seenSet?.kind ?? 'exact'));
     this.frontier = new RedisFrontier(
       this.link,
       this.writes,
@@ -82,6 +90,7 @@ export class RedisCrawl {
       log,
     );
     this.seen = new RedisSeenSet(this.writes);
+    this.rateBudgets = new RedisRateBudgets(this.link, prefix, this.machine, log);
     this.heartbeat = new MachineHeartbeat(
       this.link,
       {
@@ -144,6 +153,8 @@ export class RedisCrawl {
   async start(): Promise<void> {
     const { log, crawlId, url } = this.opts;
     log.info({ redis: redactRedisUrl(url), crawlId, machine: this.machine }, 'joining the shared crawl');
+    // Before any URL is queued: the crawl's seen-set kind is agreed (a mismatch stops here).
+    if (this.opts.seenSet !== undefined) await joinSeenSet(this.link, this.prefix, this.opts.seenSet, log);
     await this.heartbeat.start();
   }
 

@@ -7,6 +7,8 @@ import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import * as S from './frontier-scripts.js';
 import { parseRedisUrl, redactRedisUrl } from './redis-address.js';
+import { RATE_BUDGET_SCRIPTS } from './rate-budget-scripts.js';
+import { SEEN_SET_SCRIPTS } from './seen-set-scripts.js';
 
 /** First reconnect delay, ms; it grows by this much per attempt. */
 export const RECONNECT_STEP_MS = 200;
@@ -27,6 +29,8 @@ const SCRIPTS = {
   slowDown: S.SLOW_DOWN,
   heartbeat: S.HEARTBEAT,
   stop: S.STOP,
+  ...SEEN_SET_SCRIPTS,
+  ...RATE_BUDGET_SCRIPTS,
 } as const;
 
 /** A script call: every argument as a string or number; the reply as Redis gives it. */
