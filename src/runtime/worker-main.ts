@@ -21,6 +21,7 @@ serveSupervisor(async (init, wiring) => {
   const live: { crawler?: Crawler } = {};
   let backend: EngineBackend;
   let partition = wiring.partition;
+  let rateBudgets = wiring.rateBudgets;
   if (opts.backend === 'embedded') backend = embeddedBackend(opts);
   else {
     // Each process of the type is a machine of its shared crawl: its own leases and heartbeat.
@@ -35,6 +36,8 @@ serveSupervisor(async (init, wiring) => {
     });
     await shared.start();
     backend = shared.backend;
+    // A source's rate budgets (GitHub's) are the crawl's, across machines, not this collector's.
+    rateBudgets = shared.rateBudgets;
     // Every URL comes from the shared frontier: this process owns them all and hands none off.
     partition = { ...wiring.partition, index: 0, count: 1 };
   }
@@ -45,6 +48,7 @@ serveSupervisor(async (init, wiring) => {
     backend,
     ...wiring,
     partition,
+    rateBudgets,
   });
   live.crawler = crawler;
   return { crawler, log, closeLog: close, resume: opts.resume, joinTimeoutMs: opts.joinTimeout };
