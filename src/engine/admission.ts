@@ -77,7 +77,8 @@ export class Admission {
   /** Admit `url` once this round, seen before or not, unless it is still pending from an earlier one. */
   admitForRound(url: string, owned = true): boolean {
     this.seen.add(url);
-    if (this.thisRound.has(url) || this.pendingRound.has(url)) return false;
+    // still queued or in flight from an earlier round (a round request, or a page found then)
+    if (this.thisRound.has(url) || this.pendingRound.has(url) || this.lineage?.has(url)) return false;
     this.thisRound.add(url);
     // Only a URL queued here gets its item here: one handed to its owner is the owner's to track.
     if (owned && this.pendingHere) this.pendingRound.set(url, this.round);

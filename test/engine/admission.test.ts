@@ -77,6 +77,7 @@ describe('Admission: which requests are queued', () => {
     const a = new Admission(seen, revisits);
     expect(a.admit('http://h/p', undefined)).toBe(true);
     expect(a.admit('http://h/q', undefined)).toBe(true);
+    a.acknowledged('http://h/p'); // fetched (q is still queued)
     // not changed since the fetch, or no lastmod: not again
     expect(a.admit('http://h/p', { lastmod: 1_000 })).toBe(false);
     expect(a.admit('http://h/p', undefined)).toBe(false);
@@ -122,5 +123,20 @@ describe('Admission: which requests are queued', () => {
     const a = new Admission(new FingerprintSet(16));
     expect(a.admit('http://h/a', undefined, 3)).toBe(true);
     expect(a.roundOf('http://h/a')).toBe(0);
+  });
+
+  it('with rounds, a page still queued from an earlier round is not queued again by a later one', () => {
+    const a = new Admission(new FingerprintSet(16), null, true);
+    const hub = 'http://h/feed.xml';
+    const every = { everyRound: true as const };
+    // found by the first pass, still queued when round 1 starts and finds it again
+    expect(a.admit(hub, every, 0)).toBe(true);
+    a.newRound(1);
+    expect(a.admit(hub, every)).toBe(false);
+    expect(a.roundOf(hub)).toBe(0);
+    a.acknowledged(hub);
+    a.newRound(2);
+    expect(a.admit(hub, every)).toBe(true);
+    expect(a.roundOf(hub)).toBe(2);
   });
 });
