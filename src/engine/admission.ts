@@ -38,12 +38,13 @@ export class Admission {
     private readonly revisits: Pick<Revisits, 'changedSince'> | null = null,
     rounds = revisits !== null,
     /**
-     * Keep round requests pending here until their item (not queued again meanwhile); false with
-     * a shared frontier, which does that crawl-wide (their item may be written by another machine).
+     * Keep round requests and the pages they led to pending here until their item (not queued
+     * again meanwhile); false with a shared frontier, which does that crawl-wide (their item may
+     * be written by another machine, so this one would hold them pending for ever).
      */
     private readonly pendingHere = true,
   ) {
-    this.lineage = rounds ? new Map() : null;
+    this.lineage = rounds && pendingHere ? new Map() : null;
   }
 
   /**
