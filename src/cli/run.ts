@@ -6,6 +6,15 @@ import { type Command, InvalidArgumentError } from 'commander';
 import { parseSize } from '../config/units.js';
 import { UsageError } from '../config/usage-error.js';
 
+/** The flags of `collector run`. */
+interface RunCommandFlags {
+  config: string;
+  memoryLimit?: number;
+  backend?: string;
+  crawlId?: string;
+  quiet: boolean;
+}
+
 /** Register the `run` command. */
 export function registerRun(program: Command): void {
   program
@@ -23,12 +32,19 @@ export function registerRun(program: Command): void {
         }
       },
     )
+    .option(
+      '--backend <url>',
+      "share every worker type's crawl through Redis: redis://host:port/db (overrides backend:)",
+    )
+    .option('--crawl-id <name>', "with a Redis backend: the shared crawls' name (overrides crawlId:)")
     .option('--quiet', 'print nothing but errors', false)
-    .action(async (o: { config: string; memoryLimit?: number; quiet: boolean }) => {
+    .action(async (o: RunCommandFlags) => {
       const { loadConfig } = await import('../config/config-file.js');
       const { runConfig } = await import('../runtime/run-job.js');
       const { locateDiskFull } = await import('../sinks/disk-full.js');
       const { config } = await loadConfig(o.config);
+      const { sharedBackendFlags } = await import('../config/shared-backend-flags.js');
+      Object.assign(config, sharedBackendFlags(o));
       try {
         process.exitCode = await runConfig(config, {
           memoryLimit: o.memoryLimit,

@@ -56,6 +56,9 @@ export const WorkerTypeSchema = CrawlOptionsSchema.omit({
   quiet: true,
   processes: true,
   metrics: true,
+  // One backend for the whole config (below), one shared crawl per worker type.
+  backend: true,
+  crawlId: true,
 })
   .extend({
     /** Name of this worker type: names its processes (`<name>-<i>`), items, state and logs. Default: the source. */
@@ -110,10 +113,16 @@ export const ConfigFileSchema = z
     /** Data directory (DESIGN §4 layout), relative to the config file's directory. Default `./data`. */
     data: z.string().default('./data'),
     /**
-     * `embedded` (files on local disk). Default embedded. A Redis backend is for one-shot crawls
-     * (`collector crawl --backend`); `run` refuses it in this version (rounds are not shared).
+     * `embedded` (files on local disk) or `redis://host:port/db`: every collector started with
+     * this config (on any machine) shares each worker type's crawl, rounds included, through
+     * that Redis (README "Several machines"). Default embedded.
      */
-    backend: z.string().default('embedded'),
+    backend: CrawlOptionsSchema.shape.backend,
+    /**
+     * With a Redis backend: the name of the shared crawls; worker type `<name>` is crawl
+     * `<crawlId>.<name>`. Default: derived from each type's seeds, scope and source.
+     */
+    crawlId: CrawlOptionsSchema.shape.crawlId,
     memory: z
       .object({
         /** Share of the memory limit the process tree may use. Default 0.8 (`memoryLimitFraction`). */

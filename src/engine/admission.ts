@@ -37,8 +37,14 @@ export class Admission {
     private readonly seen: SeenSet,
     private readonly revisits: Pick<Revisits, 'changedSince'> | null = null,
     rounds = revisits !== null,
+    /**
+     * Keep round requests and the pages they led to pending here until their item (not queued
+     * again meanwhile); false with a shared frontier, which does that crawl-wide (their item may
+     * be written by another machine, so this one would hold them pending for ever).
+     */
+    private readonly pendingHere = true,
   ) {
-    this.lineage = rounds ? new Map() : null;
+    this.lineage = rounds && pendingHere ? new Map() : null;
   }
 
   /**
@@ -76,7 +82,7 @@ export class Admission {
     if (this.thisRound.has(url) || this.pendingRound.has(url) || this.lineage?.has(url)) return false;
     this.thisRound.add(url);
     // Only a URL queued here gets its item here: one handed to its owner is the owner's to track.
-    if (owned) this.pendingRound.set(url, this.round);
+    if (owned && this.pendingHere) this.pendingRound.set(url, this.round);
     return true;
   }
 
@@ -95,13 +101,13 @@ export class Admission {
    * next round, and its item says the round it belongs to.
    */
   restoredPending(url: string, round: number): void {
-    this.pendingRound.set(url, round);
+    if (this.pendingHere) this.pendingRound.set(url, round);
   }
 
   /** A seed of the first pass (as {@link admit}); once queued, it is pending like a round request. */
   admitSeed(url: string, meta: RequestMeta | undefined): boolean {
     if (!this.admit(url, meta)) return false;
-    this.pendingRound.set(url, this.round);
+    if (this.pendingHere) this.pendingRound.set(url, this.round);
     return true;
   }
 
@@ -111,6 +117,9 @@ export class Admission {
    *   the round in progress; always 0 without rounds.
    */
   roundOf(url: string): number {
+    // A shared frontier's rounds do not overlap, and a machine joins an entry's round before it
+    // takes it: the round in progress.
+    if (!this.pendingHere) return this.round;
     if (this.lineage === null) return this.pendingRound.size === 0 ? 0 : (this.pendingRound.get(url) ?? 0);
     return this.pendingRound.get(url) ?? this.lineage.get(url) ?? this.round;
   }

@@ -41,7 +41,7 @@ import { hopBudget } from './rate-gate.js';
 import { restoreHandedOff, restoreState } from './resume.js';
 import { RetryWarnings } from './retry-warnings.js';
 import { Revisits } from './revisits.js';
-import { Rounds } from './rounds.js';
+import { type RoundKeeper, type RoundParts, Rounds } from './rounds.js';
 import { SpillRefill } from './spill-refill.js';
 import { lockWorkerState } from './state-lock.js';
 
@@ -92,7 +92,7 @@ export interface StateParts {
   store: ItemStore;
   attempts: Attempts;
   follower: LinkFollower;
-  rounds: Rounds;
+  rounds: RoundKeeper;
   handoff: Handoff | null;
   /** Items found in the items file at resume (they count against `--max-pages`). */
   resumedItems: number;
@@ -291,7 +291,7 @@ export async function openStateParts(
   );
   opened.spill = spill;
   // Before the frontier is restored: the hosts' back-off and the round continue where they were.
-  let made: Rounds | null = null;
+  let made: RoundKeeper | null = null;
   const saved = await PolitenessState.open(stateDir, {
     frontier: backend.frontier,
     robots: net.robots,
@@ -360,7 +360,7 @@ export async function openStateParts(
     wake: hooks.wake,
     writeFailed: hooks.writeFailed,
   });
-  const rounds = new Rounds({
+  const roundParts: RoundParts = {
     intervalMs: opts.interval,
     load: hooks.roundRequests,
     queue: hooks.queueRound,
@@ -368,7 +368,8 @@ export async function openStateParts(
     wake: hooks.wake,
     started: () => saved.state.saveSoon(),
     stats,
-  });
+  };
+  const rounds = backend.openRounds?.(roundParts) ?? new Rounds(roundParts);
   if (saved.round !== null) rounds.continueFrom(saved.round);
   made = rounds;
   const attempts = new Attempts({

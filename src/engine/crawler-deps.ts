@@ -10,6 +10,7 @@ import type { EngineSource } from './engine-source.js';
 import type { Partition } from './handoff-outbox.js';
 import type { Item } from './item.js';
 import type { RateBudgets } from './rate-gate.js';
+import type { RoundKeeper, RoundParts } from './rounds.js';
 
 /**
  * The shared-state implementations the engine runs on: the embedded ones (memory and files of
@@ -26,6 +27,8 @@ export interface EngineBackend {
   itemWritten?(url: string): void;
   /** The next `count` item lines of the journal are on disk: their URLs are acknowledged. */
   itemsFlushed?(count: number): void;
+  /** Rounds shared with other machines (continuous collection); default: this worker's own. */
+  openRounds?(parts: RoundParts): RoundKeeper;
   /** Let go of shared state, after the journal is closed (unwritten leases given back). */
   close?(): Promise<void>;
 }

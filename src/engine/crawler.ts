@@ -80,7 +80,7 @@ export class Crawler {
     this.frontier = deps.backend.frontier;
     this.seen = deps.backend.seen;
     this.net = buildNetworkParts(opts, deps, this.stats, () => this.state.journal);
-    this.admission = new Admission(this.seen, this.net.revisits);
+    this.admission = new Admission(this.seen, this.net.revisits, undefined, !deps.backend.openRounds);
     this.roundQueue = new RoundQueue({
       net: this.net,
       admission: this.admission,
@@ -148,9 +148,9 @@ export class Crawler {
     return this.active;
   }
 
-  /** URLs left for `--resume`: queued, and abandoned in flight at stop. */
+  /** URLs left for `--resume`: queued (held here), and abandoned in flight at stop. */
   get pending(): number {
-    return this.frontier.queued + this.abandoned;
+    return (this.frontier.heldHere ?? this.frontier.queued) + this.abandoned;
   }
 
   /** In a multi-process crawl: end `run()` once idle (the supervisor saw every worker idle). */

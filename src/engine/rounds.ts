@@ -29,6 +29,25 @@ export interface RoundParts {
   stats: CrawlStats;
 }
 
+/**
+ * What the engine asks of a worker's rounds: {@link Rounds} here, or rounds shared by several
+ * machines (`backends/redis/shared-rounds.ts`), which keep their number and timing in Redis.
+ */
+export interface RoundKeeper {
+  /** The round in progress: 0 for the first pass, then 1, 2, ... */
+  readonly current: number;
+  /** A round's requests are being made or queued: the worker is not idle. */
+  readonly busy: boolean;
+  /** The round in progress, as saved across restarts. */
+  readonly mark: RoundMark;
+  continueFrom(saved: RoundMark): void;
+  begin(now?: number): void;
+  dueIn(now?: number): number;
+  /** @returns true when a round's requests were queued (work again). */
+  startIfDue(now?: number): boolean;
+  idle(now?: number): void;
+}
+
 /** What a round's log line counts: this round's share of the worker's counters. */
 interface RoundStart {
   at: number;
@@ -43,7 +62,7 @@ interface RoundStart {
  * ends (`round done`: its items, errors by kind, bytes and duration, and when the next one starts;
  * at warn level when it had errors).
  */
-export class Rounds {
+export class Rounds implements RoundKeeper {
   /** The round in progress: 0 for the first pass of a new crawl, then 1, 2, ... */
   current = 0;
   /** When the round in progress (or the first pass) started, epoch ms. */

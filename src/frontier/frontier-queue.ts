@@ -44,6 +44,11 @@ export interface HostPoliteness {
 export interface FrontierQueue {
   /** URLs waiting (not in flight). */
   readonly queued: number;
+  /**
+   * Of those, the ones this process holds (a shared frontier: leased here, not yet handed out;
+   * `queued` also counts work elsewhere, so an idle process waits for it). Absent: `queued`.
+   */
+  readonly heldHere?: number;
   /** URLs handed out and not yet done or retried. */
   readonly inFlight: number;
   /**

@@ -107,19 +107,14 @@ export async function runCrawlJob(
   // A source given as an object can only run here: one process unless told otherwise.
   const objectSource = choice.source !== undefined && typeof choice.source !== 'string';
   if (objectSource && input.processes === undefined) input = { ...input, processes: 1 };
-  // A shared backend: one process per collector (start more collectors for more processes).
+  // A shared backend: one process per collector unless told (each process is a machine of the crawl).
   if (input.backend !== undefined && input.backend !== 'embedded' && input.processes === undefined) {
     input = { ...input, processes: 1 };
   }
   const opts = parseCrawlFlags(input);
-  if (opts.backend !== 'embedded' && opts.processes > 1) {
-    throw new UsageError(
-      '--backend redis://…: one process per collector (--processes 1); start more collectors, on this machine or others, with the same --crawl-id',
-    );
-  }
   if (opts.backend !== 'embedded' && opts.interval !== undefined) {
     throw new UsageError(
-      '--backend redis://…: rounds (--interval) are not shared across machines in this version; crawl once per start',
+      '--backend redis://…: a crawl with rounds (interval) through Redis is a `collector run` config (backend: and interval:); crawl once per start',
     );
   }
   if (opts.backend === 'embedded' && opts.seenSet !== 'exact') {
@@ -180,12 +175,12 @@ async function crawlWith(
         '(they decide which process owns each URL), or start a new --out',
       recorded,
     );
-    if (opts.processes > 1) end = await runSupervised(opts, seeds, limit, setup, control);
+    const crawlId = sharedCrawlId(opts, seeds, ref === null ? 'object' : describeRef(ref));
+    if (opts.processes > 1) end = await runSupervised({ ...opts, crawlId }, seeds, limit, setup, control);
     else {
       // Loaded only here: the supervisor process of a multi-process crawl never loads the crawler.
       const { runInProcess } = await import('./crawl-in-process.js');
       const launch = launchRecord('crawl', opts.out);
-      const crawlId = sharedCrawlId(opts, seeds, ref === null ? 'object' : describeRef(ref));
       end = await runInProcess(
         opts,
         { seeds, source: setup, launch, memoryLimitBytes: limit, crawlId },
@@ -251,7 +246,8 @@ export function crawlWorkerSpecs(opts: CrawlOptions, seeds: string[], setup: Sou
   const ref = setup.loaded.ref;
   if (ref === null) throw new UsageError('a source given as an object runs in this process only');
   let perWorker: CrawlOptions = { ...opts, seeds, processes: 1 };
-  if (partition === 'url') perWorker = splitPoliteness(perWorker, n);
+  // Through a shared backend the politeness clock is shared by the processes: nothing to split.
+  if (partition === 'url' && opts.backend === 'embedded') perWorker = splitPoliteness(perWorker, n);
   if (opts.maxPages !== undefined) perWorker.maxPages = Math.ceil(opts.maxPages / n);
   return Array.from({ length: n }, (_, i) => ({
     id: `crawl-${i}`,

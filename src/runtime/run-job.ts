@@ -5,11 +5,18 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { redactRedisUrl } from '../backends/redis/redis-address.js';
 import { type Config, WORKER_COMMON_KEYS } from '../config/config-file.js';
 import { type CrawlOptions, pageThreadByDefault } from '../config/crawl-options.js';
 import { UsageError } from '../config/usage-error.js';
 import { notify } from '../ops/notify.js';
-import { type LoadedSource, loadSource, type SourceRef, sourceRef } from '../sources/load-source.js';
+import {
+  describeRef,
+  type LoadedSource,
+  loadSource,
+  type SourceRef,
+  sourceRef,
+} from '../sources/load-source.js';
 import { parseSourceOptions } from '../sources/source-options.js';
 import { launchRecord } from '../supervision/launch-record.js';
 import { checkPlan, memoryLimitBytes, readMeasuredRss } from '../supervision/memory-guard.js';
@@ -18,6 +25,7 @@ import { Supervisor, supervisorTimings } from '../supervision/supervisor.js';
 import { defaultPartition, splitPoliteness, type WorkerSpec } from '../supervision/worker-spec.js';
 import type { CrawlEnd, StopControl } from './crawl-end-report.js';
 import { canonicalSeeds, supervisedEnd, superviseUntilDone } from './crawl-job.js';
+import { typeCrawlId } from './crawl-id.js';
 import { NOTHING_COLLECTED_EXIT_CODE } from './exit-codes.js';
 import { openWorkerLog } from './logger.js';
 import { startOpsServer } from './ops-server.js';
@@ -85,8 +93,11 @@ export async function runWorkerSpecs(config: Config, baseDir: string): Promise<W
     for (const [k, v] of Object.entries(w)) if (WORKER_COMMON_KEYS.has(k)) common[k] = v;
     const { source: _s, processes: n, name: _n, pageThread, ...crawlKeys } = common as typeof w;
     const partition = w.partition ?? defaultPartition(seeds);
+    const shared = config.backend !== 'embedded';
     let options: CrawlOptions = {
       ...crawlKeys,
+      backend: config.backend,
+      crawlId: shared ? typeCrawlId(config.crawlId, group, seeds, w.scope, describeRef(ref)) : undefined,
       seeds,
       out: config.data,
       resume: true,
@@ -95,7 +106,8 @@ export async function runWorkerSpecs(config: Config, baseDir: string): Promise<W
       // Without a second core per process, a page thread costs memory and saves no time.
       pageThread: pageThread ?? pageThreadByDefault(totalProcesses),
     };
-    if (partition === 'url') options = splitPoliteness(options, n);
+    // Through Redis the politeness clock is shared by the type's processes: nothing to split.
+    if (partition === 'url' && !shared) options = splitPoliteness(options, n);
     for (let i = 0; i < n; i++) {
       specs.push({
         id: `${group}-${i}`,
@@ -160,13 +172,6 @@ export async function runConfigJob(config: Config, flags: RunFlags, control: Sto
 }
 
 async function runConfigIn(config: Config, flags: RunFlags, control: StopControl): Promise<CrawlEnd> {
-  if (config.backend !== 'embedded') {
-    // Rounds (a continuous source's seeds queued again each interval) are not shared across
-    // machines yet: a shared crawl is a one-shot `collector crawl --backend`.
-    throw new UsageError(
-      `backend "${config.backend}": \`collector run\` uses the embedded backend in this version; share a one-shot crawl with \`collector crawl --backend ${config.backend}\``,
-    );
-  }
   const specs = await runWorkerSpecs(config, flags.baseDir);
   const limit = flags.memoryLimit ?? config.memory.limit ?? memoryLimitBytes();
   checkPlan(
@@ -233,6 +238,10 @@ async function runConfigIn(config: Config, flags: RunFlags, control: StopControl
       `collector: running ${n} worker process${n === 1 ? '' : 'es'}; status in ${path.join(config.data, 'status.json')}` +
         `${metrics ? `, metrics at ${metrics.url}/metrics` : ''}\n`,
     );
+    if (config.backend !== 'embedded') {
+      const ids = [...new Set(specs.map((s) => s.options.crawlId))].join(', ');
+      process.stderr.write(`collector: crawl ids ${ids} on ${redactRedisUrl(config.backend)}\n`);
+    }
   }
   // Like a crawl's: live on a TTY, the same counts as status.json.
   const progress: ProgressLine | null =

@@ -54,6 +54,7 @@ export function redisBackend(opts: CrawlOptions, crawlId: string, hooks: SharedB
     seenSet: { kind: opts.seenSet, capacity: opts.bloomCapacity, errorRate: opts.bloomErrorRate },
   });
   const frontier = shared.frontier;
+  const interval = opts.interval;
   return {
     machine: shared.machine,
     rateBudgets: shared.rateBudgets,
@@ -66,6 +67,7 @@ export function redisBackend(opts: CrawlOptions, crawlId: string, hooks: SharedB
       attach: (wake) => {
         frontier.wake = wake;
       },
+      openRounds: interval === undefined ? undefined : (parts) => shared.openRounds(parts, interval),
       itemWritten: (url) => frontier.itemWritten(url),
       itemsFlushed: (n) => frontier.itemsFlushed(n),
       close: () => shared.close(),

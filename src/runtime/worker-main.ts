@@ -4,6 +4,7 @@
  * module by path) and builds the crawl engine on the backend picked here; the supervisor protocol
  * (`supervision/worker-protocol.ts`) drives it.
  */
+import type { EngineBackend } from '../engine/crawler.js';
 import { Crawler } from '../engine/crawler.js';
 import { loadSource } from '../sources/load-source.js';
 import { parseSourceOptions } from '../sources/source-options.js';
@@ -17,12 +18,38 @@ serveSupervisor(async (init, wiring) => {
   const loaded = await loadSource(init.source);
   const options = parseSourceOptions(loaded.def, init.sourceOptions, new Set(), { prefix: '', base: [] });
   const { log, close } = openWorkerLog(opts.out, init.id);
+  const live: { crawler?: Crawler } = {};
+  let backend: EngineBackend;
+  let partition = wiring.partition;
+  let rateBudgets = wiring.rateBudgets;
+  if (opts.backend === 'embedded') backend = embeddedBackend(opts);
+  else {
+    // Each process of the type is a machine of its shared crawl: its own leases and heartbeat.
+    const shared = (await import('./shared-backend.js')).redisBackend(opts, opts.crawlId ?? 'default', {
+      log,
+      onStop: () => live.crawler?.stop(),
+      status: () => ({
+        items: live.crawler?.stats.itemsThisRun ?? 0,
+        errors: live.crawler?.stats.errors ?? 0,
+        state: live.crawler?.isStopping ? 'stopping' : 'running',
+      }),
+    });
+    await shared.start();
+    backend = shared.backend;
+    // A source's rate budgets (GitHub's) are the crawl's, across machines, not this collector's.
+    rateBudgets = shared.rateBudgets;
+    // Every URL comes from the shared frontier: this process owns them all and hands none off.
+    partition = { ...wiring.partition, index: 0, count: 1 };
+  }
   const crawler = new Crawler(opts, {
     workerId: init.id,
     source: { loaded, options, rawOptions: init.sourceOptions, seeds: init.seeds },
     log,
-    backend: embeddedBackend(opts),
+    backend,
     ...wiring,
+    partition,
+    rateBudgets,
   });
+  live.crawler = crawler;
   return { crawler, log, closeLog: close, resume: opts.resume, joinTimeoutMs: opts.joinTimeout };
 });

@@ -117,6 +117,17 @@ describe.skipIf(!HAVE_REDIS)('shared frontier scripts', () => {
     expect(await claim(c.f)).toEqual([]);
   });
 
+  it('a machine waiting while another holds the work: queued (not idle), but holding nothing (not stalled)', async () => {
+    const a = await start({ hostConcurrency: 1 });
+    const b = await start({ hostConcurrency: 1 });
+    a.f.push('http://127.0.0.1/only', 0);
+    await settle(a.f);
+    expect((await claim(a.f)).map((e) => e.url)).toEqual(['http://127.0.0.1/only']);
+    expect(await claim(b.f)).toEqual([]);
+    expect(b.f.queued).toBeGreaterThan(0);
+    expect(b.f.heldHere).toBe(0);
+  });
+
   it('holds host concurrency across machines: a token taken by one is not given to the other', async () => {
     const a = await start({ hostConcurrency: 1 });
     const b = await start({ hostConcurrency: 1 });

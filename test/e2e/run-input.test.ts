@@ -49,8 +49,13 @@ describe('collector run: bad input', () => {
     ['broken YAML', 'workers: [\n', /not valid YAML/],
     [
       'an unsupported backend',
-      `backend: redis://127.0.0.1:6379/0\nworkers:\n  - source: crawl\n    seeds: [${SEED}]\n`,
-      /backend "redis:\/\/127\.0\.0\.1:6379\/0": `collector run` uses the embedded backend in this version; share a one-shot crawl with `collector crawl --backend/,
+      `backend: mysql://127.0.0.1:3306/0\nworkers:\n  - source: crawl\n    seeds: [${SEED}]\n`,
+      /collector\.yaml: backend: expected embedded or redis:\/\/host:port\/db/,
+    ],
+    [
+      'a backend key in a worker type (one backend per config)',
+      `workers:\n  - source: crawl\n    backend: redis://127.0.0.1:6379/0\n    seeds: [${SEED}]\n`,
+      /workers\[0\]: unknown key "backend"/,
     ],
   ])('refuses %s', async (_name, text, message) => {
     const { dir, file } = config(`data: ${path.join(tempDir(), 'data')}\n${text}`);

@@ -5,7 +5,7 @@
  * (`TIME`), the one clock every machine shares. Key names: see `crawl-keys.ts`.
  */
 
-/** Functions every script starts with. ARGV[1] is always the crawl's key prefix. */
+/** Functions every script starts with (also the round scripts'). ARGV[1] is always the crawl's key prefix. */
 export const COMMON = `
 local P = ARGV[1]
 local function nowMs()

@@ -66,6 +66,11 @@ export class PendingWrites {
     this.schedule();
   }
 
+  /** `url` was found new here and is not yet sent (so not yet queued or marked seen crawl-wide). */
+  isFresh(url: string): boolean {
+    return this.fresh.has(url);
+  }
+
   /** Queue `url` in the shared frontier (if no machine queued it before). */
   push(url: string, host: string, depth: number, priority: number, entryJson: string): void {
     this.fresh.delete(url);
@@ -98,7 +103,8 @@ export class PendingWrites {
     await Promise.all([...this.inFlight]);
   }
 
-  private track(p: Promise<unknown>): void {
+  /** Count `p` as a write of this machine (answered in order; a refusal goes to `onError`). */
+  track(p: Promise<unknown>): void {
     this.sent++;
     const t = p.then(
       () => {

@@ -12,6 +12,7 @@ import { redactRedisUrl } from './redis-address.js';
 import { RedisRateBudgets } from './redis-rate-budgets.js';
 import { openRedisLink, type RedisLink } from './redis-link.js';
 import { RedisSeenSet } from './redis-seen-set.js';
+import { SharedRounds, type SharedRoundParts } from './shared-rounds.js';
 import { joinSeenSet, type SeenSetOptions, seenSetScripts } from './seen-set-choice.js';
 
 /** How one machine joins a shared crawl. */
@@ -55,6 +56,7 @@ export class RedisCrawl {
   private readonly prefix: string;
   private readonly writes: PendingWrites;
   private readonly heartbeat: MachineHeartbeat;
+  private rounds: { halt(): void } | null = null;
   /** Crawl-wide counts at the last heartbeat. */
   private counts = { sharedQueued: 0, sharedLeased: 0, sharedDone: 0 };
 
@@ -126,6 +128,27 @@ export class RedisCrawl {
     };
   }
 
+  /**
+   * This machine's part in the crawl's shared rounds (continuous collection, see
+   * `shared-rounds.ts`), made when the engine opens its state (after {@link start}).
+   * @param intervalMs from a round's start to the next's, ms.
+   */
+  openRounds<R>(parts: SharedRoundParts<R>, intervalMs: number): SharedRounds<R> {
+    const { opts } = this;
+    const rounds = new SharedRounds(parts, {
+      link: this.link,
+      writes: this.writes,
+      frontier: this.frontier,
+      prefix: crawlPrefix(opts.crawlId),
+      machine: this.machine,
+      hostConcurrency: opts.hostConcurrency,
+      intervalMs,
+      loadMs: opts.leaseTimeoutMs,
+    });
+    this.rounds = rounds;
+    return rounds;
+  }
+
   /** Join the crawl: the first heartbeat is answered (waits while Redis is unavailable). */
   async start(): Promise<void> {
     const { log, crawlId, url } = this.opts;
@@ -141,6 +164,7 @@ export class RedisCrawl {
    * {@link CLOSE_TIMEOUT_MS}, the leases are left to expire (others take them back).
    */
   async close(): Promise<void> {
+    this.rounds?.halt();
     const leave = (async () => {
       await this.frontier.releaseAll();
       await this.heartbeat.stop();

@@ -40,11 +40,14 @@ interface StoredEntry {
   d: number;
   a: number;
   m?: string;
+  /** The shared round it was queued in (continuous collection; absent: 0). */
+  r?: number;
 }
 
-function entryJson(depth: number, attempt: number, meta: RequestMeta | undefined): string {
+function entryJson(depth: number, attempt: number, meta: RequestMeta | undefined, round: number): string {
   const e: StoredEntry = { d: depth, a: attempt };
   if (meta !== undefined) e.m = encodeRequestMeta(meta);
+  if (round > 0) e.r = round;
   return JSON.stringify(e);
 }
 
@@ -102,6 +105,14 @@ export class RedisFrontier implements FrontierQueue {
     return this.buffer.length + (busyElsewhere ? 1 : 0);
   }
 
+  /**
+   * URLs leased here and not yet handed out: what this machine reports as queued (status, the
+   * supervisor's stall watch: a machine waiting while the others work is not stalled).
+   */
+  get heldHere(): number {
+    return this.buffer.length;
+  }
+
   /** URLs handed out here and not yet done or retried. */
   get inFlight(): number {
     return this.inFlightCount;
@@ -112,8 +123,35 @@ export class RedisFrontier implements FrontierQueue {
     return this.last.queued;
   }
 
+  /** The shared round this machine is in (`shared-rounds.ts`): written in the entries it queues. */
+  round = 0;
+  /**
+   * Told, before a leased URL is handed out, that it was queued in a later round than this
+   * machine's (which then joins that round at once, so its item says the right round).
+   */
+  onLaterRound: ((round: number) => void) | null = null;
+
+  /**
+   * Shared rounds (`shared-rounds.ts`) take the pushes that go once per round, seen or not (a
+   * round's requests, an every-round hub): true when taken, else the push is a plain one.
+   */
+  divert:
+    | ((
+        url: string,
+        host: string,
+        depth: number,
+        priority: number,
+        json: string,
+        meta?: RequestMeta,
+      ) => boolean)
+    | null = null;
+
   push(url: string, depth: number, priority = 0, meta?: RequestMeta): void {
-    this.writes.push(url, hostKey(url), depth, priority, entryJson(depth, 0, meta));
+    const json = entryJson(depth, 0, meta, this.round);
+    const host = hostKey(url);
+    if (this.divert?.(url, host, depth, priority, json, meta) !== true) {
+      this.writes.push(url, host, depth, priority, json);
+    }
     this.claimAfter = 0;
   }
 
@@ -149,7 +187,7 @@ export class RedisFrontier implements FrontierQueue {
     if (counts) entry.attempt++;
     this.held.delete(entry.url);
     const o = this.opts;
-    const json = entryJson(entry.depth, entry.attempt, entry.meta);
+    const json = entryJson(entry.depth, entry.attempt, entry.meta, this.round);
     this.writes.flush();
     this.send('retry', [
       o.machine,
@@ -288,6 +326,8 @@ export class RedisFrontier implements FrontierQueue {
       this.log.warn({ url }, 'damaged entry in redis: taken as a depth-0 first try');
     }
     const entry: FrontierEntry = { url, host, depth: Number(stored.d) || 0, attempt: Number(stored.a) || 0 };
+    const round = Number(stored.r) || 0;
+    if (round > this.round) this.onLaterRound?.(round);
     if (typeof stored.m === 'string') {
       const meta = parseRequestMeta(stored.m);
       if (meta !== null) entry.meta = meta;
