@@ -72,9 +72,10 @@ describe('collector run tells what it does', () => {
   }, 60_000);
 
   it('a continuous type logs each round: started, and done with its counts and errors by kind', async () => {
-    // rounds start on time (interval from one round's start to the next): 3 s leaves the first
-    // pass (3 URLs, no delay) time to finish before round 1, even on a loaded machine
-    const { file, data } = config('    interval: 3s\n');
+    // rounds start on time (interval from one round's start to the next, the first counted from
+    // the dispatch loop's start): 5 s leaves the first pass (3 URLs, no delay) time to finish
+    // before round 1, even on a machine running two suites at once
+    const { file, data } = config('    interval: 5s\n');
     const child = startCli(['run', '--config', file, '--quiet']);
     const exited = waitExit(child);
     const logFile = path.join(data, 'logs', 'docs-0.log');

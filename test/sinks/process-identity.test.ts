@@ -38,8 +38,9 @@ describe('process identity', () => {
   });
 
   it('a zombie is not running', async () => {
-    // `sleep 0` exits at once and stays a zombie: its parent (`sleep 60` after exec, killed at the end) never reaps it.
-    const parent = spawn('sh', ['-c', 'sleep 0 & echo $!; exec sleep 60'], {
+    // `sleep 1` exits after its parent shell became `sleep 60` (exec; killed at the end), which never
+    // reaps it: a zombie. (`sleep 0` could exit before the exec, and the shell reaped it.)
+    const parent = spawn('sh', ['-c', 'sleep 1 & echo $!; exec sleep 60'], {
       stdio: ['ignore', 'pipe', 'ignore'],
     });
     try {
