@@ -10,10 +10,10 @@ export default defineConfig({
     testTimeout: 300_000,
     hookTimeout: 120_000,
     pool: 'forks',
-    // Three test files at once on two cores: an end-to-end test mostly waits (fixture latency,
-    // politeness delays, timeouts, child processes starting), so a third file fills the idle
+    // Four test files at once on two cores: an end-to-end test mostly waits (fixture latency,
+    // politeness delays, timeouts, child processes starting), so more files fill the idle
     // time; measured in README's contributing section.
-    maxWorkers: 3,
+    maxWorkers: 4,
     // Builds dist/ first when src/ is newer: the end-to-end tests run bin/collector.js over it.
     globalSetup: ['test/fixtures/build-once.ts'],
   },
