@@ -97,8 +97,11 @@ function lastError(status: StatusFile | null): string | null {
  * Wait up to `ms` for the collector to be healthy again under a new supervisor, and to stay so
  * for two status periods with no worker starting or restarted meanwhile (a worker that crashes as
  * it starts is up for a moment: that is not a repair). A restarted crawl that finishes meanwhile counts as healthy.
+ * `child.exited` is set (by the caller) when the started process exits; the status read after
+ * that is the one returned, since a collector writes its last status.json before it exits.
+ * Exported for tests. Never throws for a missing or damaged status.json (it waits, then says so).
  */
-async function awaitHealthy(
+export async function awaitHealthy(
   opts: WatchdogOptions,
   old: StatusFile['supervisor'],
   child: { exited: string | null },
@@ -109,12 +112,13 @@ async function awaitHealthy(
   let health: Health | null = null;
   let healthySince: number | null = null;
   let restartsSeen: number | null = null;
+  const fromRestarted = (s: StatusFile | string): s is StatusFile =>
+    typeof s !== 'string' && (s.supervisor.pid !== old.pid || s.supervisor.startTicks !== old.startTicks);
   for (;;) {
+    // Read before looking at the exit: a collector writes its last status.json before it exits.
+    const exitedBefore = child.exited;
     const s = await readStatusFile(opts.dataDir);
-    if (
-      typeof s !== 'string' &&
-      (s.supervisor.pid !== old.pid || s.supervisor.startTicks !== old.startTicks)
-    ) {
+    if (fromRestarted(s)) {
       status = s;
       // No stall judgement here: a restarted collector cannot have stalled for a whole stall
       // period within the settle time; the next watchdog run judges that.
@@ -137,7 +141,7 @@ async function awaitHealthy(
         }
       }
     }
-    if (child.exited !== null && (health === null || health.verdict !== 'healthy')) {
+    if (exitedBefore !== null && (health === null || health.verdict !== 'healthy')) {
       return { status, health, why: `it exited (${child.exited})` };
     }
     if (Date.now() > end) {

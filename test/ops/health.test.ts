@@ -2,59 +2,8 @@ import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { assessHealth } from '../../src/ops/health.js';
 import { isRunning, processStartTicks, provenOurs } from '../../src/supervision/process-identity.js';
-import type { StatusFile, StatusWorker } from '../../src/supervision/status-format.js';
-import { emptyCounters } from '../../src/supervision/worker-counters.js';
-
-const NOW = Date.parse('2026-12-01T12:00:00Z');
-const iso = (msAgo: number) => new Date(NOW - msAgo).toISOString();
-
-function worker(i: number, over: Partial<StatusWorker> = {}): StatusWorker {
-  return {
-    id: `docs-${i}`,
-    type: 'docs',
-    source: 'crawl',
-    pid: 100 + i,
-    pidStartTicks: 5000 + i,
-    state: 'running',
-    items: 10,
-    itemsThisRun: 10,
-    pagesPerSec: 1,
-    errors: 0,
-    queue: 5,
-    inFlight: 1,
-    rssMB: 50,
-    pssMB: 40,
-    lastProgressAt: iso(1000),
-    restarts: 0,
-    lastError: null,
-    counters: emptyCounters(),
-    ...over,
-  };
-}
-
-function status(over: Partial<StatusFile> = {}, workers = [worker(0), worker(1)]): StatusFile {
-  return {
-    format: 1,
-    mode: 'supervisor',
-    supervisorPid: 99,
-    supervisor: { pid: 99, startTicks: 4000 },
-    startedAt: iso(3_600_000),
-    updatedAt: iso(1000),
-    state: 'running',
-    launch: { command: 'run', cmdline: [], restartArgv: [], cwd: '/', dataDir: '/d', configFile: null },
-    timings: {
-      statusIntervalMs: 2000,
-      restartBackoffMs: 1000,
-      joinTimeoutMs: 10_000,
-      stallTimeoutMs: 300_000,
-    },
-    expected: { docs: 2 },
-    memoryLimitMB: 2048,
-    workers,
-    totals: { items: 20, errors: 0, queue: 10, pagesPerSec: 2 },
-    ...over,
-  };
-}
+import type { StatusFile } from '../../src/supervision/status-format.js';
+import { iso, NOW, status, worker } from '../fixtures/status-samples.js';
 
 const allAlive = () => true;
 const judge = (s: StatusFile, o: Parameters<typeof assessHealth>[1] = {}) =>
