@@ -9,17 +9,12 @@
  *
  *   npm run build && node bench/bloom-seen-set.js [--urls 1000000] [--rates 0.01,0.001]
  */
-import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import net from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
 import { parseArgs } from 'node:util';
 import pino from 'pino';
 import { urlFingerprint } from '../dist/backends/redis/pending-writes.js';
 import { openRedisLink } from '../dist/backends/redis/redis-link.js';
 import { joinSeenSet } from '../dist/backends/redis/seen-set-choice.js';
-import { sleep } from './lib/proc.js';
+import { startBenchRedis } from './lib/redis-server.js';
 
 const { values: opts } = parseArgs({
   options: { urls: { type: 'string', default: '1000000' }, rates: { type: 'string', default: '0.01,0.001' } },
@@ -28,16 +23,6 @@ const n = Number(opts.urls);
 const rates = opts.rates.split(',').map(Number);
 /** Fingerprints per script call. */
 const BATCH = 1000;
-
-async function freePort() {
-  return new Promise((resolve) => {
-    const s = net.createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 const fps = (tag) =>
   Array.from({ length: n }, (_, i) => urlFingerprint(`http://h${i % 997}.example/${tag}/${i}`));
@@ -49,18 +34,9 @@ async function keysBytes(client, pattern) {
   return bytes;
 }
 
-const dir = mkdtempSync(path.join(os.tmpdir(), 'bench-bloom-'));
-const port = await freePort();
-const server = spawn(
-  'redis-server',
-  ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no'],
-  {
-    stdio: 'ignore',
-  },
-);
+const server = await startBenchRedis();
 try {
-  await sleep(300);
-  const link = openRedisLink(`redis://127.0.0.1:${port}/0`, pino({ level: 'silent' }));
+  const link = openRedisLink(server.url, pino({ level: 'silent' }));
   const inserted = fps('p');
   const probes = fps('q');
   // The exact set, as the ENQUEUE script fills it (SADD of 16-hex-digit fingerprints).
@@ -100,6 +76,5 @@ try {
   }
   await link.close(1000);
 } finally {
-  server.kill('SIGKILL');
-  rmSync(dir, { recursive: true, force: true });
+  server.stop();
 }

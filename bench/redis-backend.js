@@ -12,15 +12,14 @@
  *
  *   npm run build && node bench/redis-backend.js [--runs 3] [--politeness-seconds 20]
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Corpus } from './lib/corpus.js';
 import { sleep, startProcess, startServer, stopProcess } from './lib/proc.js';
+import { redisCli, startBenchRedis } from './lib/redis-server.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const cli = path.join(root, 'bin', 'collector.js');
@@ -42,20 +41,6 @@ const ARGS = [
   '--processes',
   '1',
 ];
-
-async function freePort() {
-  return new Promise((resolve) => {
-    const s = net.createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-function redisCli(port, ...args) {
-  return execFileSync('redis-cli', ['-p', String(port), ...args], { encoding: 'utf8' });
-}
 
 function evalCalls(port) {
   const m = /^cmdstat_evalsha:calls=(\d+)/m.exec(redisCli(port, 'info', 'commandstats'));
@@ -165,24 +150,9 @@ async function politeness(port, seconds) {
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 const corpus = new Corpus(root).start();
-const port = await freePort();
-const dir = mkdtempSync(path.join(os.tmpdir(), 'collector-bench-redisdir-'));
-const redis = spawn(
-  'redis-server',
-  ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no'],
-  {
-    stdio: 'ignore',
-  },
-);
+const redis = await startBenchRedis();
+const { port } = redis;
 try {
-  for (let i = 0; i < 50; i++) {
-    try {
-      redisCli(port, 'ping');
-      break;
-    } catch {
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
   const rows = { embedded: [], 'redis, 1 process': [], 'redis, 2 machines': [] };
   for (let r = 0; r < runs; r++) {
     rows.embedded.push(await crawl('embedded', corpus.url, null, 1));
@@ -210,6 +180,5 @@ try {
   }
   await politeness(port, Number(opts['politeness-seconds']));
 } finally {
-  process.kill(redis.pid, 'SIGTERM');
-  rmSync(dir, { recursive: true, force: true });
+  redis.stop();
 }

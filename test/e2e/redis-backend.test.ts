@@ -3,17 +3,15 @@
  * real redis-server: no URL fetched twice, politeness held across them, a machine killed with
  * SIGKILL loses nothing (the other takes its leases back), a Redis restart is waited out.
  */
-import type { ChildProcess } from 'node:child_process';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import path from 'node:path';
+import { describe, expect, it } from 'vitest';
 import { itemCount, readItems, runCli, startCli, tempDir, waitExit, waitFor } from '../fixtures/cli.js';
-import { redisServerPath, startRedis, type TestRedis } from '../fixtures/redis-server.js';
+import { haveRedis, machineFlags, useRedis } from '../fixtures/redis-machines.js';
+import type { TestRedis } from '../fixtures/redis-server.js';
 import { type FixtureServer, page, startServer } from '../fixtures/site-server.js';
 
-const HAVE_REDIS = redisServerPath() !== null;
-if (!HAVE_REDIS)
-  console.warn('redis-server not installed: Redis backend tests skipped (apt-get install redis-server)');
+const HAVE_REDIS = haveRedis('Redis backend tests');
 
 /** Pages per host of the fixture site; every page links to a few others, on every host. */
 const PAGES = 40;
@@ -79,40 +77,24 @@ function machineArgs(seed: string, out: string, redis: TestRedis, ...extra: stri
     '--quiet',
     '--scope',
     'any',
-    '--backend',
-    redis.url,
-    '--crawl-id',
-    'test-crawl',
-    // Short enough for the kill test to wait little, long enough that a loaded machine's live
-    // collector is never taken for dead (its heartbeat beats 4 times per timeout).
-    '--lease-timeout',
-    '10s',
+    ...machineFlags(redis, 'test-crawl'),
     ...extra,
   ];
 }
 
 describe.skipIf(!HAVE_REDIS)('two machines through one redis', () => {
-  let redis: TestRedis;
-  const children: ChildProcess[] = [];
-  beforeAll(async () => {
-    redis = await startRedis({ appendonly: true, appendfsync: 'always' });
-  });
-  afterAll(async () => {
-    for (const c of children)
-      if (c.exitCode === null && c.signalCode === null && c.pid) process.kill(c.pid, 'SIGKILL');
-    await redis?.stop();
-  });
+  const bench = useRedis({ appendonly: true, appendfsync: 'always' });
 
   it('share the site: every page once in the union, none fetched twice, politeness held across both', async () => {
-    await redis.client.flushdb();
+    await bench.redis.client.flushdb();
     const servers = await startSite(5);
     try {
       const [a, b] = [tempDir(), tempDir()];
       const seed = `${servers[0].origin}/p/0`;
       const flags = ['--delay', '120', '--jitter', '0', '--host-concurrency', '1'];
-      const ra = startCli(machineArgs(seed, a, redis, ...flags));
-      const rb = startCli(machineArgs(seed, b, redis, ...flags));
-      children.push(ra, rb);
+      const ra = startCli(machineArgs(seed, a, bench.redis, ...flags));
+      const rb = startCli(machineArgs(seed, b, bench.redis, ...flags));
+      bench.children.push(ra, rb);
       const [ea, eb] = await Promise.all([waitExit(ra), waitExit(rb)]);
       expect(ea.code, ea.stderr).toBe(0);
       expect(eb.code, eb.stderr).toBe(0);
@@ -138,7 +120,7 @@ describe.skipIf(!HAVE_REDIS)('two machines through one redis', () => {
   }, 120_000);
 
   it('kill -9 of one machine mid-crawl: the other takes its leases back and finishes; nothing lost', async () => {
-    await redis.client.flushdb();
+    await bench.redis.client.flushdb();
     const servers = await startSite(80);
     try {
       const [a, b] = [tempDir(), tempDir()];
@@ -153,16 +135,16 @@ describe.skipIf(!HAVE_REDIS)('two machines through one redis', () => {
         '--lease-timeout',
         '4s',
       ];
-      const ra = startCli(machineArgs(seed, a, redis, ...flags));
-      const rb = startCli(machineArgs(seed, b, redis, ...flags));
-      children.push(ra, rb);
+      const ra = startCli(machineArgs(seed, a, bench.redis, ...flags));
+      const rb = startCli(machineArgs(seed, b, bench.redis, ...flags));
+      bench.children.push(ra, rb);
       const endA = waitExit(ra);
       const P = 'collector:{test-crawl}:';
       /** The machine id whose heartbeat names out dir `a`, once it has beaten. */
       const machineOfA = async (): Promise<string | undefined> => {
-        const ids = await redis.client.smembers(`${P}machines`);
+        const ids = await bench.redis.client.smembers(`${P}machines`);
         if (ids.length === 0) return undefined;
-        const beats = await redis.client.mget(ids.map((m) => `${P}hb:${m}`));
+        const beats = await bench.redis.client.mget(ids.map((m) => `${P}hb:${m}`));
         return ids.find((_m, i) => beats[i] !== null && JSON.parse(beats[i] as string).out === a);
       };
       await waitFor(() => itemCount(a) >= 8, 60_000);
@@ -171,14 +153,14 @@ describe.skipIf(!HAVE_REDIS)('two machines through one redis', () => {
       const deadId = await machineOfA();
       expect(deadId).toBeDefined();
       for (let held = 0; held === 0; ) {
-        held = await redis.client.hlen(`${P}l:${deadId}`);
+        held = await bench.redis.client.hlen(`${P}l:${deadId}`);
         if (held === 0) await new Promise((r) => setTimeout(r, 2));
       }
       process.kill(ra.pid as number, 'SIGKILL');
       expect((await endA).signal).toBe('SIGKILL');
       // What the dead machine had leased and not acknowledged (its heartbeat lives on until the
       // lease timeout, so nothing was taken back yet).
-      const leasedAtKill = await redis.client.hkeys(`${P}l:${deadId}`);
+      const leasedAtKill = await bench.redis.client.hkeys(`${P}l:${deadId}`);
       const eb = await waitExit(rb);
       expect(eb.code, eb.stderr).toBe(0);
       const ia = readItems(a).map((i) => i.url);
@@ -206,18 +188,18 @@ describe.skipIf(!HAVE_REDIS)('two machines through one redis', () => {
   }, 120_000);
 
   it('redis restarted mid-crawl (AOF): both machines pause, resume and finish; nothing lost or fetched twice', async () => {
-    await redis.client.flushdb();
+    await bench.redis.client.flushdb();
     const servers = await startSite(20);
     try {
       const [a, b] = [tempDir(), tempDir()];
       const seed = `${servers[0].origin}/p/0`;
       const flags = ['--delay', '50', '--host-concurrency', '1'];
-      const ra = startCli(machineArgs(seed, a, redis, ...flags));
-      const rb = startCli(machineArgs(seed, b, redis, ...flags));
-      children.push(ra, rb);
+      const ra = startCli(machineArgs(seed, a, bench.redis, ...flags));
+      const rb = startCli(machineArgs(seed, b, bench.redis, ...flags));
+      bench.children.push(ra, rb);
       const ends = Promise.all([waitExit(ra), waitExit(rb)]);
       await waitFor(() => itemCount(a) + itemCount(b) >= 20, 60_000);
-      await redis.kill();
+      await bench.redis.kill();
       // While Redis is away, status.json says so (and the crawl waits).
       const backendOf = (out: string) => {
         try {
@@ -228,7 +210,7 @@ describe.skipIf(!HAVE_REDIS)('two machines through one redis', () => {
       };
       await waitFor(() => backendOf(a)?.connected === false, 30_000);
       expect(backendOf(a)).toMatchObject({ kind: 'redis', crawlId: 'test-crawl' });
-      await redis.start();
+      await bench.redis.start();
       const [ea, eb] = await ends;
       expect(ea.code, ea.stderr).toBe(0);
       expect(eb.code, eb.stderr).toBe(0);
@@ -248,7 +230,7 @@ describe.skipIf(!HAVE_REDIS)('two machines through one redis', () => {
   }, 120_000);
 
   it('status shows every machine; stop stops all gracefully (leases given back); a new collector continues', async () => {
-    await redis.client.flushdb();
+    await bench.redis.client.flushdb();
     // Pages from 10 on wait until both machines are stopping: the crawl cannot end before the
     // stop, however slowly a loaded machine runs the status and stop commands.
     let release = () => {};
@@ -260,20 +242,20 @@ describe.skipIf(!HAVE_REDIS)('two machines through one redis', () => {
       const [a, b, c] = [tempDir(), tempDir(), tempDir()];
       const seed = `${servers[0].origin}/p/0`;
       const flags = ['--delay', '100', '--host-concurrency', '1'];
-      const ra = startCli(machineArgs(seed, a, redis, ...flags));
-      const rb = startCli(machineArgs(seed, b, redis, ...flags));
-      children.push(ra, rb);
+      const ra = startCli(machineArgs(seed, a, bench.redis, ...flags));
+      const rb = startCli(machineArgs(seed, b, bench.redis, ...flags));
+      bench.children.push(ra, rb);
       const ends = Promise.all([waitExit(ra), waitExit(rb)]);
       // Both machines beating (one may have taken every page not held before the other started).
       const P = 'collector:{test-crawl}:';
       for (
         let t = Date.now();
-        (await redis.client.scard(`${P}machines`)) < 2 || itemCount(a) + itemCount(b) === 0;
+        (await bench.redis.client.scard(`${P}machines`)) < 2 || itemCount(a) + itemCount(b) === 0;
       ) {
         if (Date.now() - t > 60_000) throw new Error('timed out waiting for both machines');
         await new Promise((r) => setTimeout(r, 10));
       }
-      const ids = ['--backend', redis.url, '--crawl-id', 'test-crawl'];
+      const ids = ['--backend', bench.redis.url, '--crawl-id', 'test-crawl'];
       const st = await runCli(['status', ...ids, '--json']);
       expect(st.code, st.stderr).toBe(0);
       const view = JSON.parse(st.stdout);
@@ -298,10 +280,10 @@ describe.skipIf(!HAVE_REDIS)('two machines through one redis', () => {
       const done = readItems(a).length + readItems(b).length;
       expect(done).toBeLessThan(3 * PAGES);
       // Nothing left leased: every URL taken and not written went back to the queue.
-      expect(Number(await redis.client.get('collector:{test-crawl}:n:leased'))).toBe(0);
+      expect(Number(await bench.redis.client.get('collector:{test-crawl}:n:leased'))).toBe(0);
       expect((await runCli(['status', ...ids])).code).toBe(3);
       // A collector started later with the same id is not stopped by the old stop, and finishes.
-      const ec = await runCli(machineArgs(seed, c, redis, '--delay', '0'));
+      const ec = await runCli(machineArgs(seed, c, bench.redis, '--delay', '0'));
       expect(ec.code, ec.stderr).toBe(0);
       const union = [...readItems(a), ...readItems(b), ...readItems(c)].map((i) => i.url);
       expect(union.length).toBe(3 * PAGES);
@@ -316,7 +298,7 @@ describe.skipIf(!HAVE_REDIS)('two machines through one redis', () => {
     const r = await runCli(['crawl', 'http://127.0.0.1:9/', '--out', tempDir(), '--backend', 'redis:/x']);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/^collector: --backend: expected embedded or redis:\/\/host:port\/db\n$/);
-    const s = await runCli(['status', '--backend', redis.url]);
+    const s = await runCli(['status', '--backend', bench.redis.url]);
     expect(s.code).toBe(2);
     expect(s.stderr).toContain('--backend needs --crawl-id');
   });

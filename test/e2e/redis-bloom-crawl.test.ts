@@ -4,15 +4,13 @@
  * fetched twice (as with the exact set); a machine asking for the other kind is refused in one line;
  * the option is refused without a shared backend.
  */
-import type { ChildProcess } from 'node:child_process';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readItems, runCli, startCli, tempDir, waitExit } from '../fixtures/cli.js';
-import { redisServerPath, startRedis, type TestRedis } from '../fixtures/redis-server.js';
+import { haveRedis, machineFlags, useRedis } from '../fixtures/redis-machines.js';
+import type { TestRedis } from '../fixtures/redis-server.js';
 import { type FixtureServer, page, startServer } from '../fixtures/site-server.js';
 
-const HAVE_REDIS = redisServerPath() !== null;
-if (!HAVE_REDIS)
-  console.warn('redis-server not installed: Bloom crawl tests skipped (apt-get install redis-server)');
+const HAVE_REDIS = haveRedis('Bloom crawl tests');
 
 /** Pages of the fixture site: each links to a few others. */
 const PAGES = 60;
@@ -34,33 +32,11 @@ function startSite(): Promise<FixtureServer> {
 }
 
 function machine(seed: string, out: string, redis: TestRedis, ...extra: string[]): string[] {
-  return [
-    'crawl',
-    seed,
-    '--out',
-    out,
-    '--quiet',
-    '--backend',
-    redis.url,
-    '--crawl-id',
-    'bloom-crawl',
-    '--lease-timeout',
-    '10s',
-    ...extra,
-  ];
+  return ['crawl', seed, '--out', out, '--quiet', ...machineFlags(redis, 'bloom-crawl'), ...extra];
 }
 
 describe.skipIf(!HAVE_REDIS)('two machines, a Bloom seen-set', () => {
-  let redis: TestRedis;
-  const children: ChildProcess[] = [];
-  beforeAll(async () => {
-    redis = await startRedis();
-  });
-  afterAll(async () => {
-    for (const c of children)
-      if (c.exitCode === null && c.signalCode === null && c.pid) process.kill(c.pid, 'SIGKILL');
-    await redis?.stop();
-  });
+  const bench = useRedis();
 
   it('crawl the site: every page once in the union, none fetched twice; the other kind is refused', async () => {
     const site = await startSite();
@@ -79,9 +55,9 @@ describe.skipIf(!HAVE_REDIS)('two machines, a Bloom seen-set', () => {
         '--host-concurrency',
         '2',
       ];
-      const ra = startCli(machine(seed, a, redis, ...flags));
-      const rb = startCli(machine(seed, b, redis, ...flags));
-      children.push(ra, rb);
+      const ra = startCli(machine(seed, a, bench.redis, ...flags));
+      const rb = startCli(machine(seed, b, bench.redis, ...flags));
+      bench.children.push(ra, rb);
       const [ea, eb] = await Promise.all([waitExit(ra), waitExit(rb)]);
       expect(ea.code, ea.stderr).toBe(0);
       expect(eb.code, eb.stderr).toBe(0);
@@ -92,11 +68,11 @@ describe.skipIf(!HAVE_REDIS)('two machines, a Bloom seen-set', () => {
       expect(fetched.length).toBe(new Set(fetched).size);
       // The filter, not the exact set, held the crawl.
       const P = 'collector:{bloom-crawl}:';
-      expect(await redis.client.hget(`${P}seenset`, 'mode')).toBe('bloom');
-      expect(await redis.client.exists(`${P}seen`)).toBe(0);
-      expect(Number(await redis.client.get(`${P}n:seen`))).toBe(PAGES);
+      expect(await bench.redis.client.hget(`${P}seenset`, 'mode')).toBe('bloom');
+      expect(await bench.redis.client.exists(`${P}seen`)).toBe(0);
+      expect(Number(await bench.redis.client.get(`${P}n:seen`))).toBe(PAGES);
       // A third machine asking for the exact set joins no crawl: one line, nothing collected.
-      const c = await runCli(machine(seed, tempDir(), redis));
+      const c = await runCli(machine(seed, tempDir(), bench.redis));
       expect(c.code).toBe(1);
       expect(c.stderr).toMatch(/seen-set is bloom .*--seen-set bloom/);
       expect(c.stderr).not.toMatch(/\n\s+at /);

@@ -5,18 +5,14 @@
  * one for the crawl, so the server sees no request past a window's limit nor during a pause that
  * either machine learnt, and every README is collected once in the union.
  */
-import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readItems, startCli, tempDir, waitExit } from '../fixtures/cli.js';
 import { credentialIdentity } from '../../src/http/rate-budget.js';
+import { readItems, startCli, tempDir, waitExit } from '../fixtures/cli.js';
 import { type GithubFixture, startGithubFixture } from '../fixtures/github-server.js';
-import { redisServerPath, startRedis, type TestRedis } from '../fixtures/redis-server.js';
+import { haveRedis, machineFlags, useRedis } from '../fixtures/redis-machines.js';
+import type { TestRedis } from '../fixtures/redis-server.js';
 
-const HAVE_REDIS = redisServerPath() !== null;
-if (!HAVE_REDIS)
-  console.warn(
-    'redis-server not installed: shared GitHub budget tests skipped (apt-get install redis-server)',
-  );
+const HAVE_REDIS = haveRedis('shared GitHub budget tests');
 
 const TOKEN = 'ghp_fixtureToken0123456789abcdef';
 /** Search pages per topic, results per page, and the results (`topic:llm` has 25, `topic:web-scraping` 12). */
@@ -51,21 +47,14 @@ function machine(gh: GithubFixture, out: string, redis: TestRedis): string[] {
     '--host-concurrency',
     '4',
     '--quiet',
-    '--backend',
-    redis.url,
-    '--crawl-id',
-    'gh-budget',
-    '--lease-timeout',
-    '10s',
+    ...machineFlags(redis, 'gh-budget'),
   ];
 }
 
 describe.skipIf(!HAVE_REDIS)('two machines, one GitHub budget through redis', () => {
-  let redis: TestRedis;
+  const bench = useRedis();
   let gh: GithubFixture;
-  const children: ChildProcess[] = [];
   beforeAll(async () => {
-    redis = await startRedis();
     gh = await startGithubFixture({
       tokens: [TOKEN],
       limits: { search: { limit: 3, windowMs: 3000 }, core: { limit: 12, windowMs: 3000 } },
@@ -76,17 +65,14 @@ describe.skipIf(!HAVE_REDIS)('two machines, one GitHub budget through redis', ()
     });
   });
   afterAll(async () => {
-    for (const c of children)
-      if (c.exitCode === null && c.signalCode === null && c.pid) process.kill(c.pid, 'SIGKILL');
     await gh?.close();
-    await redis?.stop();
   });
 
   it('never past a window nor during a pause either machine learnt; every README once', async () => {
     const [a, b] = [tempDir(), tempDir()];
-    const ra = startCli(machine(gh, a, redis), { GITHUB_TOKEN: TOKEN });
-    const rb = startCli(machine(gh, b, redis), { GITHUB_TOKEN: TOKEN });
-    children.push(ra, rb);
+    const ra = startCli(machine(gh, a, bench.redis), { GITHUB_TOKEN: TOKEN });
+    const rb = startCli(machine(gh, b, bench.redis), { GITHUB_TOKEN: TOKEN });
+    bench.children.push(ra, rb);
     const [ea, eb] = await Promise.all([waitExit(ra), waitExit(rb)]);
     expect(ea.code, ea.stderr).toBe(0);
     expect(eb.code, eb.stderr).toBe(0);
@@ -111,12 +97,12 @@ describe.skipIf(!HAVE_REDIS)('two machines, one GitHub budget through redis', ()
     // The budget the machines spent is the crawl's, in Redis (per token; the token never stored).
     const P = `collector:{gh-budget}:rb:r:${credentialIdentity(TOKEN)}`;
     for (const resource of ['core', 'search']) {
-      expect(await redis.client.hmget(`${P}:${resource}`, 'k', 'l')).toEqual([
+      expect(await bench.redis.client.hmget(`${P}:${resource}`, 'k', 'l')).toEqual([
         '1',
         resource === 'core' ? '12' : '3',
       ]);
     }
-    expect((await redis.client.keys('*')).join(' ')).not.toContain(TOKEN);
+    expect((await bench.redis.client.keys('*')).join(' ')).not.toContain(TOKEN);
     // No item says 403: a rate-limit answer waits and goes again.
     expect([...readItems(a), ...readItems(b)].filter((i) => i.status === 403)).toEqual([]);
   }, 150_000);

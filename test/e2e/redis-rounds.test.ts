@@ -4,17 +4,14 @@
  * Each round fetches every page exactly once in the union, the round's seeds are queued by one
  * machine only, and the next round starts `interval` after the previous one's start.
  */
-import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readItems, runCli, startCli, tempDir, waitExit, waitFor } from '../fixtures/cli.js';
-import { redisServerPath, startRedis, type TestRedis } from '../fixtures/redis-server.js';
+import { haveRedis, useRedis } from '../fixtures/redis-machines.js';
 import { type FixtureServer, page, startServer } from '../fixtures/site-server.js';
 
-const HAVE_REDIS = redisServerPath() !== null;
-if (!HAVE_REDIS)
-  console.warn('redis-server not installed: Redis rounds tests skipped (apt-get install redis-server)');
+const HAVE_REDIS = haveRedis('Redis rounds tests');
 
 /** Articles linked from the seed. */
 const ARTICLES = 8;
@@ -39,11 +36,9 @@ function logLines(data: string): Array<Record<string, any>> {
 }
 
 describe.skipIf(!HAVE_REDIS)('collector run through one redis: shared rounds', () => {
-  let redis: TestRedis;
+  const bench = useRedis({ appendonly: true, appendfsync: 'always' });
   let site: FixtureServer;
-  const children: ChildProcess[] = [];
   beforeAll(async () => {
-    redis = await startRedis({ appendonly: true, appendfsync: 'always' });
     const links = Array.from({ length: ARTICLES }, (_, i) => `a${i}.html`);
     site = await startServer({}, async (req, res) => {
       await new Promise((r) => setTimeout(r, 20));
@@ -52,10 +47,7 @@ describe.skipIf(!HAVE_REDIS)('collector run through one redis: shared rounds', (
     });
   });
   afterAll(async () => {
-    for (const c of children)
-      if (c.exitCode === null && c.signalCode === null && c.pid) process.kill(c.pid, 'SIGKILL');
     await site?.close();
-    await redis?.stop();
   });
 
   it('every page once per round in the union, seeds queued once per round, rounds on time', async () => {
@@ -65,7 +57,7 @@ describe.skipIf(!HAVE_REDIS)('collector run through one redis: shared rounds', (
       config,
       [
         'data: ./data',
-        `backend: ${redis.url}`,
+        `backend: ${bench.redis.url}`,
         'crawlId: rounds-test',
         'workers:',
         '  - name: news',
@@ -90,7 +82,7 @@ describe.skipIf(!HAVE_REDIS)('collector run through one redis: shared rounds', (
     }
     const datas = dirs.map((d) => path.join(d, 'data'));
     const runs = dirs.map((d) => startCli(['run', '--config', path.join(d, 'collector.yaml'), '--quiet']));
-    children.push(...runs);
+    bench.children.push(...runs);
     const exits = runs.map(waitExit);
     const items = () => datas.flatMap(readItems);
     // Round ROUNDS has started: rounds 0..ROUNDS-1 are over (a round starts once the one before is done).
@@ -135,11 +127,11 @@ describe.skipIf(!HAVE_REDIS)('collector run through one redis: shared rounds', (
   }, 150_000);
 
   it('a worker killed mid-round rejoins the round; redis restarted (AOF) is waited out; rounds go on once each', async () => {
-    await redis.client.flushdb();
+    await bench.redis.client.flushdb();
     const dir = tempDir();
     const text = [
       'data: ./data',
-      `backend: ${redis.url}`,
+      `backend: ${bench.redis.url}`,
       'crawlId: kill-test',
       'supervisor: { restartBackoff: 200ms }',
       'workers:',
@@ -161,7 +153,7 @@ describe.skipIf(!HAVE_REDIS)('collector run through one redis: shared rounds', (
     }
     const datas = dirs.map((d) => path.join(d, 'data'));
     const runs = dirs.map((d) => startCli(['run', '--config', path.join(d, 'collector.yaml'), '--quiet']));
-    children.push(...runs);
+    bench.children.push(...runs);
     const exits = runs.map(waitExit);
     const items = () => datas.flatMap(readItems);
     const lastRound = () => Math.max(0, ...items().map((i) => (i.data?.round ?? 0) as number));
@@ -180,7 +172,7 @@ describe.skipIf(!HAVE_REDIS)('collector run through one redis: shared rounds', (
     };
     await waitFor(rejoined, 90_000);
     const disturbed = lastRound();
-    await redis.restart(300);
+    await bench.redis.restart(300);
     await waitFor(() => lastRound() >= disturbed + 3, 90_000);
     for (const r of runs) r.kill('SIGTERM');
     for (const e of await Promise.all(exits)) expect(e.code, e.stderr).toBe(0);
@@ -221,7 +213,7 @@ describe.skipIf(!HAVE_REDIS)('collector run through one redis: shared rounds', (
       '0',
       '--no-robots',
       '--backend',
-      redis.url,
+      bench.redis.url,
       '--crawl-id',
       'two-processes',
     ]);

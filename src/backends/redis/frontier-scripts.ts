@@ -45,6 +45,14 @@ local function enqueueAt(host, url, band, level)
   local seq = redis.call('INCR', P..'n:seq') % 1e9
   redis.call('ZADD', P..'q:'..host, band * 1e14 + level * 1e9 + seq, url)
 end
+-- Queue one URL given as six ARGV from i: url, host, fingerprint, band, level, entry JSON.
+-- The caller has checked it is new (its seen-set, or a round's set) and counts it in n:queued.
+local function queueEntry(i, hc)
+  local url, host = ARGV[i], ARGV[i + 1]
+  redis.call('HSET', P..'e', url, ARGV[i + 5])
+  enqueueAt(host, url, tonumber(ARGV[i + 3]), tonumber(ARGV[i + 4]))
+  schedule(host, hc)
+end
 local function splitLease(v)
   local i = string.find(v, '|', 1, true)
   return string.sub(v, 1, i - 1), string.sub(v, i + 1)
@@ -60,11 +68,8 @@ export const ENQUEUE_BODY = `
 local hc = tonumber(ARGV[2])
 local added = 0
 for i = 3, #ARGV, 6 do
-  local url, host = ARGV[i], ARGV[i + 1]
   if seenAdd(ARGV[i + 2]) == 1 then
-    redis.call('HSET', P..'e', url, ARGV[i + 5])
-    enqueueAt(host, url, tonumber(ARGV[i + 3]), tonumber(ARGV[i + 4]))
-    schedule(host, hc)
+    queueEntry(i, hc)
     added = added + 1
   end
 end

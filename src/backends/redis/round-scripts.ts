@@ -69,11 +69,8 @@ local rk = P..'round'
 if tonumber(redis.call('HGET', rk, 'n')) ~= n then return -1 end
 local added = 0
 for i = 5, #ARGV, 6 do
-  local url, host = ARGV[i], ARGV[i + 1]
-  if redis.call('SADD', P..'rs:'..n, ARGV[i + 2]) == 1 and redis.call('HEXISTS', P..'e', url) == 0 then
-    redis.call('HSET', P..'e', url, ARGV[i + 5])
-    enqueueAt(host, url, tonumber(ARGV[i + 3]), tonumber(ARGV[i + 4]))
-    schedule(host, hc)
+  if redis.call('SADD', P..'rs:'..n, ARGV[i + 2]) == 1 and redis.call('HEXISTS', P..'e', ARGV[i]) == 0 then
+    queueEntry(i, hc)
     added = added + 1
   end
 end
