@@ -16,7 +16,7 @@ export const DEFAULT_STALL_MS = 600_000;
 const FINISHED_STATES = new Set(['done', 'stopped']);
 
 /** What is wrong, most serious first; null when healthy or deliberately stopped. */
-export type HealthProblem = 'dead' | 'hung' | 'crashed-out' | 'workers-down' | 'stalled';
+export type HealthProblem = 'dead' | 'hung' | 'crashed-out' | 'disk-full' | 'workers-down' | 'stalled';
 
 /** The verdict on one data dir. */
 export interface Health {
@@ -116,6 +116,14 @@ export function assessHealth(status: StatusFile, options: HealthOptions = {}): H
         verdict: 'not-running',
         problem: 'dead',
         summary: `${who} was dead (${heartbeat})`,
+      };
+    }
+    if (status.diskFull) {
+      return {
+        ...base,
+        verdict: 'not-running',
+        problem: 'disk-full',
+        summary: `collector stopped by a full disk at ${status.diskFull}`,
       };
     }
     if (parked > 0) {

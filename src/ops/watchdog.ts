@@ -5,10 +5,12 @@
  * starts it again as recorded, waits until it is healthy, and says in one line what it found and
  * did. It never starts a second copy (the data-dir lock) and never loops: after `maxRestarts`
  * restarts within an hour it says "giving up" once, with the last error, and waits for the hour
- * to pass.
+ * to pass. Nor does it restart onto a full disk: below {@link RESTART_MIN_FREE_BYTES} free on the
+ * data dir's filesystem it says so (once an hour) and restarts when space is freed.
  */
 import path from 'node:path';
 import { checkOutputFree } from '../runtime/output-lock.js';
+import { freeBytes, isDiskFull } from '../sinks/disk-full.js';
 import { readStatusFile, type StatusFile } from '../supervision/status-format.js';
 import { restartLogPath, startCollector, stopCollector } from './collector-process.js';
 import { ago, assessHealth, DEFAULT_STALL_MS, type Health } from './health.js';
@@ -24,6 +26,11 @@ export const DEFAULT_SETTLE_MS = 60_000;
 export const STEADY_MARGIN_MS = 1000;
 /** How long a held data-dir lock is tried again before the watchdog says it is in use, ms. */
 export const LOCK_RETRY_MS = 5000;
+/**
+ * Free space (bytes, statfs `bavail × bsize`) on the data dir's filesystem below which the watchdog
+ * does not restart the collector (16 MiB): it would stop again at once with "disk full".
+ */
+export const RESTART_MIN_FREE_BYTES = 16 * 1048576;
 /** Longest wait for the supervisor to bring crashed workers back before acting, ms. */
 export const MAX_WORKER_GRACE_MS = 60_000;
 
@@ -83,7 +90,14 @@ async function complain(dataDir: string, state: WatchdogState, text: string): Pr
     state.lastComplaint !== null &&
     state.lastComplaint.text === text &&
     now - state.lastComplaint.at < RESTART_WINDOW_MS;
-  if (!repeat) await writeOpsState(dataDir, 'watchdog', { ...state, lastComplaint: { text, at: now } });
+  if (!repeat) {
+    try {
+      await writeOpsState(dataDir, 'watchdog', { ...state, lastComplaint: { text, at: now } });
+    } catch (e) {
+      // On a full disk the complaint cannot be remembered: it is said at every run until there is room.
+      if (!isDiskFull(e)) throw e;
+    }
+  }
   return { line: repeat ? null : text, exitCode: 3 };
 }
 
@@ -203,6 +217,16 @@ export async function runWatchdog(opts: WatchdogOptions): Promise<WatchdogResult
     return { line: null, exitCode: 0 };
   }
   const found = health.summary;
+  const free = freeBytes(opts.dataDir);
+  if (free !== null && free < RESTART_MIN_FREE_BYTES) {
+    // Not an attempt towards giving up: nothing was restarted.
+    const mb = (free / 1048576).toFixed(1);
+    return complain(
+      opts.dataDir,
+      state,
+      `not restarted: ${found}; disk full at ${opts.dataDir} (${mb} MB free): free space, then the next watchdog run restarts it`,
+    );
+  }
   const maxRestarts = opts.maxRestarts ?? DEFAULT_MAX_RESTARTS;
   if (state.restarts.length >= maxRestarts) {
     const last = state.restarts.at(-1);

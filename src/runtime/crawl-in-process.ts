@@ -141,7 +141,10 @@ export async function runInProcess(
     failed = crawler.writeError ?? failed;
     offSignals();
     control.signal?.removeEventListener('abort', onAbort);
-    await inProcess.end(completed && failed === null);
+    await inProcess.end(
+      completed && failed === null,
+      failed !== null && isDiskFull(failed) ? diskFullPath(failed, opts.out) : null,
+    );
     await metrics?.close();
     await closeLog();
   }

@@ -7,11 +7,11 @@ import path from 'node:path';
 import { SupervisorSettingsSchema } from '../config/config-file.js';
 import type { CrawlOptions } from '../config/crawl-options.js';
 import type { Crawler } from '../engine/crawler.js';
-import { writeFileAtomic } from '../sinks/atomic-file.js';
 import type { LaunchRecord } from '../supervision/launch-record.js';
 import { memoryOf } from '../supervision/memory-guard.js';
 import { selfIdentity } from '../supervision/process-identity.js';
-import { STATUS_FILE_FORMAT, type StatusFile, statusPath } from '../supervision/status-format.js';
+import { writeStatusJson } from '../supervision/status-file.js';
+import { STATUS_FILE_FORMAT, type StatusFile } from '../supervision/status-format.js';
 import { STATUS_INTERVAL_MS } from '../supervision/supervisor.js';
 import type { CounterSet } from '../supervision/worker-counters.js';
 
@@ -24,6 +24,7 @@ export class InProcessStatus {
   private readonly self = selfIdentity();
   private timer: NodeJS.Timeout | null = null;
   private state: StatusFile['state'] = 'running';
+  private diskFull: string | null = null;
   private rate = { items: 0, at: Date.now(), perSec: 0 };
   /** Epoch ms of the last item written. */
   lastProgressAt: number | null = null;
@@ -98,6 +99,7 @@ export class InProcessStatus {
       },
       expected: { crawl: 1 },
       memoryLimitMB: Math.round(this.memoryLimitBytes / 1048576),
+      diskFull: this.diskFull,
       workers: [worker],
       totals: {
         items: worker.items,
@@ -128,20 +130,21 @@ export class InProcessStatus {
     if (this.state === 'running') this.state = 'stopping';
   }
 
-  /** Stop writing; the last write says `finished` or `stopped`. */
-  async end(finished: boolean): Promise<void> {
+  /**
+   * Stop writing; the last write says `finished` or `stopped`, and `diskFull`: where the disk
+   * filled when a full disk stopped the crawl.
+   */
+  async end(finished: boolean, diskFull: string | null = null): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
     this.state = finished ? 'finished' : 'stopped';
+    this.diskFull = diskFull;
     await this.write();
   }
 
   private async write(): Promise<void> {
     try {
-      await writeFileAtomic(
-        statusPath(path.resolve(this.opts.out)),
-        `${JSON.stringify(this.status(), null, 2)}\n`,
-      );
+      await writeStatusJson(path.resolve(this.opts.out), this.status());
     } catch {
       // advisory: a crawl never fails for its status file
     }

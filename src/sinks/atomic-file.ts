@@ -208,3 +208,22 @@ export function linkAtomicSync(source: string, path: string, options: { tempDir?
     throw error;
   }
 }
+
+/**
+ * Overwrites `path` in place: `data` over the existing bytes from offset 0, then the file cut to
+ * its length. The last resort for a small file on a disk too full for a temp file: it needs no
+ * new space when `data` is no longer than the file (cutting frees blocks). Not atomic: a crash
+ * midway leaves old and new bytes mixed, so use it only for a file whose readers take damage
+ * in their stride (status.json: "damaged").
+ * @throws the fs error: ENOENT when there is no file, ENOSPC when `data` is longer and the disk full.
+ */
+export async function overwriteInPlace(path: string, data: string | Buffer): Promise<void> {
+  const bytes = typeof data === 'string' ? Buffer.from(data) : data;
+  const handle = await open(path, 'r+');
+  try {
+    await handle.write(bytes, 0, bytes.length, 0);
+    await handle.truncate(bytes.length);
+  } finally {
+    await handle.close();
+  }
+}

@@ -7,7 +7,7 @@
 import path from 'node:path';
 import type { Logger } from 'pino';
 import type { HostPoliteness } from '../frontier/frontier-queue.js';
-import { writeFileAtomic } from '../sinks/atomic-file.js';
+import { overwriteInPlace, writeFileAtomic } from '../sinks/atomic-file.js';
 import { diskFullPath, isDiskFull } from '../sinks/disk-full.js';
 import { memoryOf } from './memory-guard.js';
 import type { WorkerProcess } from './worker-process.js';
@@ -52,6 +52,8 @@ export interface StatusDocument {
   /** `running`, `stopping`, `finished` or `stopped`. */
   state: string;
   memoryLimitMB: number;
+  /** Where the disk filled, when a full disk stopped the collector (see status-format.ts). */
+  diskFull: string | null;
   workers: WorkerStatus[];
   totals: {
     items: number;
@@ -73,7 +75,7 @@ export interface StatusDocument {
 /** The status document of the supervisor's workers now. */
 export function statusDocument(
   workers: WorkerProcess[],
-  sup: { startedAt: Date; stopping: boolean; memoryLimitBytes: number },
+  sup: { startedAt: Date; stopping: boolean; memoryLimitBytes: number; diskFull: string | null },
 ): StatusDocument {
   const list: WorkerStatus[] = workers.map((w) => ({
     id: w.spec.id,
@@ -106,6 +108,7 @@ export function statusDocument(
     updatedAt: new Date().toISOString(),
     state: over ? (sup.stopping ? 'stopped' : 'finished') : sup.stopping ? 'stopping' : 'running',
     memoryLimitMB: Math.round(sup.memoryLimitBytes / MB),
+    diskFull: sup.diskFull,
     workers: list,
     totals: {
       items: sum('items'),
@@ -135,8 +138,25 @@ function skippedTotals(workers: WorkerProcess[]): Record<string, number> {
 }
 
 /**
- * Write `doc` to `<dataDir>/status.json` atomically. A failure is logged, not thrown; a full disk
- * is told to `onDiskFull` with where it happened.
+ * Write `doc` as `<dataDir>/status.json`, atomically (temp file, rename). On a full disk, where
+ * there is no room for the temp file, the document is written compactly over the old one in place
+ * (shorter than the indented file, so it needs no new space): a collector stopped by a full disk
+ * still says so there, for `status` and the watchdog.
+ * @throws the atomic write's fs error (e.g. ENOSPC), even when the in-place write succeeded.
+ */
+export async function writeStatusJson(dataDir: string, doc: object): Promise<void> {
+  const file = path.join(dataDir, 'status.json');
+  try {
+    await writeFileAtomic(file, `${JSON.stringify(doc, null, 2)}\n`);
+  } catch (e) {
+    if (isDiskFull(e)) await overwriteInPlace(file, `${JSON.stringify(doc)}\n`).catch(() => {});
+    throw e;
+  }
+}
+
+/**
+ * Write `doc` to `<dataDir>/status.json` ({@link writeStatusJson}). A failure is logged, not
+ * thrown; a full disk is told to `onDiskFull` with where it happened.
  */
 export async function writeStatusFile(
   dataDir: string,
@@ -145,7 +165,7 @@ export async function writeStatusFile(
   onDiskFull: (at: string) => void = () => {},
 ): Promise<void> {
   try {
-    await writeFileAtomic(path.join(dataDir, 'status.json'), `${JSON.stringify(doc, null, 2)}\n`);
+    await writeStatusJson(dataDir, doc);
   } catch (e) {
     if (isDiskFull(e)) onDiskFull(diskFullPath(e, dataDir));
     else log.error({ err: (e as Error).message }, 'writing status.json failed');

@@ -76,6 +76,11 @@ export interface StatusFile {
   /** Worker processes expected, by worker type. */
   expected: Record<string, number>;
   memoryLimitMB: number;
+  /**
+   * Where the disk filled (a path), when the collector stopped because of a full disk (ENOSPC or
+   * EDQUOT, exit 75); null or absent otherwise. Written only if the last status.json still fit.
+   */
+  diskFull?: string | null;
   workers: StatusWorker[];
   totals: Record<string, unknown> & { items: number; errors: number; queue: number; pagesPerSec: number };
 }

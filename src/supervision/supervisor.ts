@@ -206,6 +206,7 @@ export class Supervisor {
       startedAt: this.startedAt,
       stopping: this.stopping,
       memoryLimitBytes: this.opts.memoryLimitBytes,
+      diskFull: this.diskFullAt,
     });
     const procs = this.workers.map((w) => ({ id: w.spec.id, group: w.spec.group, pid: w.pid }));
     return this.budgets.extend(this.fields.extend(doc, procs));

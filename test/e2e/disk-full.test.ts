@@ -7,7 +7,8 @@ import { type FixtureServer, page, startServer } from '../fixtures/site-server.j
 
 // Issue 17 (5): a full disk stops the collector with one line and exit 75, no stack trace, the
 // lock released; a resume on the still-full disk says the same; after space is freed, --resume
-// completes with every URL exactly once and every body stored. A real full disk: a 1 MiB tmpfs
+// completes with every URL exactly once and every body stored. The watchdog does not restart it
+// while the disk is full, and resumes it once space is freed. A real full disk: a 1 MiB tmpfs
 // (mounting needs root; CI runs as root).
 const N = 150;
 let site: FixtureServer;
@@ -79,11 +80,27 @@ describe.skipIf(canMount !== null)(`disk full (${canMount ?? 'a 1 MiB tmpfs'})`,
         }
         const partial = readItems(out);
         expect(partial.length).toBeLessThan(N);
+        // The watchdog does not restart it onto the full disk, and says why.
+        const watchdog = () => runCli(['watchdog', '--data', out, '--settle', '60s']);
+        const held = await watchdog();
+        expect(held.stdout).toMatch(
+          /^not restarted: .+; disk full at \S+ \(\d+\.\d MB free\): free space, then the next watchdog run restarts it\n$/,
+        );
+        expect(held.code).toBe(3);
         // Still full: the same line.
         expectDiskFullExit(await runCli([...args, '--resume']));
         execFileSync('mount', ['-o', 'remount,size=32m', mnt]);
-        const r = await runCli([...args, '--resume']);
-        expect(r.code, r.stderr).toBe(0);
+        if (processes === 1) {
+          const r = await runCli([...args, '--resume']);
+          expect(r.code, r.stderr).toBe(0);
+        } else {
+          // Space freed: the watchdog resumes it (the status it left names the full disk).
+          const status = JSON.parse(fs.readFileSync(path.join(out, 'status.json'), 'utf8'));
+          expect(status.diskFull).toMatch(new RegExp(`^${out}`));
+          const r = await watchdog();
+          expect(r.stdout).toMatch(/^restarted: collector stopped by a full disk at \S+; it finished\n$/);
+          expect(r.code).toBe(1);
+        }
         const items = readItems(out);
         const urls = items.map((i) => i.url);
         expect(urls.length).toBe(N);

@@ -40,6 +40,17 @@ describe('assessHealth', () => {
     }
   });
 
+  it('stopped by a full disk: not running, and that is the problem (not a deliberate stop)', () => {
+    const h = judge(status({ state: 'stopped', diskFull: '/d/items' }), { alive: () => false });
+    expect(h).toMatchObject({
+      verdict: 'not-running',
+      problem: 'disk-full',
+      summary: 'collector stopped by a full disk at /d/items',
+    });
+    // Alive (a status written just before the stop): the disk is no problem yet.
+    expect(judge(status({ diskFull: null })).problem).toBe(null);
+  });
+
   it('exited with parked workers: crashed out', () => {
     const h = judge(
       status({ state: 'finished' }, [worker(0, { state: 'parked' }), worker(1, { state: 'done' })]),

@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promis
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { writeFileAtomic, writeFileAtomicSync } from '../../src/sinks/atomic-file.js';
+import { overwriteInPlace, writeFileAtomic, writeFileAtomicSync } from '../../src/sinks/atomic-file.js';
 
 let dir: string;
 
@@ -73,5 +73,21 @@ describe('writeFileAtomic', () => {
     await writer;
     expect(reads).toBeGreaterThan(0);
     expect(await readdir(dir)).toEqual(['snapshot.bin']);
+  });
+});
+
+describe('overwriteInPlace (the last resort on a full disk)', () => {
+  it('writes over the old bytes and cuts the file to the new length; no temp file', async () => {
+    const file = path.join(dir, 'status.json');
+    await writeFile(file, `${JSON.stringify({ state: 'running', n: 12345 }, null, 2)}\n`);
+    await overwriteInPlace(file, '{"state":"stopped"}\n');
+    expect(await readFile(file, 'utf8')).toBe('{"state":"stopped"}\n');
+    expect(await readdir(dir)).toEqual(['status.json']);
+  });
+
+  it('needs an existing file: ENOENT otherwise', async () => {
+    await expect(overwriteInPlace(path.join(dir, 'none.json'), '{}')).rejects.toMatchObject({
+      code: 'ENOENT',
+    });
   });
 });
