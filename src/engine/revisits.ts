@@ -4,7 +4,9 @@
  * pages a round fetches again (due by `revisit`, or changed by a source's `lastmod`), with which
  * conditional headers, and what each item then says (`data.version`, `data.round`,
  * `data.unchanged`). Records are kept in `state/<worker>/revisits.log`, append-only, replayed at
- * `--resume` keeping each URL's last valid line.
+ * `--resume` keeping each URL's last valid line. Each round appends a line per page fetched, so
+ * the log is compacted (one line per known page, replaced atomically) when it holds more than
+ * twice as many lines as pages known: at resume, and as it grows.
  */
 import path from 'node:path';
 import type { Logger } from 'pino';
@@ -17,6 +19,7 @@ import {
   type PageRecord,
   type RevisitPolicy,
 } from '../frontier/revisit-policy.js';
+import { writeLinesAtomic } from '../sinks/atomic-file.js';
 import { isUnchangedSince } from '../sources/sitemap-round.js';
 import type { Item } from './item.js';
 
@@ -25,6 +28,9 @@ const FLUSH_LINES = 50;
 
 /** Longest wait of a record line in memory, ms. */
 const FLUSH_MS = 500;
+
+/** Fewest lines in the log before it is compacted (default of `RevisitParts.compactMinLines`). */
+export const COMPACT_MIN_LINES = 10_000;
 
 /** A page known to this worker: its record, and how to ask for it again. */
 interface Known {
@@ -39,6 +45,11 @@ export interface RevisitParts {
   /** `<out>/state/<worker>`. */
   stateDir: string;
   log: Logger;
+  /**
+   * The log is compacted when it holds more lines than this and than twice the pages known
+   * (default {@link COMPACT_MIN_LINES}).
+   */
+  compactMinLines?: number;
 }
 
 /** The revisits of one worker (see the module comment). Made with the crawler, opened at start. */
@@ -54,9 +65,17 @@ export class Revisits {
   private timer: NodeJS.Timeout | null = null;
   private writing: Promise<void> = Promise.resolve();
   private file: AppendFile | null = null;
+  /** The log's path while open. */
+  private path: string | null = null;
   private writeFailed: (e: Error) => void = () => {};
+  /** Lines in the log file (read back, appended, or written by a compaction). */
+  private fileLines = 0;
+  /** The log is not compacted before it holds this many lines (raised after a failed try). */
+  private compactFloor: number;
 
-  constructor(private readonly parts: RevisitParts) {}
+  constructor(private readonly parts: RevisitParts) {
+    this.compactFloor = parts.compactMinLines ?? COMPACT_MIN_LINES;
+  }
 
   /**
    * Open the record log; on resume, read it back first (a torn last line is cut, a damaged line
@@ -71,13 +90,16 @@ export class Revisits {
       let damaged = 0;
       await repairTornTail(file);
       await readLines(file, (line) => {
+        this.fileLines++;
         const k = decodeKnown(line);
         if (k === null) damaged++;
         else this.known.set(k.record.url, k);
       });
       if (damaged > 0) this.parts.log.warn({ file, damaged }, 'damaged revisit records skipped');
+      if (this.wantsCompaction()) await this.compact(file);
     }
     this.file = await AppendFile.open(file);
+    this.path = file;
   }
 
   /** Pages known. */
@@ -177,18 +199,56 @@ export class Revisits {
       this.timer = null;
     }
     if (this.lines.length > 0) {
+      const count = this.lines.length;
       const text = `${this.lines.join('\n')}\n`;
       this.lines = [];
       this.writing = this.writing
-        .then(() => this.file?.append(text))
+        .then(async () => {
+          if (this.path === null) return; // closed
+          this.file ??= await AppendFile.open(this.path);
+          await this.file.append(text);
+          this.fileLines += count;
+          if (!this.wantsCompaction()) return;
+          // Writes are chained: nothing is appended while the log is replaced. Lines recorded
+          // meanwhile are buffered and go to the new log (reopened by the next write).
+          const old = this.file;
+          this.file = null;
+          await old.close();
+          await this.compact(this.path);
+          this.file = await AppendFile.open(this.path);
+        })
         .catch((e: Error) => this.writeFailed(e));
     }
     await this.writing;
   }
 
+  private wantsCompaction(): boolean {
+    return this.fileLines > this.compactFloor && this.fileLines > 2 * this.known.size;
+  }
+
+  /**
+   * Replace the log at `file` with one line per known page. When that fails (a full disk...), the
+   * log stays as it was, and is tried again when it has doubled.
+   */
+  private async compact(file: string): Promise<void> {
+    const before = this.fileLines;
+    try {
+      this.fileLines = await writeLinesAtomic(file, this.knownLines());
+      this.parts.log.debug({ file, before, after: this.fileLines }, 'revisit log compacted');
+    } catch (e) {
+      this.compactFloor = 2 * before;
+      this.parts.log.warn({ file, err: e }, 'revisit log not compacted; it is kept as it was');
+    }
+  }
+
+  private *knownLines(): Generator<string> {
+    for (const k of this.known.values()) yield encodeKnown(k);
+  }
+
   /** Flush and close the log. */
   async close(): Promise<void> {
     await this.flush();
+    this.path = null;
     await this.file?.close();
     this.file = null;
   }

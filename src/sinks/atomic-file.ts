@@ -227,3 +227,46 @@ export async function overwriteInPlace(path: string, data: string | Buffer): Pro
     await handle.close();
   }
 }
+
+/** Bytes gathered before one write of {@link writeLinesAtomic}. */
+const LINES_CHUNK_BYTES = 256 * 1024;
+
+/**
+ * Replaces `path` atomically with `lines` (each followed by `\n`), written in chunks of about
+ * 256 KiB as the iterable yields them: a file of millions of lines is never one string in memory.
+ * Temp file beside `path`, fsynced, then renamed over it (readers and crash recovery see the old
+ * file or the whole new one).
+ * @returns the number of lines written.
+ * @throws the fs error (with `code`: ENOSPC on a full disk...), after removing the temp file;
+ *   `path` is then untouched.
+ */
+export async function writeLinesAtomic(path: string, lines: Iterable<string>): Promise<number> {
+  const temp = tempFor(path, undefined);
+  const handle = await open(temp, 'wx');
+  let count = 0;
+  try {
+    try {
+      let chunk: string[] = [];
+      let bytes = 0;
+      for (const line of lines) {
+        chunk.push(line);
+        bytes += line.length + 1;
+        count++;
+        if (bytes >= LINES_CHUNK_BYTES) {
+          await handle.writeFile(`${chunk.join('\n')}\n`);
+          chunk = [];
+          bytes = 0;
+        }
+      }
+      if (chunk.length > 0) await handle.writeFile(`${chunk.join('\n')}\n`);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(temp, path);
+  } catch (error) {
+    await unlink(temp).catch(() => {});
+    throw error;
+  }
+  return count;
+}

@@ -31,11 +31,17 @@ function item(url: string, status: number | null, sha256: string | null, extra: 
   };
 }
 
-async function open(dir: string, resume = false, intervalMs: number | null = 1): Promise<Revisits> {
+async function open(
+  dir: string,
+  resume = false,
+  intervalMs: number | null = 1,
+  compactMinLines?: number,
+): Promise<Revisits> {
   const r = new Revisits({
     policy: new RevisitPolicy({ intervalMs }),
     stateDir: dir,
     log: pino({ level: 'silent' }),
+    compactMinLines,
   });
   await r.open(resume, (e) => {
     throw e;
@@ -137,5 +143,56 @@ describe('Revisits', () => {
     });
     await again.close();
     expect(fs.readFileSync(file, 'utf8').endsWith('\n')).toBe(true);
+  });
+
+  it('the log is compacted to one line per page as rounds add lines, and at resume; nothing known is lost', async () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'revisits.log');
+    const lineCount = () => fs.readFileSync(file, 'utf8').trim().split('\n').length;
+    const r = await open(dir, false, 1, 20);
+    const urls = ['http://h/a', 'http://h/b', 'http://h/c'];
+    for (let round = 0; round < 12; round++) {
+      r.round = round;
+      for (const u of urls) answer(r, item(u, 200, round < 6 ? SHA_A : SHA_B), null);
+      await r.flush();
+      // 36 lines appended in all; past 20 the file is compacted at once
+      expect(lineCount()).toBeLessThanOrEqual(20);
+    }
+    await r.close();
+    // compacted once, when round 6 made it 21 lines, to 3; then 5 rounds of 3
+    expect(lineCount()).toBe(18);
+    // read back: every page at its last version
+    const again = await open(dir, true, 1, 20);
+    expect(again.size).toBe(3);
+    again.round = 12;
+    expect(answer(again, item('http://h/a', 200, SHA_B), null)).toEqual({
+      round: 12,
+      version: 2,
+      unchanged: true,
+    });
+    await again.close();
+
+    // a long log (and a damaged line) found at resume is compacted before anything is appended
+    const lines = fs.readFileSync(file, 'utf8').trim().split('\n');
+    fs.writeFileSync(
+      file,
+      `${[...lines, ...lines, 'garbage', ...lines, ...lines, ...lines, ...lines, ...lines].join('\n')}\n`,
+    );
+    const third = await open(dir, true, 1, 20);
+    expect(third.size).toBe(3);
+    expect(lineCount()).toBe(3);
+    expect(fs.readdirSync(dir)).toEqual(['revisits.log']);
+    await third.close();
+  });
+
+  it('below the floor, or with as many pages as lines, the log is left as appended', async () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'revisits.log');
+    const r = await open(dir, false, 1, 20);
+    for (let i = 0; i < 30; i++) answer(r, item(`http://h/${i}`, 200, SHA_A), null);
+    r.round = 1;
+    for (let i = 0; i < 5; i++) answer(r, item(`http://h/${i}`, 200, SHA_A), null);
+    await r.close();
+    expect(fs.readFileSync(file, 'utf8').trim().split('\n')).toHaveLength(35);
   });
 });

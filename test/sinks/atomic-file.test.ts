@@ -3,7 +3,12 @@ import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promis
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { overwriteInPlace, writeFileAtomic, writeFileAtomicSync } from '../../src/sinks/atomic-file.js';
+import {
+  overwriteInPlace,
+  writeFileAtomic,
+  writeFileAtomicSync,
+  writeLinesAtomic,
+} from '../../src/sinks/atomic-file.js';
 
 let dir: string;
 
@@ -89,5 +94,35 @@ describe('overwriteInPlace (the last resort on a full disk)', () => {
     await expect(overwriteInPlace(path.join(dir, 'none.json'), '{}')).rejects.toMatchObject({
       code: 'ENOENT',
     });
+  });
+});
+
+describe('writeLinesAtomic', () => {
+  it('writes every line as it is yielded, in chunks, then replaces the file; returns the count', async () => {
+    const file = path.join(dir, 'log');
+    await writeFile(file, 'old\n');
+    function* lines() {
+      for (let i = 0; i < 40_000; i++) yield `line ${i} ${'x'.repeat(20)}`; // ~1.2 MB: several chunks
+    }
+    expect(await writeLinesAtomic(file, lines())).toBe(40_000);
+    const text = await readFile(file, 'utf8');
+    const read = text.split('\n');
+    expect(read).toHaveLength(40_001);
+    expect(read[0]).toBe(`line 0 ${'x'.repeat(20)}`);
+    expect(read[39_999]).toBe(`line 39999 ${'x'.repeat(20)}`);
+    expect(read[40_000]).toBe('');
+    expect(await readdir(dir)).toEqual(['log']);
+  });
+
+  it('a failure midway leaves the old file whole and no temp file', async () => {
+    const file = path.join(dir, 'log');
+    await writeFile(file, 'old\n');
+    function* failing() {
+      for (let i = 0; i < 20_000; i++) yield `line ${i} ${'x'.repeat(20)}`;
+      throw Object.assign(new Error('no space left on device'), { code: 'ENOSPC' });
+    }
+    await expect(writeLinesAtomic(file, failing())).rejects.toMatchObject({ code: 'ENOSPC' });
+    expect(await readFile(file, 'utf8')).toBe('old\n');
+    expect(await readdir(dir)).toEqual(['log']);
   });
 });
