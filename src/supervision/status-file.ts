@@ -4,12 +4,12 @@
  * restarts and last error, and totals.
  */
 
-import path from 'node:path';
 import type { Logger } from 'pino';
 import type { HostPoliteness } from '../frontier/frontier-queue.js';
 import { overwriteInPlace, writeFileAtomic } from '../sinks/atomic-file.js';
 import { diskFullPath, isDiskFull } from '../sinks/disk-full.js';
 import { memoryOf } from './memory-guard.js';
+import { statusPath } from './status-format.js';
 import type { WorkerProcess } from './worker-process.js';
 
 const MB = 1048576;
@@ -145,7 +145,7 @@ function skippedTotals(workers: WorkerProcess[]): Record<string, number> {
  * @throws the atomic write's fs error (e.g. ENOSPC), even when the in-place write succeeded.
  */
 export async function writeStatusJson(dataDir: string, doc: object): Promise<void> {
-  const file = path.join(dataDir, 'status.json');
+  const file = statusPath(dataDir);
   try {
     await writeFileAtomic(file, `${JSON.stringify(doc, null, 2)}\n`);
   } catch (e) {
