@@ -198,10 +198,23 @@ describe('collector run for weeks, in a minute', () => {
     const linesBefore = items(data).length;
     const killedAt = Date.now();
 
-    // Phase 2: restart, ~16 s, then SIGTERM.
+    // Phase 2: restart; SIGTERM once the index went again in two rounds and flaky-b was asked again
+    // (the events, not a fixed time: starting the processes on a loaded machine takes seconds).
     const second = startCli(['run', '--config', config, '--quiet']);
     const secondExit = waitExit(second);
-    await sleep(16_000);
+    const indexAgain = () =>
+      items(data)
+        .slice(linesBefore)
+        .filter((i) => i.url === indexUrl);
+    const restartedAt = Date.now();
+    while (
+      indexAgain().length < 2 ||
+      Math.max(...indexAgain().map((i) => i.data?.round ?? 0)) <= roundBefore ||
+      !flakyB.requests.some((q) => q.wall > killedAt)
+    ) {
+      if (Date.now() - restartedAt > 120_000) throw new Error('the restarted run did not go on within 120 s');
+      await sleep(300);
+    }
     second.kill('SIGTERM');
     const r = await secondExit;
     expect(r.code, r.stderr).toBe(0);
@@ -213,10 +226,8 @@ describe('collector run for weeks, in a minute', () => {
     // ... and the round numbers: none starts again from 1
     const all = items(data);
     const later = all.slice(linesBefore).filter((i) => i.url === indexUrl);
-    expect(later.length).toBeGreaterThanOrEqual(2);
     for (const i of later)
       expect(i.data?.round ?? roundBefore, JSON.stringify(i.data)).toBeGreaterThanOrEqual(roundBefore);
-    expect(Math.max(...later.map((i) => i.data?.round ?? 0))).toBeGreaterThan(roundBefore);
 
     // 1. Every item's file holds exactly the bytes of its sha256; the index did change.
     const withFile = all.filter((i) => i.file);
@@ -241,5 +252,5 @@ describe('collector run for weeks, in a minute', () => {
     }
     const text = await runCli(['status', '--data', data, '--json']);
     expect(JSON.parse(text.stdout).slowedHosts).toEqual([]);
-  }, 150_000);
+  });
 });

@@ -61,7 +61,7 @@ describe('a seed host that does not answer', () => {
         message: expect.stringMatching(/^connection refused \(connect ECONNREFUSED/),
       },
     });
-  }, 60_000);
+  });
 
   it('a name that cannot resolve (.invalid, RFC 6761, answered without a query): kind dns, exit 69', async () => {
     const r = await crawl([
@@ -79,7 +79,7 @@ describe('a seed host that does not answer', () => {
       /nothing collected: every seed failed: http:\/\/nonexistent\.invalid\/docs\/: name not resolved \(getaddrinfo ENOTFOUND nonexistent\.invalid\); fetching robots\.txt$/m,
     );
     expect(r.items[0]).toMatchObject({ status: null, error: { kind: 'dns' } });
-  }, 60_000);
+  });
 
   it('with several processes and without robots.txt: the same warning and exit 69', async () => {
     const port = await deadPort();
@@ -105,7 +105,7 @@ describe('a seed host that does not answer', () => {
       /nothing collected: every seed failed: http:\/\/127\.0\.0\.\d:\d+\/[ab]\/: connection refused/,
     );
     expect(r.items.map((i) => i.error?.kind)).toEqual(['network', 'network']);
-  }, 60_000);
+  });
 });
 
 describe('seeds that fail with an answer', () => {
@@ -124,7 +124,7 @@ describe('seeds that fail with an answer', () => {
     expect(r.result.stderr).toMatch(
       /nothing collected: every seed failed: http:\/\/127\.0\.0\.1:\d+\/missing\/: HTTP 404$/m,
     );
-  }, 60_000);
+  });
 
   it('one seed collected, one failed: exit 0', async () => {
     const r = await crawl([
@@ -137,5 +137,5 @@ describe('seeds that fail with an answer', () => {
     ]);
     expect(r.result.code).toBe(0);
     expect(r.result.stderr).not.toMatch(/nothing collected/);
-  }, 60_000);
+  });
 });

@@ -31,7 +31,7 @@ describe('npm run demo', () => {
     expect(items.filter((i) => i.error)).toEqual([]);
     expect(items.every((i) => i.status === 200 && /^text\/html/.test(i.contentType))).toBe(true);
     expect(new Set(items.map((i) => i.url)).size).toBe(pages);
-  }, 300_000);
+  });
 });
 
 describe('demo corpus and server', () => {

@@ -204,7 +204,7 @@ describe('GitHub sources (collector run --config examples/github.yaml, on the fi
     expectReadmesOnce(gh, out);
     expect(readmeAnswers()).toBe(before);
     expect(gh.violations).toEqual([]);
-  }, 300_000);
+  });
 });
 
 describe('github-trending: a changed layout (collector crawl --source)', () => {
@@ -255,7 +255,7 @@ describe('github-trending: a changed layout (collector crawl --source)', () => {
     // Counted in status.json (a warning of the source).
     const status = readStatus(out);
     expect(status?.totals.counters.sourceWarnings).toBe(1);
-  }, 60_000);
+  });
 });
 
 describe('github-search: a primary limit spent by someone else (a 403 with X-RateLimit-Remaining: 0)', () => {
@@ -319,5 +319,5 @@ describe('github-search: a primary limit spent by someone else (a 403 with X-Rat
     expect(readmes).toHaveLength(8);
     expect(readmes.filter((i) => i.status === 403)).toEqual([]);
     expectReadmesOnce(gh, out);
-  }, 150_000);
+  });
 });

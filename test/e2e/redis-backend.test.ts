@@ -117,7 +117,7 @@ describe.skipIf(!HAVE_REDIS)('two machines through one redis', () => {
     } finally {
       for (const s of servers) await s.close();
     }
-  }, 120_000);
+  });
 
   it('kill -9 of one machine mid-crawl: the other takes its leases back and finishes; nothing lost', async () => {
     await bench.redis.client.flushdb();
@@ -185,7 +185,7 @@ describe.skipIf(!HAVE_REDIS)('two machines through one redis', () => {
     } finally {
       for (const s of servers) await s.close();
     }
-  }, 120_000);
+  });
 
   it('redis restarted mid-crawl (AOF): both machines pause, resume and finish; nothing lost or fetched twice', async () => {
     await bench.redis.client.flushdb();
@@ -227,7 +227,7 @@ describe.skipIf(!HAVE_REDIS)('two machines through one redis', () => {
     } finally {
       for (const s of servers) await s.close();
     }
-  }, 120_000);
+  });
 
   it('status shows every machine; stop stops all gracefully (leases given back); a new collector continues', async () => {
     await bench.redis.client.flushdb();
@@ -292,7 +292,7 @@ describe.skipIf(!HAVE_REDIS)('two machines through one redis', () => {
       release();
       for (const s of servers) await s.close();
     }
-  }, 120_000);
+  });
 
   it('refuses a malformed backend address or crawl id with one line', async () => {
     const r = await runCli(['crawl', 'http://127.0.0.1:9/', '--out', tempDir(), '--backend', 'redis:/x']);

@@ -79,7 +79,7 @@ describe.skipIf(!HAVE_REDIS)('two machines, a Bloom seen-set', () => {
     } finally {
       await site.close();
     }
-  }, 120_000);
+  });
 
   it('--seen-set bloom needs a shared backend; a bad rate is named', async () => {
     const r = await runCli(['crawl', 'http://127.0.0.1:9/', '--out', tempDir(), '--seen-set', 'bloom']);

@@ -105,5 +105,5 @@ describe.skipIf(!HAVE_REDIS)('two machines, one GitHub budget through redis', ()
     expect((await bench.redis.client.keys('*')).join(' ')).not.toContain(TOKEN);
     // No item says 403: a rate-limit answer waits and goes again.
     expect([...readItems(a), ...readItems(b)].filter((i) => i.status === 403)).toEqual([]);
-  }, 150_000);
+  });
 });

@@ -153,7 +153,7 @@ describe.skipIf(!HAVE_REDIS)('collector run through one redis: shared rounds', (
     const seedHits = site.hits('/news/');
     expect(seedHits).toBeGreaterThanOrEqual(ROUNDS);
     expect(seedHits).toBeLessThanOrEqual(ROUNDS + 1);
-  }, 150_000);
+  });
 
   it('a worker killed mid-round rejoins the round; redis restarted (AOF) is waited out; rounds go on once each', async () => {
     await bench.redis.client.flushdb();
@@ -226,7 +226,7 @@ describe.skipIf(!HAVE_REDIS)('collector run through one redis: shared rounds', (
         `round ${round} started`,
       ).toHaveLength(1);
     }
-  }, 200_000);
+  });
 
   it('collector crawl --processes 2 --backend: each process a machine of the crawl, every page once', async () => {
     const out = tempDir();
@@ -254,5 +254,5 @@ describe.skipIf(!HAVE_REDIS)('collector run through one redis: shared rounds', (
       fs.readFileSync(path.join(out, 'logs', `${w}.log`), 'utf8'),
     );
     for (const l of logs) expect(l).toContain('joining the shared crawl');
-  }, 60_000);
+  });
 });

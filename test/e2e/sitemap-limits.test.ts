@@ -59,7 +59,7 @@ beforeAll(async () => {
   // entries of ~1.5 KB (an image caption each): 50 MB holds fewer than 50,000 of them
   const unit = `<url><loc>${site.origin}/p/x</loc><image:caption>${'x'.repeat(1500)}</image:caption></url>\n`;
   big = gzipSync(`<urlset>${unit.repeat(Math.ceil(BIG_BYTES / unit.length))}</urlset>`);
-}, 60_000);
+});
 
 afterAll(async () => {
   await site.close();
@@ -143,7 +143,7 @@ describe('sitemap source: cycles and limits', () => {
     const item = readItems(out).find((i) => i.url === `${site.origin}/many.xml`)!;
     expect(item.data).toMatchObject({ sitemap: 'urlset', entries: 50_000, stopped: 'max-urls' });
     expect(logLines(out).some((l) => l.level === 40 && /more than 50000 entries/.test(l.msg))).toBe(true);
-  }, 60_000);
+  });
 
   it('a gzipped 60 MB sitemap: read as a stream up to 50 MB, the rest refused with a warning', async () => {
     const out = tempDir();
@@ -157,7 +157,7 @@ describe('sitemap source: cycles and limits', () => {
     expect(
       logLines(out).some((l) => l.level === 40 && /big\.xml\.gz is larger than 52428800 bytes/.test(l.msg)),
     ).toBe(true);
-  }, 60_000);
+  });
 });
 
 describe('a local copy of a real blog (WordPress + Yoast): sitemap and feed round-trip', () => {
@@ -206,5 +206,5 @@ describe('a local copy of a real blog (WordPress + Yoast): sitemap and feed roun
     } finally {
       await blog.close();
     }
-  }, 60_000);
+  });
 });

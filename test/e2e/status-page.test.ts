@@ -89,7 +89,7 @@ describe.skipIf(!chromium)('status page in headless Chromium', () => {
         if (!r.url().startsWith(base)) foreign.push(r.url());
       });
       await tab.goto(`${base}/`, { waitUntil: 'load' });
-      await tab.waitForSelector('body[data-loaded]', { timeout: 10_000 });
+      await tab.waitForSelector('body[data-loaded]', { timeout: 60_000 });
       await tab.waitForSelector('#workers tbody tr');
       // Read in the page (a string: the tests are typed without the DOM library).
       const shown = (await tab.evaluate(`(() => ({
