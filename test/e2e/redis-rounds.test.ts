@@ -43,6 +43,48 @@ function logLines(data: string): Array<Record<string, any>> {
     );
 }
 
+/**
+ * Rounds 0 to `rounds` - 1 of `all` (the items of every machine): each page at most once a round
+ * (but in the rounds listed in `twice`, where a killed worker's leased pages go again), the seed
+ * every round, and every page due at the round's start: all of them unless the one before overran
+ * its interval and fetched a page less than {@link NOT_YET_DUE_MS} before; that page goes in the
+ * next round, so none is left out two rounds running.
+ * @param starts the `round started` log lines (round, at ms).
+ */
+function expectRounds(
+  all: Array<Record<string, any>>,
+  urls: string[],
+  starts: Array<Record<string, any>>,
+  rounds: number,
+  twice: number[] = [],
+): void {
+  const at = new Map(starts.map((l) => [l.round as number, l.at as number]));
+  const roundOf = (i: Record<string, any>) => (i.data?.round ?? 0) as number;
+  const inRound = (round: number) => all.filter((i) => roundOf(i) === round).map((i) => i.url as string);
+  for (let round = 0; round < rounds; round++) {
+    const got = inRound(round);
+    if (!twice.includes(round)) expect(new Set(got).size, `round ${round}: ${got}`).toBe(got.length);
+    expect(urls, `round ${round}`).toEqual(expect.arrayContaining(got));
+    if (round > 0) expect(at.has(round), `round ${round} started`).toBe(true);
+    const start = round === 0 ? Number.POSITIVE_INFINITY : (at.get(round) as number);
+    const lastFetch = (url: string) =>
+      Math.max(
+        ...all
+          .filter((i) => i.url === url && roundOf(i) < round)
+          .map((i) => Date.parse(i.fetchedAt as string)),
+      );
+    const due = urls.filter((u) => u === urls[0] || lastFetch(u) <= start - NOT_YET_DUE_MS);
+    const missing = due
+      .filter((u) => !got.includes(u))
+      .map((u) => `${u} (fetched ${start - lastFetch(u)} ms before)`);
+    expect(missing, `round ${round} (started ${start}): due, not fetched`).toEqual([]);
+  }
+  for (let round = 0; round + 1 < rounds; round++) {
+    const twoRounds = new Set([...inRound(round), ...inRound(round + 1)]);
+    expect([...twoRounds].sort(), `rounds ${round} and ${round + 1}`).toEqual([...urls].sort());
+  }
+}
+
 describe.skipIf(!HAVE_REDIS)('collector run through one redis: shared rounds', () => {
   const bench = useRedis({ appendonly: true, appendfsync: 'always' });
   let site: FixtureServer;
@@ -105,31 +147,8 @@ describe.skipIf(!HAVE_REDIS)('collector run through one redis: shared rounds', (
     const all = items();
     const starts = datas.flatMap(logLines).filter((l) => l.msg === 'round started');
     const at = new Map(starts.map((l) => [l.round as number, l.at as number]));
-    const inRound = (round: number) => all.filter((i) => (i.data?.round ?? 0) === round);
-    // Round 0, the first pass: every page once.
-    expect(
-      inRound(0)
-        .map((i) => i.url as string)
-        .sort(),
-      'round 0',
-    ).toEqual([...urls].sort());
-    for (let round = 1; round < ROUNDS; round++) {
-      const got = inRound(round).map((i) => i.url as string);
-      // Each page at most once, the seed always, and every page that was due at the round's start:
-      // all of them unless the round before overran its interval and fetched a page just before.
-      expect(new Set(got).size, `round ${round}: ${got}`).toBe(got.length);
-      const start = at.get(round) as number;
-      const due = inRound(round - 1)
-        .filter((i) => i.url === urls[0] || Date.parse(i.fetchedAt as string) <= start - NOT_YET_DUE_MS)
-        .map((i) => i.url as string);
-      expect(got, `round ${round} (started ${start})`).toEqual(expect.arrayContaining([urls[0], ...due]));
-      expect(urls, `round ${round}`).toEqual(expect.arrayContaining(got));
-    }
-    // A page not yet due at a round's start goes in the next round: none is left out for good.
-    for (let round = 0; round + 1 < ROUNDS; round++) {
-      const twoRounds = new Set([...inRound(round), ...inRound(round + 1)].map((i) => i.url as string));
-      expect([...twoRounds].sort(), `rounds ${round} and ${round + 1}`).toEqual([...urls].sort());
-    }
+    // Round 0, the first pass: every page once; each later round every page due at its start.
+    expectRounds(all, urls, starts, ROUNDS);
     // Both machines took part, each process of the type a machine of the shared crawl (how the
     // URLs fell between them depends on timing: not asserted).
     const joined = datas.flatMap(logLines).filter((l) => l.msg === 'joining the shared crawl');
@@ -211,15 +230,10 @@ describe.skipIf(!HAVE_REDIS)('collector run through one redis: shared rounds', (
       ...Array.from({ length: ARTICLES }, (_, i) => `${site.origin}/news/a${i}.html`),
     ];
     const all = items();
-    for (let round = 0; round < disturbed + 3; round++) {
-      const got = all.filter((i) => (i.data?.round ?? 0) === round).map((i) => i.url as string);
-      // Nothing lost in any round; once each, but in the rounds of the kill and the restart
-      // (URLs leased by the killed worker and not acknowledged are fetched again).
-      expect(new Set(got), `round ${round}`).toEqual(new Set(urls));
-      const calm = ![killed, killed + 1, disturbed, disturbed + 1].includes(round);
-      if (calm) expect(got.length, `round ${round}`).toBe(urls.length);
-    }
     const starts = datas.flatMap(logLines).filter((l) => l.msg === 'round started');
+    // Nothing lost in any round; once each, but in the rounds of the kill and the restart (URLs
+    // leased by the killed worker and not acknowledged are fetched again).
+    expectRounds(all, urls, starts, disturbed + 3, [killed, killed + 1, disturbed, disturbed + 1]);
     for (let round = 1; round < disturbed + 3; round++) {
       expect(
         starts.filter((l) => l.round === round),
