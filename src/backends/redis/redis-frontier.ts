@@ -65,6 +65,11 @@ export class RedisFrontier implements FrontierQueue {
   private last = { queued: 1, leased: 1, writes: -1 };
   /** Items written here, in journal order, not yet on disk (acknowledged once they are). */
   private readonly unflushed: string[] = [];
+  /**
+   * URLs whose items are on disk and whose acknowledgement Redis has not yet answered: still
+   * leased there, and not to be given back by a reconcile (they would be fetched twice).
+   */
+  private readonly acking = new Set<string>();
   private reconcileDue = false;
   /** Settles when the last claim sent is answered (and its URLs buffered). */
   private claimAnswered: Promise<void> = Promise.resolve();
@@ -225,13 +230,25 @@ export class RedisFrontier implements FrontierQueue {
   itemsFlushed(count: number): void {
     const urls = this.unflushed.splice(0, count);
     if (urls.length === 0) return;
-    for (const u of urls) this.held.delete(u);
+    for (const u of urls) {
+      this.held.delete(u);
+      this.acking.add(u);
+    }
     this.writes.flush();
     // Only once Redis has taken every link queued before (a refused one leaves the page unacknowledged).
     const settled = this.writes.settled();
     this.acks = this.acks.then(async () => {
       await settled;
-      if (this.refused === null) this.send('ack', [this.opts.machine, this.opts.hostConcurrency, ...urls]);
+      if (this.refused !== null) return;
+      const o = this.opts;
+      const ack = this.link.script('ack', [o.prefix, o.machine, o.hostConcurrency, ...urls]);
+      this.track(ack);
+      ack.then(
+        () => {
+          for (const u of urls) this.acking.delete(u);
+        },
+        () => {},
+      );
     });
   }
 
@@ -339,7 +356,10 @@ export class RedisFrontier implements FrontierQueue {
   private async reconcile(): Promise<void> {
     const o = this.opts;
     const leases = await this.link.client.hkeys(`${o.prefix}l:${o.machine}`);
-    const unknown = leases.filter((u) => !this.held.has(u) && !this.unflushed.includes(u));
+    // Not a URL held here, written and not yet on disk, or on disk with its acknowledgement on its way.
+    const unknown = leases.filter(
+      (u) => !this.held.has(u) && !this.unflushed.includes(u) && !this.acking.has(u),
+    );
     for (const url of unknown) {
       await this.link.script('retry', [o.prefix, o.machine, url, 0, '', o.delayMs, o.hostConcurrency]);
     }
