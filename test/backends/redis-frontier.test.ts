@@ -67,6 +67,17 @@ async function claim(f: RedisCrawl['frontier']): Promise<FrontierEntry[]> {
   return got;
 }
 
+/** Queue `url`, lease it, and write its item (in the journal, not yet on disk). */
+async function leaseAndWrite(f: RedisCrawl['frontier'], url: string): Promise<FrontierEntry> {
+  f.push(url, 0);
+  await f.settled();
+  const [e] = await claim(f);
+  f.done(e);
+  f.itemWritten(e.url);
+  await f.settled();
+  return e;
+}
+
 /** Until every write sent so far is answered. */
 async function settle(f: RedisCrawl['frontier']): Promise<void> {
   await f.settled();
@@ -188,12 +199,7 @@ describe.skipIf(!HAVE_REDIS)('shared frontier scripts', () => {
 
   it('acknowledges a URL only once its item is on disk, and then forgets its entry', async () => {
     const a = await start();
-    a.f.push('http://127.0.0.1/1', 0);
-    await settle(a.f);
-    const [e] = await claim(a.f);
-    a.f.done(e);
-    a.f.itemWritten(e.url);
-    await settle(a.f);
+    const e = await leaseAndWrite(a.f, 'http://127.0.0.1/1');
     expect(await redis.client.hexists(`${P}l:${a.crawl.machine}`, e.url)).toBe(1);
     a.f.itemsFlushed(1);
     await settle(a.f);
@@ -204,12 +210,7 @@ describe.skipIf(!HAVE_REDIS)('shared frontier scripts', () => {
 
   it('a reconnect gives back no lease whose item is on disk and whose acknowledgement waits (fetched once)', async () => {
     const a = await start({ hostConcurrency: 4 });
-    a.f.push('http://127.0.0.1/1', 0);
-    await settle(a.f);
-    const [e] = await claim(a.f);
-    a.f.done(e);
-    a.f.itemWritten(e.url);
-    await settle(a.f);
+    await leaseAndWrite(a.f, 'http://127.0.0.1/1');
     // A write not yet answered holds the acknowledgement back, as the links of a page written
     // during a Redis outage do; meanwhile the connection comes back and the next claim reconciles.
     const writes = (a.f as unknown as { writes: { track(p: Promise<unknown>): void } }).writes;
