@@ -366,7 +366,7 @@ export class RedisFrontier implements FrontierQueue {
     if (unknown.length > 0) this.log.info({ urls: unknown.length }, 'leases lost in a reconnect given back');
   }
 
-  private send(name: 'done' | 'retry' | 'ack' | 'pauseHost' | 'slowDown', args: (string | number)[]): void {
+  private send(name: 'done' | 'retry' | 'pauseHost' | 'slowDown', args: (string | number)[]): void {
     this.track(this.link.script(name, [this.opts.prefix, ...args]));
   }
 
