@@ -342,7 +342,7 @@ export class Frontier implements FrontierQueue {
   private schedule(slot: HostSlot): void {
     const eligible = slot.queued > 0 && slot.inFlight < this.opts.hostConcurrency;
     if (!eligible) {
-      if (slot.heapIndex >= 0) this.ready.remove(slot);
+      this.ready.remove(slot); // a no-op when it is not in the heap
       if (isIdle(slot)) {
         // Forget idle hosts whose clock no longer matters, so memory does not grow with hosts seen.
         // One whose clock still runs (the gap after a completion always does) is swept later.

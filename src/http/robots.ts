@@ -97,8 +97,6 @@ interface Entry {
   kind: 'rules' | 'allow' | 'unavailable' | 'unreachable';
   robot: Robot | null;
   crawlDelayMs: number | null;
-  /** The robots.txt URL the rules apply to (robots-parser checks the URL's origin against it). */
-  robotsUrl: string;
   /** Absolute http(s) URLs of its `Sitemap:` lines, in file order (empty unless 'rules'). */
   sitemaps: readonly string[];
   expiresAt: number;
@@ -228,7 +226,6 @@ export class RobotsCache {
       kind: 'unavailable',
       robot: null,
       crawlDelayMs: null,
-      robotsUrl: `${origin}${ROBOTS_PATH}`,
       sitemaps: [],
       expiresAt: Math.min(until, now + this.errorRetryMs),
     });
@@ -255,7 +252,7 @@ export class RobotsCache {
     if (entry.kind === 'unreachable') {
       return { allowed: false, crawlDelayMs: null, reason: 'unreachable', cause: entry.cause };
     }
-    // isAllowed is undefined only if the URL's origin differs from robotsUrl's, which the keying prevents
+    // isAllowed is undefined only if the URL's origin differs from the robots.txt URL it was parsed with, which the keying prevents
     const allowed = entry.robot!.isAllowed(url, this.agent) !== false;
     return allowed
       ? { allowed: true, crawlDelayMs: entry.crawlDelayMs }
@@ -306,26 +303,26 @@ export class RobotsCache {
         const kind = e instanceof FetchError ? e.kind : 'network';
         const message = (e as Error)?.message ?? String(e);
         // An answer the server sent but we could not use (too large, undecodable): unavailable.
-        if (!NO_ANSWER_KINDS.has(kind)) return this.entry('unavailable', robotsUrl);
-        return { ...this.entry('unavailable', robotsUrl), kind: 'unreachable', cause: { kind, message } };
+        if (!NO_ANSWER_KINDS.has(kind)) return this.entry('unavailable');
+        return { ...this.entry('unavailable'), kind: 'unreachable', cause: { kind, message } };
       }
       const { status } = res;
       if (status >= 200 && status < 300) return this.parse(robotsUrl, res.body);
       if (status >= 300 && status < 400) {
         const next = hop < this.maxRedirects ? resolveLocation(res.location, target) : null;
         // RFC 9309 §2.3.1.2: past the redirect limit (or nowhere to go) it MAY be treated as 404
-        if (next === null) return this.entry('allow', robotsUrl);
+        if (next === null) return this.entry('allow');
         target = next;
         continue;
       }
-      if (status >= 400 && status < 500 && status !== 429) return this.entry('allow', robotsUrl);
-      return { ...this.entry('unavailable', robotsUrl), status };
+      if (status >= 400 && status < 500 && status !== 429) return this.entry('allow');
+      return { ...this.entry('unavailable'), status };
     }
   }
 
-  private entry(kind: 'allow' | 'unavailable', robotsUrl: string): Entry {
+  private entry(kind: 'allow' | 'unavailable'): Entry {
     const ttl = kind === 'allow' ? this.ttlMs : this.errorRetryMs;
-    return { kind, robot: null, crawlDelayMs: null, robotsUrl, sitemaps: [], expiresAt: this.now() + ttl };
+    return { kind, robot: null, crawlDelayMs: null, sitemaps: [], expiresAt: this.now() + ttl };
   }
 
   private parse(robotsUrl: string, body: string): Entry {
@@ -334,7 +331,7 @@ export class RobotsCache {
     const crawlDelayMs =
       typeof delay === 'number' && Number.isFinite(delay) && delay > 0 ? Math.round(delay * 1000) : null;
     const sitemaps = sitemapUrls(robot, robotsUrl);
-    return { kind: 'rules', robot, crawlDelayMs, robotsUrl, sitemaps, expiresAt: this.now() + this.ttlMs };
+    return { kind: 'rules', robot, crawlDelayMs, sitemaps, expiresAt: this.now() + this.ttlMs };
   }
 }
 

@@ -389,6 +389,35 @@ describe('Frontier: retry, pause, slow-down, crawl-delay', () => {
     expect(frontier.politeness().map((p) => p.host)).toEqual(['cd.example', 'slow.example']);
   });
 
+  it("each host's reason (status): kept when a later slow-down or pause gives none; retry() and restore() record theirs", () => {
+    const { frontier, clock } = make({ delayMs: 500, jitter: 0 });
+    const reasons = () => Object.fromEntries(frontier.politeness().map((p) => [p.host, p.reason]));
+    frontier.slowDown('a.example', undefined, '429');
+    frontier.pauseHost('a.example', 1000); // no reason of its own: still the 429's
+    frontier.pauseHost('b.example', 1000, 'rate-limit');
+    frontier.slowDown('b.example'); // still the rate limit's
+    frontier.slowDown('n.example'); // slowed with no reason and no Crawl-delay: none
+    frontier.setCrawlDelay('eq.example', 500); // a Crawl-delay no longer than --delay: not listed
+    frontier.push('http://c.example/1', 0);
+    const e = take(frontier);
+    frontier.retry(e, 2000, false, true, 'timeout');
+    expect(reasons()).toEqual({
+      'a.example': '429',
+      'b.example': 'rate-limit',
+      'n.example': '',
+      'c.example': 'timeout',
+    });
+    clock.t += 2000;
+    frontier.retry(take(frontier), 1000); // a retry with no reason keeps the host's
+    frontier.restore({ host: 'a.example', penaltyMs: 0, pausedForMs: 0, reason: '' }); // nothing saved
+    frontier.restore({ host: 'r.example', penaltyMs: 0, pausedForMs: 5000, reason: '503 Retry-After 5s' });
+    expect(reasons()).toMatchObject({
+      'a.example': '429',
+      'c.example': 'timeout',
+      'r.example': '503 Retry-After 5s',
+    });
+  });
+
   it('the penalty decays to zero after enough successes', () => {
     const { frontier, clock } = make({ delayMs: 100, jitter: 0 });
     frontier.slowDown('a.example'); // penalty = max(100, 250) = 250

@@ -238,15 +238,33 @@ describe('RobotsCache: fetch outcomes', () => {
     for (const u of before.unavailableOrigins()) after.restoreUnavailable(u.origin, u.until);
     after.restoreUnavailable('https://gone.example', t - 1); // already past: ignored
     expect(after.unavailableOrigins()).toEqual([{ origin: 'https://example.com', until: 1_060_000 }]);
+    expect(after.sitemaps('https://example.com/')).toEqual([]);
     expect((await after.check('https://example.com/a')).reason).toBe('unavailable');
     expect(calls.filter((c) => c.startsWith('https://example.com')).length).toBe(1);
     t = 1_060_000;
+    expect(after.unavailableOrigins()).toEqual([]); // its time is up: nothing to save any more
     expect((await after.check('https://example.com/a')).allowed).toBe(true);
     expect(calls.filter((c) => c.startsWith('https://example.com')).length).toBe(2);
     // a saved time beyond errorRetryMs from now is cut to it (a damaged or hostile file)
     const capped = cache(fetch, { errorRetryMs: 60_000, now: () => t });
     capped.restoreUnavailable('https://example.com', t + 10 * 60_000);
     expect(capped.unavailableOrigins()[0].until).toBe(t + 60_000);
+  });
+
+  it('restoreUnavailable leaves an origin with a verdict of its own alone, and a time already past takes no place in the cache', async () => {
+    const t = 1_000_000;
+    const { fetch, calls } = fakeFetch({
+      'https://ok.example/robots.txt': { status: 200, body: 'User-agent: *\nDisallow: /p' },
+    });
+    const robots = cache(fetch, { errorRetryMs: 60_000, maxOrigins: 1, now: () => t });
+    expect(await allowed(robots, 'https://ok.example/a')).toBe(true);
+    robots.restoreUnavailable('https://ok.example', t + 30_000); // fetched since: its own verdict wins
+    expect(robots.unavailableOrigins()).toEqual([]);
+    expect(await allowed(robots, 'https://ok.example/a')).toBe(true);
+    robots.restoreUnavailable('https://gone.example', t); // up now: ignored, so nothing is evicted
+    robots.restoreUnavailable('https://old.example', t - 1);
+    expect(await allowed(robots, 'https://ok.example/a')).toBe(true);
+    expect(calls).toEqual(['https://ok.example/robots.txt']);
   });
 
   it('429 is treated like 5xx, not like 4xx', async () => {
@@ -310,6 +328,28 @@ describe('RobotsCache: fetch outcomes', () => {
     expect(robots.peek('https://example.com/a')?.allowed).toBe(true);
     t = 1100;
     expect(robots.peek('https://example.com/a')).toBeUndefined();
+  });
+
+  it('unreachable after an unavailable verdict expired: unreachable with the cause, not the old 503', async () => {
+    let t = 0;
+    const refused = new FetchError('network', 'https://example.com/robots.txt', 'connection refused');
+    const { fetch } = fakeFetch({
+      'https://example.com/robots.txt': (n) => (n === 1 ? { status: 503 } : refused),
+    });
+    const robots = cache(fetch, { errorRetryMs: 100, now: () => t });
+    expect((await robots.check('https://example.com/a')).reason).toBe('unavailable');
+    t = 100;
+    expect(await robots.check('https://example.com/a')).toEqual({
+      allowed: false,
+      crawlDelayMs: null,
+      reason: 'unreachable',
+      cause: { kind: 'network', message: 'connection refused' },
+    });
+  });
+
+  it('a fetch that rejects with something not an Error is unreachable, its value as the message', async () => {
+    const robots = cache(() => Promise.reject(null));
+    expect((await robots.check('https://example.com/a')).cause).toEqual({ kind: 'network', message: 'null' });
   });
 
   it('entries expire after ttlMs and are refreshed on the next check', async () => {

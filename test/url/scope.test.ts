@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { HashSet32 } from '../../src/url/hash-set32.js';
-import { parseScopeMode, SCOPE_DEFAULTS, Scope, type ScopeOptions } from '../../src/url/scope.js';
+import {
+  parseScopeMode,
+  REQUISITE_LABEL,
+  SCOPE_DEFAULTS,
+  Scope,
+  type ScopeOptions,
+} from '../../src/url/scope.js';
 
 function scope(opts: Partial<ScopeOptions> & Pick<ScopeOptions, 'mode' | 'seeds'>): Scope {
   return new Scope({ include: [], exclude: [], ...SCOPE_DEFAULTS, ...opts });
@@ -136,6 +142,28 @@ describe('Scope include/exclude', () => {
   it('is not fooled by global regexes keeping lastIndex', () => {
     const s = scope({ mode: 'any', seeds: [], exclude: [/private/g] });
     for (let i = 0; i < 4; i++) expect(s.check('http://h.example/private')).toBe('excluded');
+  });
+
+  it("a page requisite is in scope on a seed's site in every mode; --include does not apply to it, --exclude does", () => {
+    // README, --page-requisites: the label a source gives such a request
+    expect(REQUISITE_LABEL).toBe('requisite');
+    for (const mode of ['prefix', 'host', 'domain'] as const) {
+      const s = scope({
+        mode,
+        seeds: ['http://www.h.example/docs/'],
+        include: [/\/docs\//],
+        exclude: [/\.exe$/],
+      });
+      expect(s.check('http://cdn.h.example/img/logo.png', true), mode).toBe('ok');
+      expect(s.check('http://www.h.example/style.css', true), mode).toBe('ok');
+      expect(s.check('http://cdn.h.example/img/logo.png'), mode).toBe(
+        mode === 'domain' ? 'excluded' : 'out-of-scope',
+      );
+      expect(s.check('http://other.example/img/logo.png', true), mode).toBe('out-of-scope');
+      expect(s.check('http://www.h.example/setup.exe', true), mode).toBe('excluded');
+    }
+    const any = scope({ mode: 'any', seeds: ['http://www.h.example/'] });
+    expect(any.check('http://other.example/a.png', true)).toBe('ok');
   });
 
   it('checks scope before include/exclude', () => {
