@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { itemCount, readItems, runCli, startCli, tempDir, waitExit, waitFor } from '../fixtures/cli.js';
-import { haveRedis, machineFlags, useRedis } from '../fixtures/redis-machines.js';
+import { haveRedis, machineFlags, useRedis, waitForMachines } from '../fixtures/redis-machines.js';
 import type { TestRedis } from '../fixtures/redis-server.js';
 import { type FixtureServer, page, startServer } from '../fixtures/site-server.js';
 
@@ -247,14 +247,7 @@ describe.skipIf(!HAVE_REDIS)('two machines through one redis', () => {
       bench.children.push(ra, rb);
       const ends = Promise.all([waitExit(ra), waitExit(rb)]);
       // Both machines beating (one may have taken every page not held before the other started).
-      const P = 'collector:{test-crawl}:';
-      for (
-        let t = Date.now();
-        (await bench.redis.client.scard(`${P}machines`)) < 2 || itemCount(a) + itemCount(b) === 0;
-      ) {
-        if (Date.now() - t > 60_000) throw new Error('timed out waiting for both machines');
-        await new Promise((r) => setTimeout(r, 10));
-      }
+      await waitForMachines(bench.redis, 'test-crawl', 2, () => itemCount(a) + itemCount(b) > 0);
       const ids = ['--backend', bench.redis.url, '--crawl-id', 'test-crawl'];
       const st = await runCli(['status', ...ids, '--json']);
       expect(st.code, st.stderr).toBe(0);

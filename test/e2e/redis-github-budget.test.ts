@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { credentialIdentity } from '../../src/http/rate-budget.js';
 import { readItems, startCli, tempDir, waitExit } from '../fixtures/cli.js';
 import { type GithubFixture, startGithubFixture } from '../fixtures/github-server.js';
-import { haveRedis, machineFlags, useRedis } from '../fixtures/redis-machines.js';
+import { haveRedis, machineFlags, useRedis, waitForMachines } from '../fixtures/redis-machines.js';
 import type { TestRedis } from '../fixtures/redis-server.js';
 
 const HAVE_REDIS = haveRedis('shared GitHub budget tests');
@@ -82,11 +82,7 @@ describe.skipIf(!HAVE_REDIS)('two machines, one GitHub budget through redis', ()
     // may take seconds longer to start, and the other would have found and collected every
     // README alone (two-suites round 05:26: no README on one machine). Requests are still logged
     // and counted on arrival; only their answers wait.
-    const machines = `collector:{gh-budget}:machines`;
-    const started = Date.now();
-    while ((await bench.redis.client.scard(machines)) < 2 && Date.now() - started < 120_000) {
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await waitForMachines(bench.redis, 'gh-budget', 2, undefined, 120_000);
     bothRunning();
     const [ea, eb] = await Promise.all([waitExit(ra), waitExit(rb)]);
     expect(ea.code, ea.stderr).toBe(0);
