@@ -65,6 +65,12 @@ export function registerCrawl(program: Command): void {
         'links followed: all, articles (from articles, only articles), none',
       ).choices(['all', 'articles', 'none']),
     )
+    .addOption(
+      new Option(
+        '--markdown <which>',
+        "HTML pages whose main content is stored as Markdown (.md beside the body) with metadata: all, articles, none (default: articles)",
+      ).choices(['all', 'articles', 'none']),
+    )
     .option('--out <dir>', def('output directory', d.out))
     .option('--processes <n>', 'worker processes (default: CPU count / 2, at least 1)', int(1))
     .addOption(
@@ -169,6 +175,7 @@ export function registerCrawl(program: Command): void {
         feeds,
         articlePattern,
         follow,
+        markdown,
         ...flags
       } = o;
       const input = { ...flags, seeds: urls, storeBodies: store, keepParams: keepParam } as CrawlOptionsInput;
@@ -185,6 +192,7 @@ export function registerCrawl(program: Command): void {
           feeds,
           articlePatterns: articlePattern,
           follow,
+          markdown,
           pageRequisites: pageRequisites === true ? true : undefined,
         }).filter(([, v]) => v !== undefined),
       );

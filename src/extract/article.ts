@@ -268,7 +268,8 @@ function metaContent(document: Doc, keys: readonly string[], accept?: (v: string
   return null;
 }
 
-function readMetadata(document: Doc): Metadata {
+/** An article's metadata from its `<head>` and JSON-LD (moving to `page-metadata.ts`). */
+export function readMetadata(document: Doc): Metadata {
   const ld = jsonLdArticle(document);
   const timeEl =
     document.querySelector('time[pubdate][datetime], time[itemprop="datePublished"][datetime]') ??

@@ -6,8 +6,9 @@
  * dates. Their shared options are defined here.
  */
 import { z } from 'zod';
-import { compileArticlePatterns, extractArticle, isArticleUrl } from '../extract/article.js';
+import { compileArticlePatterns, isArticleUrl } from '../extract/article.js';
 import { discoverFeeds } from '../extract/feed-links.js';
+import { extractContent, type PageContent } from '../extract/page-content.js';
 import { readHtmlPage } from './html-page.js';
 import {
   HUB_LABELS,
@@ -26,6 +27,9 @@ export const ARTICLE_PRIORITY = 10;
 
 /** Which links of a page are followed. */
 export type FollowMode = 'all' | 'articles' | 'none';
+
+/** Which HTML pages get their main content stored as Markdown (with their metadata in `data`). */
+export type MarkdownMode = 'all' | 'articles' | 'none';
 
 /** A regular expression's source, checked to compile. */
 const pattern = z.string().superRefine((v, ctx) => {
@@ -57,6 +61,13 @@ export function pageOptionKeys(follow: FollowMode) {
     feeds: z.boolean().default(false),
     /** Read each seed's site sitemaps (robots.txt `Sitemap:` lines and `/sitemap.xml`). Default false. */
     sitemaps: z.boolean().default(false),
+    /**
+     * Which HTML pages get their main content stored as Markdown beside the body (`data.markdown`)
+     * and their metadata in `data` (title, description, author, dates, language, canonical,
+     * siteName, words): `all`, `articles` (pages matching `articlePatterns`), `none`. Default
+     * `articles`.
+     */
+    markdown: z.enum(['all', 'articles', 'none']).default('articles'),
   };
 }
 
@@ -66,6 +77,7 @@ export interface PageOptions {
   follow: FollowMode;
   feeds: boolean;
   sitemaps: boolean;
+  markdown: MarkdownMode;
 }
 
 /** What an unlabelled seed (depth 0) of a source is: a page, or a robots.txt / sitemap / feed to read. */
@@ -86,6 +98,7 @@ function optionsOf(raw: Record<string, unknown>): { o: PageOptions; patterns: Re
       follow: raw.follow === 'articles' || raw.follow === 'none' ? raw.follow : 'all',
       feeds: raw.feeds === true,
       sitemaps: raw.sitemaps === true,
+      markdown: raw.markdown === 'all' || raw.markdown === 'none' ? raw.markdown : 'articles',
     };
     r = { o, patterns: compileArticlePatterns(o.articlePatterns) };
     readOptions.set(raw, r);
@@ -95,7 +108,7 @@ function optionsOf(raw: Record<string, unknown>): { o: PageOptions; patterns: Re
 
 /** Whether nothing beyond the plain crawl is asked for (its hot path then runs alone). */
 function plain(o: PageOptions): boolean {
-  return o.articlePatterns.length === 0 && o.follow === 'all' && !o.feeds && !o.sitemaps;
+  return o.articlePatterns.length === 0 && o.follow === 'all' && !o.feeds && !o.sitemaps && o.markdown !== 'all';
 }
 
 /**
@@ -126,6 +139,17 @@ export function readPage(
   return readHtml(page, o, patterns, result);
 }
 
+/** The `data` fields of a page's content: those the page states, and its word count. */
+function contentData(c: PageContent): Record<string, unknown> {
+  const data: Record<string, unknown> = {};
+  for (const key of ['title', 'description', 'author', 'published', 'modified', 'language', 'canonical', 'siteName'] as const) {
+    const v = (c as unknown as Record<string, unknown>)[key];
+    if (v !== null && v !== undefined) data[key] = v;
+  }
+  if (c.markdown !== null) data.words = c.words;
+  return data;
+}
+
 /** An HTML page with the options: articles, follow mode, priorities, feeds, sitemaps. */
 function readHtml(page: Page, o: PageOptions, patterns: RegExp[], result: HandleResult): HandleResult {
   const data: Record<string, unknown> = { ...result.data };
@@ -134,17 +158,16 @@ function readHtml(page: Page, o: PageOptions, patterns: RegExp[], result: Handle
   const html = result.follow !== undefined; // readHtmlPage follows only from HTML
   const article = html && isArticleUrl(page.url, patterns);
   let links = (result.follow ?? []) as EngineRequest[];
-  if (article) {
-    const a = extractArticle(page.text(), page.finalUrl);
-    data.article = true;
-    if (a.title !== null) data.title = a.title;
-    if (a.author !== null) data.author = a.author;
-    if (a.published !== null) data.published = a.published;
-    if (a.updated !== null) data.updated = a.updated;
-    if (a.markdown !== null) result.markdown = a.markdown;
+  if (article) data.article = true;
+  const markdown = o.markdown === 'all' ? html : o.markdown === 'articles' && article;
+  if (markdown) {
+    const c = extractContent(page.text(), page.finalUrl);
+    for (const [key, value] of Object.entries(contentData(c))) data[key] = value;
+    if (article && c.modified !== null) data.updated = c.modified; // the field's name before `modified`
+    if (c.markdown !== null) result.markdown = c.markdown;
     // links in the Markdown are mostly the HTML's own; any others are discovered too
     const known = new Set(links.map((l) => (typeof l === 'string' ? l : l.url)));
-    links = [...links, ...a.links.filter((l) => !known.has(l))];
+    links = [...links, ...c.links.filter((l) => !known.has(l))];
   }
   const isArticle = (r: EngineRequest) => isArticleUrl(typeof r === 'string' ? r : r.url, patterns);
   if (o.follow === 'none') links = [];

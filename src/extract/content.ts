@@ -1,0 +1,245 @@
+/**
+ * A page's content for a corpus: its main content as GFM Markdown (`markdown.ts`), the text of
+ * that Markdown, its word count, and its links. The DOM is linkedom's, built once; it is prepared
+ * (`content-prep.ts`) so that code languages, math, heading levels and lazy images survive; the
+ * main content is chosen by Mozilla's Readability (Firefox's reader view), and when Readability
+ * finds too little (an index or landing page) the page's body without its navigation, header,
+ * footer and asides is taken instead. Libraries load on first use.
+ */
+import { createRequire } from 'node:module';
+import { canonicalize } from '../url/canonicalize.js';
+import { all, type DomDocument, type DomElement } from './content-dom.js';
+import { prepareContent } from './content-prep.js';
+import { toMarkdown } from './markdown.js';
+import { countWords, markdownToText } from './markdown-text.js';
+
+const require = createRequire(import.meta.url);
+
+/** Defaults of main-content extraction. */
+export const CONTENT_DEFAULTS = {
+  /**
+   * Largest HTML document extracted, in characters: a DOM costs ~10× its source in memory, and
+   * pages larger than this are listings or dumps. Bigger pages get metadata only.
+   */
+  maxHtmlChars: 2 * 1024 * 1024,
+  /**
+   * Most elements (start tags) in a document extracted. Readability over linkedom grows faster
+   * than linearly with the element count (~12,000 elements ≈ 0.8 s of CPU), so bigger pages get
+   * metadata only, read from their `<head>`.
+   */
+  maxElements: 10_000,
+  /** Characters of a too-big page read for its metadata (its head, or this much of it). */
+  headChars: 256 * 1024,
+  /**
+   * Characters of text below which Readability's choice is checked against the page's body
+   * without navigation: an index or landing page has little "article" but real content.
+   */
+  fallbackBelowChars: 500,
+} as const;
+
+/** Start tags, counted to bound the work before building a DOM. */
+const START_TAG = /<[a-zA-Z]/g;
+
+/** Whether a document is small enough for main-content extraction. */
+export function withinLimits(html: string): boolean {
+  if (html.length > CONTENT_DEFAULTS.maxHtmlChars) return false;
+  let n = 0;
+  START_TAG.lastIndex = 0;
+  while (START_TAG.exec(html) !== null) if (++n > CONTENT_DEFAULTS.maxElements) return false;
+  return true;
+}
+
+/** The head of a document (through `</head>`), or its first {@link CONTENT_DEFAULTS}.headChars. */
+export function headOf(html: string): string {
+  const end = html.slice(0, CONTENT_DEFAULTS.headChars).search(/<\/head\s*>/i);
+  return end < 0 ? html.slice(0, CONTENT_DEFAULTS.headChars) : html.slice(0, end);
+}
+
+type ReadabilityModule = typeof import('@mozilla/readability');
+type LinkedomModule = typeof import('linkedom');
+let libs: { Readability: ReadabilityModule['Readability']; parseHTML: LinkedomModule['parseHTML'] } | null = null;
+
+/** Readability and linkedom, loaded on first use. */
+function libraries() {
+  libs ??= {
+    Readability: (require('@mozilla/readability') as ReadabilityModule).Readability,
+    parseHTML: (require('linkedom') as LinkedomModule).parseHTML,
+  };
+  return libs;
+}
+
+/** A linkedom document of `html`. */
+export function parseDocument(html: string): DomDocument {
+  return libraries().parseHTML(html).document as unknown as DomDocument;
+}
+
+/** The document's base: its first `<base href>` resolved against the page URL, else the page URL. */
+export function baseOf(document: DomDocument, pageUrl: string): string {
+  const href = document.querySelector('base[href]')?.getAttribute('href');
+  if (href) {
+    try {
+      const u = new URL(href.trim(), pageUrl);
+      if (u.protocol === 'http:' || u.protocol === 'https:') return u.href;
+    } catch {
+      // keep the page URL
+    }
+  }
+  return pageUrl;
+}
+
+/** What Readability's `parse()` answers, with the content element itself. */
+type ReadabilityResult = {
+  title?: string | null;
+  content?: DomElement | null;
+  length?: number | null;
+  byline?: string | null;
+  publishedTime?: string | null;
+};
+
+/** What {@link mainContent} chose. */
+export interface MainContent {
+  /** The content element (detached from or inside the document), or null when the page has none. */
+  root: DomElement | null;
+  /** Readability's title guess (the `<title>` cleaned up), for a page without metadata. */
+  title: string | null;
+  /** Readability's byline, if any. */
+  byline: string | null;
+  /** Readability's published time, if any (raw). */
+  publishedTime: string | null;
+  /** True when Readability found too little and the body without navigation was taken. */
+  fallback: boolean;
+}
+
+/** Elements that are navigation or page chrome, removed when the whole body is the content. */
+const CHROME = 'nav, header, footer, aside, form, [role="navigation"], [role="banner"], [role="contentinfo"], [role="complementary"], [role="search"], [aria-hidden="true"], [hidden]';
+
+/** The body of a freshly parsed, prepared document without its chrome. */
+function bodyWithoutChrome(html: string): DomElement | null {
+  const document = parseDocument(html);
+  prepareContent(document);
+  const body = document.body ?? document.documentElement;
+  if (body === null) return null;
+  for (const el of all(body, CHROME)) if (el.parentNode) el.remove();
+  for (const el of all(body, 'script, style, noscript, template')) el.remove();
+  return body;
+}
+
+/**
+ * The main content of a page. `document` is prepared and then consumed by Readability (do not
+ * use it after this). When Readability's choice holds under
+ * {@link CONTENT_DEFAULTS}.fallbackBelowChars characters and the body without navigation holds
+ * twice as much, that body is the content (`fallback: true`).
+ * @param html the page's source (parsed again only for the fallback).
+ */
+export function mainContent(document: DomDocument, html: string): MainContent {
+  prepareContent(document);
+  let parsed: ReadabilityResult | null = null;
+  try {
+    const reader = new (libraries().Readability)<DomElement>(document as never, {
+      serializer: (node) => node as unknown as DomElement,
+    });
+    parsed = reader.parse();
+  } catch {
+    parsed = null; // a library bug on one page must not fail the page
+  }
+  const chosen = (parsed?.content ?? null) as DomElement | null;
+  const length = parsed?.length ?? 0;
+  const out: MainContent = {
+    root: chosen,
+    title: parsed?.title ?? null,
+    byline: parsed?.byline ?? null,
+    publishedTime: parsed?.publishedTime ?? null,
+    fallback: false,
+  };
+  if (chosen === null || length < CONTENT_DEFAULTS.fallbackBelowChars) {
+    const body = bodyWithoutChrome(html);
+    const bodyLength = (body?.textContent ?? '').replace(/\s+/g, ' ').trim().length;
+    if (body !== null && bodyLength > 2 * length) {
+      out.root = body;
+      out.fallback = true;
+    }
+  }
+  return out;
+}
+
+/**
+ * Makes `a[href]` and `img[src]` absolute in place (against `base`); collects the anchors'
+ * canonical URLs (each once, in order).
+ */
+export function absolutize(root: DomElement, base: string): string[] {
+  const links: string[] = [];
+  const seen = new Set<string>();
+  for (const a of all(root, 'a[href]')) {
+    const href = a.getAttribute('href')!.trim();
+    if (href.startsWith('#')) continue;
+    const url = canonicalize(href, base);
+    if (url === null) continue;
+    a.setAttribute('href', absolute(href, base));
+    if (!seen.has(url)) {
+      seen.add(url);
+      links.push(url);
+    }
+  }
+  for (const img of all(root, 'img[src]')) img.setAttribute('src', absolute(img.getAttribute('src')!.trim(), base));
+  return links;
+}
+
+function absolute(href: string, base: string): string {
+  try {
+    return new URL(href, base).href;
+  } catch {
+    return href;
+  }
+}
+
+/** A page's main content as {@link extractMainMarkdown} gives it. */
+export interface MainMarkdown {
+  /** GFM Markdown of the main content (no headline added), or null when the page has none. */
+  markdown: string | null;
+  /** The Markdown's text (`markdownToText`): what words, language and fingerprints are read from. */
+  text: string;
+  /** Words in `text` (runs of Unicode letters, digits and marks). */
+  words: number;
+  /** Canonical http(s) URLs of the links in the Markdown, each once, in order. */
+  links: string[];
+  /** Readability's guesses, for pages without metadata. */
+  guess: { title: string | null; byline: string | null; publishedTime: string | null };
+  /** Whether the content is the body without navigation (Readability found too little). */
+  fallback: boolean;
+}
+
+/**
+ * The main content of a parsed page as Markdown. Consumes `document` (see {@link mainContent}).
+ * Never throws for odd input: a library failure yields `markdown: null`.
+ * @param html the page's source (for the fallback).
+ * @param base the URL links are resolved against (`baseOf`).
+ */
+export function extractMainMarkdown(document: DomDocument, html: string, base: string): MainMarkdown {
+  const empty: MainMarkdown = {
+    markdown: null,
+    text: '',
+    words: 0,
+    links: [],
+    guess: { title: null, byline: null, publishedTime: null },
+    fallback: false,
+  };
+  let main: MainContent;
+  try {
+    main = mainContent(document, html);
+  } catch {
+    return empty;
+  }
+  const guess = { title: main.title, byline: main.byline, publishedTime: main.publishedTime };
+  if (main.root === null) return { ...empty, guess };
+  let markdown: string;
+  let links: string[];
+  try {
+    links = absolutize(main.root, base);
+    markdown = toMarkdown(main.root);
+  } catch {
+    return { ...empty, guess };
+  }
+  if (markdown === '') return { ...empty, guess, fallback: main.fallback };
+  const text = markdownToText(markdown);
+  return { markdown, text, words: countWords(text), links, guess, fallback: main.fallback };
+}

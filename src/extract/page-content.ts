@@ -1,0 +1,81 @@
+/**
+ * Everything a corpus keeps of an HTML page, read from one DOM: its metadata (title, description,
+ * author, dates, language, canonical URL, site name) and its main content as Markdown headed by
+ * its title, with the Markdown's word count and links. Pages too big to extract get metadata only.
+ */
+import { readMetadata } from './article.js';
+import { baseOf, extractMainMarkdown, headOf, parseDocument, withinLimits } from './content.js';
+import { parseDateIso } from './dates.js';
+
+/** What {@link extractContent} found in a page; null fields are ones the page does not state. */
+export interface PageContent {
+  /** Title: metadata's, else `<title>`'s; null if none. */
+  title: string | null;
+  /** Author: metadata's, else Readability's byline; null if none. */
+  author: string | null;
+  /** Publication date, ISO 8601 UTC; null if none. */
+  published: string | null;
+  /** Last modification, ISO 8601 UTC; null if none. */
+  modified: string | null;
+  /**
+   * The main content as GFM Markdown, starting with `# title` when the page has a title, links
+   * and images absolute; null when no content was found or the page is too big to extract.
+   */
+  markdown: string | null;
+  /** The Markdown's text without the headline (links' targets and images out). */
+  text: string;
+  /** Words of `text`. */
+  words: number;
+  /** Canonical http(s) URLs of the links in `markdown`, each once, in order. */
+  links: string[];
+  /** True when the main content is the page without navigation (Readability found too little). */
+  fallback: boolean;
+}
+
+/** Whitespace collapsed and trimmed; null when empty or not a string. */
+function clean(value: unknown): string | null {
+  if (typeof value !== 'string') return null;
+  const text = value.replace(/\s+/g, ' ').trim();
+  return text === '' ? null : text;
+}
+
+/**
+ * Extracts a page's metadata and main content (see the module comment). Never throws for odd
+ * input: a library failure yields `markdown: null`.
+ * @param html the decoded page.
+ * @param pageUrl the page's URL after redirects (links are resolved against `<base href>` or it).
+ */
+export function extractContent(html: string, pageUrl: string): PageContent {
+  const full = withinLimits(html);
+  const document = parseDocument(full ? html : headOf(html));
+  const base = baseOf(document, pageUrl);
+  const meta = readMetadata(document as never);
+  const fallbackTitle = clean(document.querySelector('title')?.textContent);
+  const out: PageContent = {
+    title: meta.title,
+    author: meta.author,
+    published: meta.published,
+    modified: meta.updated,
+    markdown: null,
+    text: '',
+    words: 0,
+    links: [],
+    fallback: false,
+  };
+  if (full) {
+    const m = extractMainMarkdown(document, html, base);
+    out.title ??= clean(m.guess.title);
+    out.author ??= clean(m.guess.byline);
+    out.published ??= parseDateIso(m.guess.publishedTime);
+    out.links = m.links;
+    out.text = m.text;
+    out.words = m.words;
+    out.fallback = m.fallback;
+    out.markdown = m.markdown;
+  }
+  out.title ??= fallbackTitle;
+  // The headline, once: Readability drops the heading it takes for the title.
+  if (out.markdown !== null && out.title !== null && !out.markdown.startsWith('# '))
+    out.markdown = `# ${out.title}\n\n${out.markdown}`;
+  return out;
+}
