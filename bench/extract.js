@@ -1,0 +1,188 @@
+#!/usr/bin/env node
+/**
+ * Main-content extraction quality and cost on the Article Extraction Benchmark (181 news and blog
+ * pages with gold article text, ../shared/bench/extraction/aeb): the benchmark's precision, recall,
+ * F1 and accuracy of our extractor's text, CPU ms per page (median and p95, extraction only,
+ * after a warm-up pass) and the process's peak RSS.
+ *
+ *   npm run build && node bench/extract.js [--data DIR] [--refs] [--worst N] [--dump DIR]
+ *
+ * --refs scores the six published reference outputs first (the scorer must reproduce their rows);
+ * --worst N lists the N pages of lowest precision and the N of lowest recall; --dump DIR writes
+ * each page's Markdown (DIR/<id>.md) and the text scored (DIR/<id>.txt). The extractor is
+ * `dist/extract/content.js` `extractContent`, or `dist/extract/article.js` `extractArticle` when
+ * that module is not built. Scores follow bench/lib/aeb-score.js; the Markdown's `# ` headline is
+ * left out (the gold text has none) and link and image targets are removed before scoring.
+ */
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { gunzipSync } from 'node:zlib';
+import { scoreCorpus } from './lib/aeb-score.js';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const { values: opts } = parseArgs({
+  options: {
+    data: { type: 'string', default: path.resolve(root, '..', 'shared/bench/extraction/aeb') },
+    refs: { type: 'boolean', default: false },
+    worst: { type: 'string' },
+    dump: { type: 'string' },
+  },
+});
+
+/** Pages extracted, unrecorded, before the measured pass (JIT, lazy loading of the libraries). */
+const WARMUP_PAGES = 20;
+
+/** A Markdown link or image destination as turndown writes it, with an optional title. */
+const TARGET = String.raw`\((?:<(?:\\.|[^\\>])*>|(?:\\.|[^\s\\)])*)(?:\s+"(?:\\.|[^"\\])*")?\)`;
+const LABEL = String.raw`\[((?:\\.|[^\\\]])*)\]`;
+const IMAGE = new RegExp(`!${LABEL}${TARGET}`, 'g');
+const LINK = new RegExp(`${LABEL}${TARGET}`, 'g');
+/**
+ * A code span or block (kept), a backslash escape (undone), or a bare `_` or `*`: turndown writes
+ * those of the text as `\_` and `\*`, so a bare one is an emphasis delimiter (dropped).
+ */
+const CODE_ESCAPE_OR_EMPHASIS = /(`+)[\s\S]*?\1|\\([!-/:-@[-`{-~])|[_*]/g;
+
+const truthFile = path.join(opts.data, 'ground-truth.json');
+if (!existsSync(truthFile)) {
+  console.error(`bench/extract.js: no AEB data at ${opts.data} (no ground-truth.json there; --data DIR)`);
+  process.exit(1);
+}
+/** @type {Record<string, { articleBody: string, url: string }>} */
+const truth = JSON.parse(readFileSync(truthFile, 'utf8'));
+const ids = Object.keys(truth);
+const gold = new Map(ids.map((id) => [id, truth[id].articleBody ?? '']));
+
+const fmt = (x) => (Number.isNaN(x) ? '–' : x.toFixed(3));
+console.log('| extractor | P | R | F1 | accuracy | median ms | p95 ms | peak RSS MB |');
+console.log('| --- | --- | --- | --- | --- | --- | --- | --- |');
+
+if (opts.refs) {
+  const dir = path.join(opts.data, 'reference-output');
+  for (const file of readdirSync(dir)
+    .filter((f) => f.endsWith('.json'))
+    .sort()) {
+    const json = JSON.parse(readFileSync(path.join(dir, file), 'utf8'));
+    // { version, output: { id: { articleBody } } }, or (newspaper) the output object alone
+    const output = json.output ?? json;
+    const predicted = new Map(Object.entries(output).map(([id, o]) => [id, o?.articleBody ?? '']));
+    const s = scoreCorpus(gold, predicted);
+    console.log(
+      `| ${file.slice(0, -5)} (reference) | ${fmt(s.precision)} | ${fmt(s.recall)} | ${fmt(s.f1)} | ${fmt(s.accuracy)} | – | – | – |`,
+    );
+  }
+}
+
+const { label, extract, toText } = await extractor();
+const pages = ids.map((id) => ({
+  id,
+  url: truth[id].url,
+  html: gunzipSync(readFileSync(path.join(opts.data, 'html', `${id}.html.gz`))).toString('utf8'),
+}));
+
+for (const p of pages.slice(0, WARMUP_PAGES)) {
+  try {
+    extract(p.html, p.url);
+  } catch {
+    // reported by the measured pass
+  }
+}
+const cpu = [];
+const predicted = new Map();
+let failed = 0;
+if (opts.dump) mkdirSync(opts.dump, { recursive: true });
+for (const p of pages) {
+  let markdown = null;
+  const t = process.cpuUsage();
+  try {
+    markdown = extract(p.html, p.url);
+  } catch (e) {
+    failed++;
+    console.error(`${p.id} (${p.url}): ${e?.message ?? e}`);
+  }
+  const d = process.cpuUsage(t);
+  cpu.push((d.user + d.system) / 1000);
+  const text = markdown === null ? '' : toText(withoutHeadline(markdown));
+  predicted.set(p.id, text);
+  if (opts.dump) {
+    writeFileSync(path.join(opts.dump, `${p.id}.md`), markdown ?? '');
+    writeFileSync(path.join(opts.dump, `${p.id}.txt`), text);
+  }
+}
+if (failed > 0) console.error(`${failed} page(s) threw: scored as empty`);
+
+cpu.sort((a, b) => a - b);
+const q = (f) => cpu[Math.min(cpu.length - 1, Math.floor(f * cpu.length))];
+const s = scoreCorpus(gold, predicted);
+const rssMb = process.resourceUsage().maxRSS / 1024;
+console.log(
+  `| ${label} | ${fmt(s.precision)} | ${fmt(s.recall)} | ${fmt(s.f1)} | ${fmt(s.accuracy)} | ${q(0.5).toFixed(1)} | ${q(0.95).toFixed(1)} | ${Math.round(rssMb)} |`,
+);
+
+if (opts.worst) {
+  const n = Number(opts.worst);
+  const row = (p) =>
+    `| ${p.id} | ${truth[p.id].url} | ${p.precision.toFixed(3)} | ${p.recall.toFixed(3)} | ${p.goldWords} | ${p.predictedWords} |`;
+  const head = '| id | url | P | R | gold words | predicted words |\n| --- | --- | --- | --- | --- | --- |';
+  // precision is undefined for an empty prediction (the benchmark leaves such pages out of P)
+  const byPrecision = s.pages.filter((p) => p.tp + p.fp > 0).sort((a, b) => a.precision - b.precision);
+  const byRecall = [...s.pages].sort((a, b) => a.recall - b.recall);
+  console.log(`\nLowest precision (${n}):\n\n${head}`);
+  for (const p of byPrecision.slice(0, n)) console.log(row(p));
+  console.log(`\nLowest recall (${n}):\n\n${head}`);
+  for (const p of byRecall.slice(0, n)) console.log(row(p));
+}
+
+/**
+ * The extractor under test: `extract(html, url)` → Markdown or null, and `toText(markdown)`.
+ * `dist/extract/content.js` when built, else the article extractor with a local reduction.
+ */
+async function extractor() {
+  const dist = (f) => path.join(root, 'dist/extract', f);
+  if (!existsSync(dist('article.js')) && !existsSync(dist('content.js'))) {
+    console.error('bench/extract.js: dist/extract/ not built (run npm run build)');
+    process.exit(1);
+  }
+  const load = (f) => import(pathToFileURL(dist(f)).href);
+  const built = existsSync(dist('markdown-text.js'));
+  const toText = built ? (await load('markdown-text.js')).markdownToText : markdownToText;
+  const text = built ? 'markdownToText' : 'local Markdown reduction';
+  if (existsSync(dist('content.js'))) {
+    const { extractContent } = await load('content.js');
+    return {
+      label: `collector extractContent + ${text}`,
+      extract: (h, u) => extractContent(h, u).markdown,
+      toText,
+    };
+  }
+  const { extractArticle } = await load('article.js');
+  return {
+    label: `collector extractArticle + ${text}`,
+    extract: (h, u) => extractArticle(h, u).markdown,
+    toText,
+  };
+}
+
+/** The Markdown without its first line when that line is a `# ` headline (the gold has none). */
+function withoutHeadline(markdown) {
+  return markdown.startsWith('# ') ? markdown.replace(/^[^\n]*\n?/, '') : markdown;
+}
+
+/**
+ * Markdown reduced to its text, for when `dist/extract/markdown-text.js` is not built: images
+ * dropped (alt text included), links replaced by their text, autolinks `<http…>` dropped, ordered
+ * list numbers dropped, emphasis `_` and `*` removed and backslash escapes undone. The last three
+ * matter because `_` and digits are word characters (`_Star Trek_` would score as the tokens `_Star`
+ * and `Trek_`, `snake\_case` is one token in the gold) and a delimiter inside a word splits it
+ * (`Game D****ay`). Code spans and blocks are kept as written.
+ */
+function markdownToText(markdown) {
+  return markdown
+    .replace(IMAGE, '')
+    .replace(LINK, '$1')
+    .replace(/<https?:[^>\s]*>/g, '')
+    .replace(/^( *)\d+\.(?= )/gm, '$1')
+    .replace(CODE_ESCAPE_OR_EMPHASIS, (m, ticks, escaped) => (ticks ? m : (escaped ?? '')));
+}
