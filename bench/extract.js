@@ -34,16 +34,6 @@ const { values: opts } = parseArgs({
 /** Pages extracted, unrecorded, before the measured pass (JIT, lazy loading of the libraries). */
 const WARMUP_PAGES = 20;
 
-/** A Markdown link or image destination as turndown writes it, with an optional title. */
-const TARGET = String.raw`\((?:<(?:\\.|[^\\>])*>|(?:\\.|[^\s\\)])*)(?:\s+"(?:\\.|[^"\\])*")?\)`;
-const LABEL = String.raw`\[((?:\\.|[^\\\]])*)\]`;
-const IMAGE = new RegExp(`!${LABEL}${TARGET}`, 'g');
-const LINK = new RegExp(`${LABEL}${TARGET}`, 'g');
-/**
- * A code span or block (kept), a backslash escape (undone), or a bare `_` or `*`: turndown writes
- * those of the text as `\_` and `\*`, so a bare one is an emphasis delimiter (dropped).
- */
-const CODE_ESCAPE_OR_EMPHASIS = /(`+)[\s\S]*?\1|\\([!-/:-@[-`{-~])|[_*]/g;
 
 const truthFile = path.join(opts.data, 'ground-truth.json');
 if (!existsSync(truthFile)) {
@@ -136,32 +126,22 @@ if (opts.worst) {
 }
 
 /**
- * The extractor under test: `extract(html, url)` → Markdown or null, and `toText(markdown)`.
- * `dist/extract/content.js` when built, else the article extractor with a local reduction.
+ * The extractor under test: `extract(html, url)` → Markdown or null (`dist/extract/page-content.js`
+ * `extractContent`, as the page thread runs it) and `toText(markdown)` (`markdownToText`).
  */
 async function extractor() {
   const dist = (f) => path.join(root, 'dist/extract', f);
-  if (!existsSync(dist('article.js')) && !existsSync(dist('content.js'))) {
+  if (!existsSync(dist('page-content.js'))) {
     console.error('bench/extract.js: dist/extract/ not built (run npm run build)');
     process.exit(1);
   }
   const load = (f) => import(pathToFileURL(dist(f)).href);
-  const built = existsSync(dist('markdown-text.js'));
-  const toText = built ? (await load('markdown-text.js')).markdownToText : markdownToText;
-  const text = built ? 'markdownToText' : 'local Markdown reduction';
-  if (existsSync(dist('content.js'))) {
-    const { extractContent } = await load('content.js');
-    return {
-      label: `collector extractContent + ${text}`,
-      extract: (h, u) => extractContent(h, u).markdown,
-      toText,
-    };
-  }
-  const { extractArticle } = await load('article.js');
+  const { extractContent } = await load('page-content.js');
+  const { markdownToText } = await load('markdown-text.js');
   return {
-    label: `collector extractArticle + ${text}`,
-    extract: (h, u) => extractArticle(h, u).markdown,
-    toText,
+    label: 'collector extractContent + markdownToText',
+    extract: (h, u) => extractContent(h, u).markdown,
+    toText: markdownToText,
   };
 }
 
@@ -170,19 +150,3 @@ function withoutHeadline(markdown) {
   return markdown.startsWith('# ') ? markdown.replace(/^[^\n]*\n?/, '') : markdown;
 }
 
-/**
- * Markdown reduced to its text, for when `dist/extract/markdown-text.js` is not built: images
- * dropped (alt text included), links replaced by their text, autolinks `<http…>` dropped, ordered
- * list numbers dropped, emphasis `_` and `*` removed and backslash escapes undone. The last three
- * matter because `_` and digits are word characters (`_Star Trek_` would score as the tokens `_Star`
- * and `Trek_`, `snake\_case` is one token in the gold) and a delimiter inside a word splits it
- * (`Game D****ay`). Code spans and blocks are kept as written.
- */
-function markdownToText(markdown) {
-  return markdown
-    .replace(IMAGE, '')
-    .replace(LINK, '$1')
-    .replace(/<https?:[^>\s]*>/g, '')
-    .replace(/^( *)\d+\.(?= )/gm, '$1')
-    .replace(CODE_ESCAPE_OR_EMPHASIS, (m, ticks, escaped) => (ticks ? m : (escaped ?? '')));
-}

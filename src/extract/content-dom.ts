@@ -27,6 +27,7 @@ export interface DomElement extends DomNode {
   readonly firstElementChild: DomElement | null;
   readonly parentElement: DomElement | null;
   readonly outerHTML: string;
+  readonly isConnected: boolean;
   innerHTML: string;
   getAttribute(name: string): string | null;
   setAttribute(name: string, value: string): void;

@@ -117,31 +117,30 @@ export function displayedText(pre: DomElement): string {
   return out.replace(/^\n/, '').replace(/\u00a0/g, ' ').replace(/\s+$/, '');
 }
 
+/** Class tokens of a code block's wrapping table (Pygments' `linenos=table`, Hugo's `lntable`). */
+const CODE_TABLE = /highlighttable|code-table|lntable/;
+
 /**
- * Every `<pre>` becomes `<pre data-collector-lang=x>` holding only its displayed text: its spans
+ * A `<pre>` becomes `<pre data-collector-lang=x>` holding only its displayed text: its spans
  * (highlighting), line numbers and buttons are gone before Readability weighs or strips them.
- * A table of line numbers beside a `<pre>` (Pygments' `linenos=table`) is reduced to the code.
+ * A table of line numbers around it (Pygments' `linenos=table`) is replaced by the code alone.
  */
-export function markCodeBlocks(document: DomDocument): void {
-  // Line-number columns beside code (Pygments' linenos=table, highlight.js plugins) are not code.
-  for (const gutter of all(document, 'td.linenos, td.gutter, td.line-numbers, .linenodiv')) gutter.remove();
-  for (const pre of all(document, 'pre')) {
-    if (pre.parentElement?.closest('pre')) continue; // nested pre: part of its outer one
-    const lang = codeLanguage(pre);
-    const text = displayedText(pre);
-    const table = pre.closest('table');
-    if (table !== null && classTokens(table).some((t) => /highlighttable|code-table|lntable/.test(t))) {
-      const clean = document.createElement('pre');
-      clean.textContent = text;
-      if (lang !== null) clean.setAttribute(LANG_ATTR, lang);
-      table.replaceWith(clean);
-      continue;
-    }
-    while (pre.firstChild !== null) pre.firstChild.remove();
-    pre.textContent = text;
-    for (const attr of ['class', 'id', 'style']) pre.removeAttribute(attr);
-    if (lang !== null) pre.setAttribute(LANG_ATTR, lang);
+export function markCodeBlock(document: DomDocument, pre: DomElement): void {
+  if (pre.parentElement?.closest('pre')) return; // nested pre: part of its outer one
+  const lang = codeLanguage(pre);
+  const text = displayedText(pre);
+  const table = pre.closest('table');
+  if (table !== null && classTokens(table).some((t) => CODE_TABLE.test(t))) {
+    const clean = document.createElement('pre');
+    clean.textContent = text;
+    if (lang !== null) clean.setAttribute(LANG_ATTR, lang);
+    table.replaceWith(clean);
+    return;
   }
+  while (pre.firstChild !== null) pre.firstChild.remove();
+  pre.textContent = text;
+  for (const attr of ['class', 'id', 'style']) pre.removeAttribute(attr);
+  if (lang !== null) pre.setAttribute(LANG_ATTR, lang);
 }
 
 /** A TeX source written as a placeholder span that Readability keeps and the Markdown writer reads. */
@@ -159,78 +158,72 @@ function texAnnotation(el: DomElement): string | null {
   return tex ? tex : null;
 }
 
+/** MathJax 2's rendered output and previews (class tokens): the TeX of its scripts is the math. */
+const MATHJAX_RENDERED = new Set([
+  'mathjax_preview', 'mathjax', 'mathjax_display', 'mathjax_svg', 'mathjax_chtml', 'mathjax_svg_display',
+]);
+
 /**
  * Math as TeX placeholders: MathJax 2's `<script type="math/tex">` (`; mode=display` for display
- * math; the rendered copies beside it removed), KaTeX's `.katex` (TeX from its MathML
- * annotation; display when inside `.katex-display`), and MathML `<math>` with a TeX annotation
- * (`display="block"` for display). MathML without TeX is left as it is (its text).
+ * math), KaTeX's `.katex` (TeX from its MathML annotation; display when inside
+ * `.katex-display`), and MathML `<math>` with a TeX annotation (display for `display="block"`
+ * or a MathJax 3 `<mjx-container display="true">`). MathML without TeX is left as it is.
  */
-export function markMath(document: DomDocument): void {
-  for (const s of all(document, 'script[type^="math/tex"]')) {
-    const display = /mode\s*=\s*display/i.test(s.getAttribute('type') ?? '');
-    s.replaceWith(mathPlaceholder(document, s.textContent ?? '', display));
+export function markMath(document: DomDocument, el: DomElement): void {
+  if (el.localName === 'script') {
+    const display = /mode\s*=\s*display/i.test(el.getAttribute('type') ?? '');
+    el.replaceWith(mathPlaceholder(document, el.textContent ?? '', display));
+    return;
   }
-  // MathJax's rendered output and previews: the TeX kept above is the math.
-  for (const el of all(document, '.MathJax_Preview, .MathJax, .MathJax_Display, .MathJax_SVG, .MathJax_CHTML, .MathJax_SVG_Display'))
-    el.remove();
-  for (const k of all(document, '.katex')) {
-    if (!k.parentNode) continue;
-    const tex = texAnnotation(k);
-    if (tex === null) continue;
-    const displayWrap = k.parentElement !== null && classTokens(k.parentElement).includes('katex-display') ? k.parentElement : null;
-    (displayWrap ?? k).replaceWith(mathPlaceholder(document, tex, displayWrap !== null));
+  const tex = texAnnotation(el);
+  if (tex === null) return;
+  if (el.localName === 'math') {
+    const container = el.closest('mjx-container');
+    const display = el.getAttribute('display') === 'block' || container?.getAttribute('display') === 'true';
+    (container ?? el).replaceWith(mathPlaceholder(document, tex, display));
+    return;
   }
-  for (const m of all(document, 'math')) {
-    if (!m.parentNode) continue;
-    const tex = texAnnotation(m);
-    if (tex === null) continue;
-    const container = m.closest('mjx-container');
-    const display = m.getAttribute('display') === 'block' || container?.getAttribute('display') === 'true';
-    (container ?? m).replaceWith(mathPlaceholder(document, tex, display));
-  }
+  const wrap = el.parentElement !== null && classTokens(el.parentElement).includes('katex-display') ? el.parentElement : null;
+  (wrap ?? el).replaceWith(mathPlaceholder(document, tex, wrap !== null));
+}
+
+/** Whether an anchor is a permalink: to a fragment (or nowhere), with no letter or digit in its text (`¶`, `#`, `§`, an icon). */
+function isPermalink(a: DomElement): boolean {
+  const href = a.getAttribute('href') ?? '';
+  return (href === '' || href.startsWith('#')) && !/[\p{L}\p{N}]/u.test(a.textContent ?? '');
 }
 
 /**
- * Headings keep their level through Readability (which renames `<h1>` to `<h2>` and drops an
- * `<h1>`/`<h2>` whose class or id looks like furniture): the level goes in an attribute, and
- * class and id are removed. Permalink anchors in a heading — a link to a fragment whose text has
- * no letter or digit (`¶`, `#`, `§`, an icon) — are removed.
+ * A heading keeps its level through Readability (which renames `<h1>` to `<h2>` and drops an
+ * `<h1>`/`<h2>` whose class or id looks like furniture): the level goes in an attribute, class
+ * and id are removed, and its permalink anchors are removed.
  */
-export function markHeadings(document: DomDocument): void {
-  for (const h of all(document, 'h1, h2, h3, h4, h5, h6')) {
-    h.setAttribute(LEVEL_ATTR, h.localName.slice(1));
-    h.removeAttribute('class');
-    h.removeAttribute('id');
-    for (const a of all(h, 'a')) {
-      const href = a.getAttribute('href') ?? '';
-      const text = a.textContent ?? '';
-      if ((href === '' || href.startsWith('#')) && !/[\p{L}\p{N}]/u.test(text)) a.remove();
-    }
-  }
-  // Sphinx/MkDocs-style permalinks outside headings (e.g. on captions and definitions)
-  for (const a of all(document, 'a.headerlink, a.anchorjs-link, a.header-anchor, a.anchor-link'))
-    if (!/[\p{L}\p{N}]/u.test(a.textContent ?? '')) a.remove();
+export function markHeading(h: DomElement): void {
+  h.setAttribute(LEVEL_ATTR, h.localName.slice(1));
+  h.removeAttribute('class');
+  h.removeAttribute('id');
+  for (const a of all(h, 'a')) if (isPermalink(a)) a.remove();
 }
 
 /**
  * An editor-style nested list (`<ul><li>a</li><ul><li>b</li></ul></ul>`, invalid HTML that
- * editors write) is moved into the `<li>` before it, as it is displayed.
+ * editors write) is moved into the `<li>` before it, as it is displayed (or into a new one).
  */
-export function nestSiblingLists(document: DomDocument): void {
-  for (const list of all(document, 'ul > ul, ul > ol, ol > ul, ol > ol')) {
-    const prev = list.previousElementSibling;
-    if (prev !== null && prev.localName === 'li') prev.appendChild(list);
-    else {
-      const li = document.createElement('li');
-      list.parentElement?.insertBefore(li, list);
-      li.appendChild(list);
-    }
+export function nestSiblingList(document: DomDocument, list: DomElement): void {
+  const prev = list.previousElementSibling;
+  if (prev !== null && prev.localName === 'li') prev.appendChild(list);
+  else {
+    const li = document.createElement('li');
+    list.parentElement?.insertBefore(li, list);
+    li.appendChild(list);
   }
 }
 
 /** Image URLs in lazy-loading attributes, most specific first. */
 const LAZY_SRC = ['data-src', 'data-lazy-src', 'data-original', 'data-lazy', 'data-url', 'data-hi-res-src'];
 const LAZY_SRCSET = ['data-srcset', 'data-lazy-srcset', 'srcset'];
+/** An image `src` that only holds a place for a lazy-loaded one. */
+const PLACEHOLDER_SRC = /\b(?:blank|spacer|pixel|placeholder|lazy)\.(?:gif|png|svg)/i;
 
 /** The largest candidate of a `srcset` (by width or density descriptor), or null. */
 export function largestSrcsetUrl(srcset: string): string | null {
@@ -249,81 +242,106 @@ export function largestSrcsetUrl(srcset: string): string | null {
 }
 
 /**
- * Lazy-loaded images get a real `src`: from `data-src` (and kin) or the largest `srcset`
- * candidate, when `src` is missing, a `data:` placeholder, or a tiny spacer.
+ * A lazy-loaded image gets a real `src`: from `data-src` (and kin) or the largest `srcset`
+ * candidate, when `src` is missing, a `data:` placeholder, or a spacer image.
  */
-export function resolveLazyImages(document: DomDocument): void {
-  for (const img of all(document, 'img')) {
-    const src = img.getAttribute('src')?.trim() ?? '';
-    const placeholder = src === '' || src.startsWith('data:') || /\b(?:blank|spacer|pixel|placeholder|lazy)\.(?:gif|png|svg)/i.test(src);
-    if (!placeholder) continue;
-    let found: string | null = null;
-    for (const a of LAZY_SRC) {
-      const v = img.getAttribute(a)?.trim();
-      if (v && !v.startsWith('data:')) {
-        found = v;
-        break;
-      }
+export function resolveLazyImage(img: DomElement): void {
+  const src = img.getAttribute('src')?.trim() ?? '';
+  if (!(src === '' || src.startsWith('data:') || PLACEHOLDER_SRC.test(src))) return;
+  let found: string | null = null;
+  for (const a of LAZY_SRC) {
+    const v = img.getAttribute(a)?.trim();
+    if (v && !v.startsWith('data:')) {
+      found = v;
+      break;
     }
-    if (found === null)
-      for (const a of LAZY_SRCSET) {
-        const v = img.getAttribute(a);
-        if (v) found = largestSrcsetUrl(v);
-        if (found !== null) break;
-      }
-    if (found !== null) img.setAttribute('src', found);
   }
+  if (found === null)
+    for (const a of LAZY_SRCSET) {
+      const v = img.getAttribute(a);
+      if (v) found = largestSrcsetUrl(v);
+      if (found !== null) break;
+    }
+  if (found !== null) img.setAttribute('src', found);
 }
 
 /**
  * Page furniture named by the usual class and id tokens (whole tokens, lowercased): comment
- * threads (WordPress, Disqus, most themes), share bars, related-post lists, newsletter boxes.
- * Removed before the main-content choice, which otherwise may take a thread longer than the
- * article for the article.
+ * threads (WordPress, Disqus, most themes), share bars, related-post and recommendation lists,
+ * newsletter boxes, navigation and pagination, photo captions and credits, bylines and date
+ * lines, tag lists, advertisements. Removed before the main-content choice, which otherwise may
+ * take a thread longer than the article for the article.
  */
 const FURNITURE_TOKEN =
-  /^(?:(?:wp-block-)?comments?(?:[-_](?:list|area|section|thread|wrapper|container|block|respond|form|widget|box|count|link|links))?|commentlist|disqus_thread|dsq-comments|respond|comment-respond|reply-title|share|sharing|sharedaddy|share[-_](?:bar|buttons|links|tools|this|icons|box)|social[-_](?:share|sharing|links|buttons|icons|media)|addtoany|a2a_kit|sharethis|related|related[-_](?:posts?|articles?|stories|content|links|entries)|jp-relatedposts|yarpp-related|crp_related|more[-_](?:posts|articles|stories)|recommended[-_]?(?:posts|articles|stories)?|newsletter(?:[-_](?:signup|form|box|subscribe))?|subscribe[-_](?:box|form)|post[-_](?:navigation|nav)|nav[-_]links|nav|navbar|navigation|nav-panel|navheader|navfooter|breadcrumbs?|pagination|pager)$/;
+  /^(?:(?:wp-block-)?comments?(?:[-_](?:list|area|section|thread|wrapper|container|block|respond|form|widget|box|count|link|links))?|commentlist|disqus_thread|dsq-comments|respond|comment-respond|reply-title|share|sharing|sharedaddy|share[-_](?:bar|buttons|links|tools|this|icons|box)|social[-_](?:share|sharing|links|buttons|icons|media)|addtoany|a2a_kit|sharethis|related|related[-_](?:posts?|articles?|stories|content|links|entries)|jp-relatedposts|yarpp-related|crp_related|more[-_](?:posts|articles|stories)|recommended[-_]?(?:posts|articles|stories)?|newsletter(?:[-_](?:signup|form|box|subscribe))?|subscribe[-_](?:box|form)|post[-_](?:navigation|nav)|nav[-_]links|nav|navbar|navigation|nav-panel|navheader|navfooter|breadcrumbs?|pagination|pager|caption|wp-caption-text|image-caption|photo-caption|media-caption|credit|image-credit|photo-credit|byline|post-meta|entry-meta|article-meta|dateline|timestamp|posted-on|post-date|entry-date|tags|tag-list|post-tags|entry-tags|tags-links|cat-links|categories|more-stories|recirc|trending|most-popular|popular-posts|outbrain|taboola|ob-widget|ad|ads|advert|advertisement|ad-container|ad-slot|sponsored|copyright)$/;
 
-/** Containers that hold the article itself: never removed as furniture. */
+/** Elements that are furniture by their tag: navigation, asides, footers, photo captions. */
+const FURNITURE_TAGS = new Set(['nav', 'aside', 'footer', 'figcaption']);
+
+/** Elements never removed as furniture (the document, the article's own container, inline code and links). */
+const NEVER_FURNITURE = new Set(['html', 'body', 'main', 'span', 'a', 'code', 'pre']);
+
+/** What shows that an element holds the article itself: never removed as furniture. */
 const ARTICLE_MARKERS = 'h1, main, [role="main"], [itemprop="articleBody"]';
 
-/** Whether an element is named as furniture by its id or class tokens. */
-function isFurniture(el: DomElement): boolean {
+/** Whether an element is furniture by its tag, role, id or class tokens (not yet checked for {@link ARTICLE_MARKERS}). */
+export function looksLikeFurniture(el: DomElement): boolean {
+  if (FURNITURE_TAGS.has(el.localName) || el.getAttribute('role') === 'navigation') return true;
   const id = el.getAttribute('id')?.toLowerCase();
   if (id !== undefined && FURNITURE_TOKEN.test(id)) return true;
   return classTokens(el).some((t) => FURNITURE_TOKEN.test(t));
 }
 
-/** Navigation: `<nav>` and `role="navigation"` (site menus, sidebars, "on this page" lists). */
-function isNavigation(el: DomElement): boolean {
-  return el.localName === 'nav' || el.getAttribute('role') === 'navigation';
-}
+/** Line-number gutters beside code (Pygments, highlight.js plugins): not code. */
+const GUTTER = new Set(['linenos', 'gutter', 'line-numbers', 'linenodiv']);
 
 /**
- * Removes page furniture ({@link FURNITURE_TOKEN}) and navigation: block elements named as
- * comment threads, share bars, related-post lists, newsletter boxes or navigation, except one that holds the article itself
- * (an `<h1>`, `<main>`, `itemprop=articleBody`) and anything inside code.
- */
-export function removeFurniture(document: DomDocument): void {
-  for (const el of all(document, '[class], [id], nav, [role="navigation"]')) {
-    if (!el.parentNode) continue; // inside something removed already
-    const name = el.localName;
-    if (name === 'body' || name === 'html' || name === 'main' || name === 'span' || name === 'a' || name === 'code' || name === 'pre')
-      continue;
-    if (!(isFurniture(el) || isNavigation(el)) || el.querySelector(ARTICLE_MARKERS) !== null || el.closest('pre, code') !== null) continue;
-    el.remove();
-  }
-}
-
-/**
- * Everything above, in order: furniture out, code and math read, headings marked, lists nested,
- * lazy images resolved. Mutates `document`.
+ * Prepares a document for the main-content choice (see the module comment), in one pass over its
+ * elements: line-number gutters out, code blocks read, math read, furniture out (except what
+ * holds the article, and anything inside code), headings marked, lists nested, lazy images
+ * resolved. Mutates `document`.
  */
 export function prepareContent(document: DomDocument): void {
-  markCodeBlocks(document);
-  markMath(document);
-  removeFurniture(document);
-  markHeadings(document);
-  nestSiblingLists(document);
-  resolveLazyImages(document);
+  const gutters: DomElement[] = [];
+  const pres: DomElement[] = [];
+  const math: DomElement[] = [];
+  const rendered: DomElement[] = [];
+  const furniture: DomElement[] = [];
+  const headings: DomElement[] = [];
+  const lists: DomElement[] = [];
+  const images: DomElement[] = [];
+  const permalinks: DomElement[] = [];
+  for (const el of all(document, '*')) {
+    const name = el.localName;
+    if (name === 'pre') pres.push(el);
+    else if (name === 'script') {
+      if ((el.getAttribute('type') ?? '').startsWith('math/tex')) math.push(el);
+      continue;
+    } else if (name === 'math') math.push(el);
+    else if (name.length === 2 && name[0] === 'h' && name[1] >= '1' && name[1] <= '6') headings.push(el);
+    else if (name === 'img') images.push(el);
+    else if ((name === 'ul' || name === 'ol') && (el.parentElement?.localName === 'ul' || el.parentElement?.localName === 'ol'))
+      lists.push(el);
+    const cls = el.getAttribute('class');
+    if (cls !== null) {
+      const tokens = cls.toLowerCase().split(/\s+/);
+      if (tokens.includes('katex')) math.push(el);
+      else if (tokens.some((t) => MATHJAX_RENDERED.has(t))) rendered.push(el);
+      else if (tokens.some((t) => GUTTER.has(t))) gutters.push(el);
+      else if (name === 'a' && isPermalink(el)) permalinks.push(el);
+    }
+    if (!NEVER_FURNITURE.has(name) && looksLikeFurniture(el)) furniture.push(el);
+  }
+  for (const g of gutters) g.remove();
+  for (const pre of pres) if (pre.isConnected) markCodeBlock(document, pre);
+  for (const r of rendered) r.remove();
+  for (const m of math) if (m.isConnected) markMath(document, m);
+  for (const el of furniture) {
+    if (!el.isConnected || el.querySelector(ARTICLE_MARKERS) !== null || el.closest('pre, code') !== null) continue;
+    el.remove();
+  }
+  for (const h of headings) if (h.isConnected) markHeading(h);
+  for (const a of permalinks) if (a.isConnected) a.remove();
+  for (const list of lists) if (list.isConnected) nestSiblingList(document, list);
+  for (const img of images) if (img.isConnected) resolveLazyImage(img);
 }

@@ -32,9 +32,16 @@ export const CONTENT_DEFAULTS = {
   headChars: 256 * 1024,
   /**
    * Characters of text below which Readability's choice is checked against the page's body
-   * without navigation: an index or landing page has little "article" but real content.
+   * without navigation: an index or landing page has little "article" but real content. Kept
+   * low: a short news item (AEB's shortest hold 18 words) is an article, not an index.
    */
-  fallbackBelowChars: 500,
+  fallbackBelowChars: 140,
+  /**
+   * Readability's `charThreshold`: text below which it tries again with its cleaning rules
+   * relaxed (each try re-parses the page). 250 rather than its 500: a short news item or doc page
+   * is found on the first, cleaner try (AEB: precision +0.001, p95 time −15%).
+   */
+  readabilityCharThreshold: 250,
 } as const;
 
 /** Start tags, counted to bound the work before building a DOM. */
@@ -68,9 +75,25 @@ function libraries() {
   return libs;
 }
 
-/** A linkedom document of `html`. */
+/** `<script>`…`</script>`, with its attributes captured. */
+const SCRIPT = /<script\b([^>]*)>[\s\S]*?<\/script\s*>/gi;
+/** Scripts that carry content: JSON-LD metadata and MathJax 2's TeX. */
+const CONTENT_SCRIPT = /\btype\s*=\s*["']?\s*(?:application\/ld\+json|math\/tex)/i;
+/** Style sheets, comments and inline SVG: never content, often most of a page's bytes. */
+const NOT_CONTENT = /<style\b[^>]*>[\s\S]*?<\/style\s*>|<!--[\s\S]*?-->|<svg\b[\s\S]*?<\/svg\s*>/gi;
+
+/**
+ * The page without what no extraction reads — scripts (but JSON-LD and TeX), style sheets,
+ * comments, inline SVG — so the DOM is built for less (on news pages, scripts are often half
+ * the bytes).
+ */
+export function withoutScripts(html: string): string {
+  return html.replace(SCRIPT, (m, attrs: string) => (CONTENT_SCRIPT.test(attrs) ? m : '')).replace(NOT_CONTENT, '');
+}
+
+/** A linkedom document of `html` (scripts, styles, comments and SVG left out: {@link withoutScripts}). */
 export function parseDocument(html: string): DomDocument {
-  return libraries().parseHTML(html).document as unknown as DomDocument;
+  return libraries().parseHTML(withoutScripts(html)).document as unknown as DomDocument;
 }
 
 /** The document's base: its first `<base href>` resolved against the page URL, else the page URL. */
@@ -137,6 +160,7 @@ export function mainContent(document: DomDocument, html: string): MainContent {
   try {
     const reader = new (libraries().Readability)<DomElement>(document as never, {
       serializer: (node) => node as unknown as DomElement,
+      charThreshold: CONTENT_DEFAULTS.readabilityCharThreshold,
     });
     parsed = reader.parse();
   } catch {

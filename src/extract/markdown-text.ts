@@ -1,7 +1,8 @@
 /**
  * Markdown reduced to its text, for what counts words, identifies the language and fingerprints
  * near-duplicates: link and image targets out (their URLs are not the page's words), images'
- * alt text out, HTML tags of kept tables out, Markdown markers left (they are not words).
+ * alt text out, HTML tags of kept tables out, ordered lists' numbers out, backslash escapes
+ * undone; other Markdown markers are left (they hold no letter or digit).
  */
 
 /**
@@ -20,6 +21,7 @@ export function markdownToText(markdown: string, dropHeadline = false): string {
     .replace(/\[((?:[^\]\\]|\\.)*)\]\((?:[^()\s]|\([^()]*\))*(?:\s+"(?:[^"\\]|\\.)*")?\)/g, '$1')
     .replace(/<https?:[^>\s]*>/g, '')
     .replace(/<\/?[a-zA-Z][^>]*>/g, ' ')
+    .replace(/^( *)\d+\. /gm, '$1')
     .replace(/\\([\\`*_{}[\]()#+\-.!|>~])/g, '$1')
     .replace(/[ \t]+\n/g, '\n')
     .trim();
