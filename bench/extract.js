@@ -34,7 +34,6 @@ const { values: opts } = parseArgs({
 /** Pages extracted, unrecorded, before the measured pass (JIT, lazy loading of the libraries). */
 const WARMUP_PAGES = 20;
 
-
 const truthFile = path.join(opts.data, 'ground-truth.json');
 if (!existsSync(truthFile)) {
   console.error(`bench/extract.js: no AEB data at ${opts.data} (no ground-truth.json there; --data DIR)`);
@@ -149,4 +148,3 @@ async function extractor() {
 function withoutHeadline(markdown) {
   return markdown.startsWith('# ') ? markdown.replace(/^[^\n]*\n?/, '') : markdown;
 }
-

@@ -4,41 +4,12 @@
  * reader view) over linkedom's light DOM; Markdown is turndown's. All three load on first use,
  * so a crawl without articles neither loads nor pays for them.
  */
-import { createRequire } from 'node:module';
-import type TurndownService from 'turndown';
-import { canonicalize } from '../url/canonicalize.js';
+import { CONTENT_DEFAULTS } from './content.js';
 import { parseDateIso } from './dates.js';
+import { extractContent } from './page-content.js';
 
-const require = createRequire(import.meta.url);
-
-/** Defaults of article extraction. */
-export const ARTICLE_DEFAULTS = {
-  /**
-   * Largest HTML document extracted, in characters: a DOM costs ~10× its source in memory, and
-   * pages larger than this are listings or dumps, not articles. Bigger pages get metadata only.
-   */
-  maxHtmlChars: 2 * 1024 * 1024,
-  /**
-   * Most elements (start tags) in a document extracted. Readability over linkedom grows faster
-   * than linearly with the element count (measured: ~12,000 elements ≈ 0.8 s of CPU, a 1 MB page
-   * of 27,000 elements ≈ 6 s), so bigger pages get metadata only, read from their `<head>`.
-   */
-  maxElements: 10_000,
-  /** Characters of a too-big page read for its metadata (its head, or this much of it). */
-  headChars: 256 * 1024,
-} as const;
-
-/** Start tags, counted to bound the work before building a DOM. */
-const START_TAG = /<[a-zA-Z]/g;
-
-/** Whether a document is small enough for main-content extraction. */
-function withinLimits(html: string): boolean {
-  if (html.length > ARTICLE_DEFAULTS.maxHtmlChars) return false;
-  let n = 0;
-  START_TAG.lastIndex = 0;
-  while (START_TAG.exec(html) !== null) if (++n > ARTICLE_DEFAULTS.maxElements) return false;
-  return true;
-}
+/** Defaults of article extraction: those of main-content extraction (`content.ts`). */
+export const ARTICLE_DEFAULTS = CONTENT_DEFAULTS;
 
 /** What {@link extractArticle} found in a page. */
 export interface Article {
@@ -93,44 +64,14 @@ export function isArticleUrl(url: string, patterns: readonly RegExp[]): boolean 
 }
 
 // ---------------------------------------------------------------------------------------------
-// Libraries, loaded on first use
-
-type ReadabilityModule = typeof import('@mozilla/readability');
-type LinkedomModule = typeof import('linkedom');
-type TurndownCtor = typeof TurndownService;
-
-let libs: { Readability: ReadabilityModule['Readability']; parseHTML: LinkedomModule['parseHTML'] } | null =
-  null;
-let turndown: TurndownService | null = null;
-
-function libraries() {
-  libs ??= {
-    Readability: (require('@mozilla/readability') as ReadabilityModule).Readability,
-    parseHTML: (require('linkedom') as LinkedomModule).parseHTML,
-  };
-  return libs;
-}
-
-function markdownWriter(): TurndownService {
-  if (turndown === null) {
-    const Turndown = require('turndown') as TurndownCtor;
-    turndown = new Turndown({ headingStyle: 'atx', codeBlockStyle: 'fenced', bulletListMarker: '-' });
-    // scripts/styles that survived Readability carry no prose
-    turndown.remove(['script', 'style', 'noscript']);
-  }
-  return turndown;
-}
-
-// ---------------------------------------------------------------------------------------------
 // Extraction
 
 /**
- * The subset of the DOM used here, which linkedom implements (this project compiles without the
- * DOM library, so these are declared structurally).
+ * The subset of the DOM used by the metadata readers, which linkedom implements (this project
+ * compiles without the DOM library, so these are declared structurally).
  */
 interface DomElement {
   getAttribute(name: string): string | null;
-  setAttribute(name: string, value: string): void;
   querySelector(selectors: string): DomElement | null;
   querySelectorAll(selectors: string): ArrayLike<DomElement>;
   readonly textContent: string | null;
@@ -138,101 +79,22 @@ interface DomElement {
 type Doc = Pick<DomElement, 'querySelector' | 'querySelectorAll'>;
 
 /**
- * Extracts an article's main content as Markdown and its metadata.
- *
- * Metadata is read before Readability alters the document: JSON-LD (`Article`, `BlogPosting`,
- * `NewsArticle`, `TechArticle`... also inside `@graph`), Open Graph / `article:*` meta, Dublin
- * Core, `<meta name="author">`, and `<time datetime>` (preferring one marked `pubdate` or
- * `itemprop="datePublished"`) for the date. Links and images in the Markdown are resolved against
- * `<base href>` or `pageUrl`. Documents over {@link ARTICLE_DEFAULTS}.maxHtmlChars or
- * `maxElements` get metadata only (`markdown: null`), read from their head. Never throws for odd input: a library failure yields `markdown: null`.
- *
+ * Extracts an article's main content as Markdown and its metadata: `extractContent` of
+ * `page-content.ts` (see there), in the shape articles have had since before every page could
+ * have Markdown (`updated` is the page's `modified`).
  * @param html the decoded page.
  * @param pageUrl the page's URL after redirects.
  */
 export function extractArticle(html: string, pageUrl: string): Article {
-  const { Readability, parseHTML } = libraries();
-  const full = withinLimits(html);
-  const source = full ? html : headOf(html);
-  const { document } = parseHTML(source) as unknown as { document: Doc };
-  const base = baseOf(document, pageUrl);
-  const meta = readMetadata(document);
-  let markdown: string | null = null;
-  const links: string[] = [];
-  let title = meta.title;
-  let author = meta.author;
-  let published = meta.published;
-  if (full) {
-    try {
-      const reader = new Readability<DomElement>(document as never, {
-        serializer: (node) => node as unknown as DomElement,
-      });
-      const parsed = reader.parse();
-      if (parsed?.content) {
-        absolutize(parsed.content, base, links);
-        markdown = markdownWriter()
-          .turndown(parsed.content as unknown as TurndownService.Node)
-          .trim();
-        title ??= clean(parsed.title);
-        author ??= clean(parsed.byline);
-        published ??= parseDateIso(parsed.publishedTime);
-      }
-    } catch {
-      markdown = null; // a library bug on one page must not fail the page
-    }
-  }
-  title ??= clean(document.querySelector('title')?.textContent);
-  // Readability drops the headline it reports as the title: put it back as the document's heading
-  if (markdown !== null && title !== null && !markdown.startsWith('# '))
-    markdown = `# ${title}\n\n${markdown}`;
-  return { title, author, published, updated: meta.updated, markdown, links };
-}
-
-/** The head of a document (through `</head>`), or its first {@link ARTICLE_DEFAULTS}.headChars. */
-function headOf(html: string): string {
-  const end = html.slice(0, ARTICLE_DEFAULTS.headChars).search(/<\/head\s*>/i);
-  return end < 0 ? html.slice(0, ARTICLE_DEFAULTS.headChars) : html.slice(0, end);
-}
-
-/** The document's base: its first `<base href>` resolved against the page URL, else the page URL. */
-function baseOf(document: Doc, pageUrl: string): string {
-  const href = document.querySelector('base[href]')?.getAttribute('href');
-  if (href) {
-    try {
-      const u = new URL(href.trim(), pageUrl);
-      if (u.protocol === 'http:' || u.protocol === 'https:') return u.href;
-    } catch {
-      // keep the page URL
-    }
-  }
-  return pageUrl;
-}
-
-/** Makes `a[href]` and `img[src]` absolute in place; collects the anchors' canonical URLs. */
-function absolutize(root: DomElement, base: string, links: string[]): void {
-  const seen = new Set<string>();
-  for (const a of Array.from(root.querySelectorAll('a[href]'))) {
-    const href = a.getAttribute('href')!.trim();
-    if (href.startsWith('#')) continue;
-    const url = canonicalize(href, base);
-    if (url === null) continue;
-    a.setAttribute('href', absolute(href, base));
-    if (!seen.has(url)) {
-      seen.add(url);
-      links.push(url);
-    }
-  }
-  for (const img of Array.from(root.querySelectorAll('img[src]'))) {
-    img.setAttribute('src', absolute(img.getAttribute('src')!.trim(), base));
-  }
-}
-
-function absolute(href: string, base: string): string {
-  try {
-    return new URL(href, base).href;
-  } catch {
-    return href;
-  }
+  const c = extractContent(html, pageUrl);
+  return {
+    title: c.title,
+    author: c.author,
+    published: c.published,
+    updated: c.modified,
+    markdown: c.markdown,
+    links: c.links,
+  };
 }
 
 /** Whitespace collapsed and trimmed; null when empty or not a string. */

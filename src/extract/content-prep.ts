@@ -5,7 +5,15 @@
  * threads, share bars, related-post lists) that can outweigh a short article. Every rule is a
  * general HTML convention; none is keyed to a site.
  */
-import { all, classTokens, type DomDocument, type DomElement, type DomNode, isElement, TEXT_NODE } from './content-dom.js';
+import {
+  all,
+  classTokens,
+  type DomDocument,
+  type DomElement,
+  type DomNode,
+  isElement,
+  TEXT_NODE,
+} from './content-dom.js';
 
 /** Attribute carrying a `<pre>`'s code language through Readability (which drops classes). */
 export const LANG_ATTR = 'data-collector-lang';
@@ -13,6 +21,35 @@ export const LANG_ATTR = 'data-collector-lang';
 export const LEVEL_ATTR = 'data-collector-level';
 /** Attribute of a math placeholder: `inline` or `display`; its text is the TeX source. */
 export const MATH_ATTR = 'data-collector-math';
+/** Attribute numbering block elements in document order (survives Readability's moves and re-parses). */
+export const INDEX_ATTR = 'data-collector-i';
+/** Attribute naming a block's parent by its {@link INDEX_ATTR}. */
+export const PARENT_ATTR = 'data-collector-p';
+/** Attribute carrying a table cell's alignment (`left`, `center`, `right`) through Readability, which drops `align` and `style`. */
+export const ALIGN_ATTR = 'data-collector-align';
+
+/** Block elements numbered with {@link INDEX_ATTR} (and their parent with {@link PARENT_ATTR}). */
+const NUMBERED_BLOCKS = new Set([
+  'div',
+  'p',
+  'section',
+  'article',
+  'header',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'ul',
+  'ol',
+  'dl',
+  'table',
+  'pre',
+  'blockquote',
+  'figure',
+  'details',
+]);
 
 /**
  * Code-language conventions, tried on a `<pre>`, its `<code>` child and up to three wrappers:
@@ -28,17 +65,79 @@ const LANG_CLASS = /^(?:language|lang|highlight-source|highlight-text|highlight|
  * taken for a language.
  */
 const BARE_LANGUAGES = new Set([
-  'bash', 'c', 'clojure', 'console', 'cpp', 'csharp', 'css', 'dart', 'diff', 'dockerfile', 'elixir',
-  'erlang', 'go', 'graphql', 'haskell', 'html', 'ini', 'java', 'javascript', 'js', 'json', 'jsx',
-  'julia', 'kotlin', 'latex', 'lua', 'makefile', 'markdown', 'nginx', 'nix', 'ocaml', 'perl', 'php',
-  'powershell', 'python', 'r', 'ruby', 'rust', 'scala', 'scheme', 'shell', 'sh', 'sql', 'swift',
-  'toml', 'ts', 'tsx', 'typescript', 'xml', 'yaml', 'zig', 'zsh',
+  'bash',
+  'c',
+  'clojure',
+  'console',
+  'cpp',
+  'csharp',
+  'css',
+  'dart',
+  'diff',
+  'dockerfile',
+  'elixir',
+  'erlang',
+  'go',
+  'graphql',
+  'haskell',
+  'html',
+  'ini',
+  'java',
+  'javascript',
+  'js',
+  'json',
+  'jsx',
+  'julia',
+  'kotlin',
+  'latex',
+  'lua',
+  'makefile',
+  'markdown',
+  'nginx',
+  'nix',
+  'ocaml',
+  'perl',
+  'php',
+  'powershell',
+  'python',
+  'r',
+  'ruby',
+  'rust',
+  'scala',
+  'scheme',
+  'shell',
+  'sh',
+  'sql',
+  'swift',
+  'toml',
+  'ts',
+  'tsx',
+  'typescript',
+  'xml',
+  'yaml',
+  'zig',
+  'zsh',
 ]);
 
 /** Class tokens that name no language. */
 const NOT_A_LANGUAGE = new Set([
-  'default', 'none', 'text', 'plain', 'plaintext', 'nohighlight', 'notranslate', 'console-output',
-  'output', 'block', 'wrapper', 'container', 'toolbar', 'line', 'lines', 'numbers', 'inline',
+  'default',
+  'none',
+  'text',
+  'plain',
+  'plaintext',
+  'nohighlight',
+  'notranslate',
+  'console-output',
+  'output',
+  'block',
+  'wrapper',
+  'container',
+  'toolbar',
+  'line',
+  'lines',
+  'numbers',
+  'inline',
 ]);
 
 function languageFromTokens(el: DomElement): string | null {
@@ -56,7 +155,9 @@ function languageFromTokens(el: DomElement): string | null {
   }
   // Pandoc: <pre class="sourceCode python">, <div class="sourceCode" ...><pre class="sourceCode python">
   if (tokens.includes('sourcecode')) {
-    const other = tokens.find((t) => t !== 'sourcecode' && /^[a-z][a-z0-9+#-]*$/.test(t) && !NOT_A_LANGUAGE.has(t));
+    const other = tokens.find(
+      (t) => t !== 'sourcecode' && /^[a-z][a-z0-9+#-]*$/.test(t) && !NOT_A_LANGUAGE.has(t),
+    );
     if (other) return other;
   }
   if (el.localName === 'pre' || el.localName === 'code') {
@@ -84,7 +185,8 @@ export function codeLanguage(pre: DomElement): string | null {
 }
 
 /** Elements of a code block that are not its text: line numbers, copy buttons, prompts added by scripts. */
-const CODE_CHROME = /^(?:linenos?|lineno|line-numbers?|gutter|ln|copy|copybutton|copy-button|clipboard|btn-copy)$/;
+const CODE_CHROME =
+  /^(?:linenos?|lineno|line-numbers?|gutter|ln|copy|copybutton|copy-button|clipboard|btn-copy)$/;
 
 /**
  * The text a `<pre>` displays: every descendant's text in order, `<br>` as a line break, line
@@ -114,7 +216,10 @@ export function displayedText(pre: DomElement): string {
   };
   const children = pre.childNodes;
   for (let i = 0; i < children.length; i++) walk(children[i]);
-  return out.replace(/^\n/, '').replace(/\u00a0/g, ' ').replace(/\s+$/, '');
+  return out
+    .replace(/^\n/, '')
+    .replace(/\u00a0/g, ' ')
+    .replace(/\s+$/, '');
 }
 
 /** Class tokens of a code block's wrapping table (Pygments' `linenos=table`, Hugo's `lntable`). */
@@ -160,7 +265,12 @@ function texAnnotation(el: DomElement): string | null {
 
 /** MathJax 2's rendered output and previews (class tokens): the TeX of its scripts is the math. */
 const MATHJAX_RENDERED = new Set([
-  'mathjax_preview', 'mathjax', 'mathjax_display', 'mathjax_svg', 'mathjax_chtml', 'mathjax_svg_display',
+  'mathjax_preview',
+  'mathjax',
+  'mathjax_display',
+  'mathjax_svg',
+  'mathjax_chtml',
+  'mathjax_svg_display',
 ]);
 
 /**
@@ -183,7 +293,10 @@ export function markMath(document: DomDocument, el: DomElement): void {
     (container ?? el).replaceWith(mathPlaceholder(document, tex, display));
     return;
   }
-  const wrap = el.parentElement !== null && classTokens(el.parentElement).includes('katex-display') ? el.parentElement : null;
+  const wrap =
+    el.parentElement !== null && classTokens(el.parentElement).includes('katex-display')
+      ? el.parentElement
+      : null;
   (wrap ?? el).replaceWith(mathPlaceholder(document, tex, wrap !== null));
 }
 
@@ -311,8 +424,29 @@ export function prepareContent(document: DomDocument): void {
   const lists: DomElement[] = [];
   const images: DomElement[] = [];
   const permalinks: DomElement[] = [];
+  let index = 0;
   for (const el of all(document, '*')) {
     const name = el.localName;
+    if (NUMBERED_BLOCKS.has(name)) {
+      el.setAttribute(INDEX_ATTR, String(++index));
+      const parent = el.parentElement;
+      if (parent !== null) {
+        let pi = parent.getAttribute(INDEX_ATTR);
+        if (pi === null) {
+          pi = String(++index);
+          parent.setAttribute(INDEX_ATTR, pi);
+        }
+        el.setAttribute(PARENT_ATTR, pi);
+      }
+    }
+    if (name === 'td' || name === 'th') {
+      const align = (
+        el.getAttribute('align') ??
+        /text-align:\s*(\w+)/i.exec(el.getAttribute('style') ?? '')?.[1] ??
+        ''
+      ).toLowerCase();
+      if (align === 'left' || align === 'center' || align === 'right') el.setAttribute(ALIGN_ATTR, align);
+    }
     if (name === 'pre') pres.push(el);
     else if (name === 'script') {
       if ((el.getAttribute('type') ?? '').startsWith('math/tex')) math.push(el);
@@ -320,7 +454,10 @@ export function prepareContent(document: DomDocument): void {
     } else if (name === 'math') math.push(el);
     else if (name.length === 2 && name[0] === 'h' && name[1] >= '1' && name[1] <= '6') headings.push(el);
     else if (name === 'img') images.push(el);
-    else if ((name === 'ul' || name === 'ol') && (el.parentElement?.localName === 'ul' || el.parentElement?.localName === 'ol'))
+    else if (
+      (name === 'ul' || name === 'ol') &&
+      (el.parentElement?.localName === 'ul' || el.parentElement?.localName === 'ol')
+    )
       lists.push(el);
     const cls = el.getAttribute('class');
     if (cls !== null) {
@@ -337,7 +474,8 @@ export function prepareContent(document: DomDocument): void {
   for (const r of rendered) r.remove();
   for (const m of math) if (m.isConnected) markMath(document, m);
   for (const el of furniture) {
-    if (!el.isConnected || el.querySelector(ARTICLE_MARKERS) !== null || el.closest('pre, code') !== null) continue;
+    if (!el.isConnected || el.querySelector(ARTICLE_MARKERS) !== null || el.closest('pre, code') !== null)
+      continue;
     el.remove();
   }
   for (const h of headings) if (h.isConnected) markHeading(h);

@@ -9,7 +9,7 @@
 import { createRequire } from 'node:module';
 import { canonicalize } from '../url/canonicalize.js';
 import { all, type DomDocument, type DomElement } from './content-dom.js';
-import { prepareContent } from './content-prep.js';
+import { INDEX_ATTR, PARENT_ATTR, prepareContent } from './content-prep.js';
 import { toMarkdown } from './markdown.js';
 import { countWords, markdownToText } from './markdown-text.js';
 
@@ -64,7 +64,8 @@ export function headOf(html: string): string {
 
 type ReadabilityModule = typeof import('@mozilla/readability');
 type LinkedomModule = typeof import('linkedom');
-let libs: { Readability: ReadabilityModule['Readability']; parseHTML: LinkedomModule['parseHTML'] } | null = null;
+let libs: { Readability: ReadabilityModule['Readability']; parseHTML: LinkedomModule['parseHTML'] } | null =
+  null;
 
 /** Readability and linkedom, loaded on first use. */
 function libraries() {
@@ -88,7 +89,9 @@ const NOT_CONTENT = /<style\b[^>]*>[\s\S]*?<\/style\s*>|<!--[\s\S]*?-->|<svg\b[\
  * the bytes).
  */
 export function withoutScripts(html: string): string {
-  return html.replace(SCRIPT, (m, attrs: string) => (CONTENT_SCRIPT.test(attrs) ? m : '')).replace(NOT_CONTENT, '');
+  return html
+    .replace(SCRIPT, (m, attrs: string) => (CONTENT_SCRIPT.test(attrs) ? m : ''))
+    .replace(NOT_CONTENT, '');
 }
 
 /** A linkedom document of `html` (scripts, styles, comments and SVG left out: {@link withoutScripts}). */
@@ -134,7 +137,8 @@ export interface MainContent {
 }
 
 /** Elements that are navigation or page chrome, removed when the whole body is the content. */
-const CHROME = 'nav, header, footer, aside, form, [role="navigation"], [role="banner"], [role="contentinfo"], [role="complementary"], [role="search"], [aria-hidden="true"], [hidden]';
+const CHROME =
+  'nav, header, footer, aside, form, [role="navigation"], [role="banner"], [role="contentinfo"], [role="complementary"], [role="search"], [aria-hidden="true"], [hidden]';
 
 /** The body of a freshly parsed, prepared document without its chrome. */
 function bodyWithoutChrome(html: string): DomElement | null {
@@ -145,6 +149,72 @@ function bodyWithoutChrome(html: string): DomElement | null {
   for (const el of all(body, CHROME)) if (el.parentNode) el.remove();
   for (const el of all(body, 'script, style, noscript, template')) el.remove();
   return body;
+}
+
+/** Blocks that Readability leaves out when they sit beside the element it chose: it appends only scored siblings and paragraphs. */
+const SKIPPED_BLOCKS = new Set([
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'ul',
+  'ol',
+  'dl',
+  'table',
+  'pre',
+  'blockquote',
+]);
+
+/** Share of a block's text inside links above which a skipped block is navigation, not content. */
+const MAX_SKIPPED_LINK_DENSITY = 0.5;
+
+function linkDensity(el: DomElement): number {
+  const text = (el.textContent ?? '').replace(/\s+/g, '').length;
+  if (text === 0) return 1;
+  let linked = 0;
+  for (const a of all(el, 'a')) linked += (a.textContent ?? '').replace(/\s+/g, '').length;
+  return linked / text;
+}
+
+/**
+ * Puts back the headings, lists, tables, code blocks and quotes that Readability left out from
+ * between the blocks it took from one parent: it keeps a sibling of its chosen element only when
+ * that sibling was scored or is a paragraph, so a section's heading or a list between two chosen
+ * paragraphs is lost. Only blocks strictly between the first and last chosen ones, in document
+ * order (`content-prep.ts` numbers them), and not mostly links.
+ */
+function restoreSkippedBlocks(document: DomDocument, chosen: DomElement): void {
+  const kids = Array.from(chosen.children);
+  const container = kids.length === 1 && kids[0].getAttribute(PARENT_ATTR) === null ? kids[0] : chosen; // Readability's page div
+  const taken = Array.from(container.children);
+  const parents = new Set(taken.map((k) => k.getAttribute(PARENT_ATTR)));
+  if (parents.size !== 1 || taken.length < 2) return;
+  const parentIndex = [...parents][0];
+  if (parentIndex === null || parentIndex === undefined) return;
+  const order = (el: DomElement) => Number(el.getAttribute(INDEX_ATTR) ?? Number.NaN);
+  const first = order(taken[0]);
+  const last = order(taken[taken.length - 1]);
+  if (!(first < last)) return;
+  const parent = document.querySelector(`[${INDEX_ATTR}="${parentIndex}"]`);
+  if (parent === null || container.contains(parent)) return;
+  const present = new Set(taken.map(order));
+  for (const el of Array.from(parent.children)) {
+    const i = order(el);
+    if (!(i > first && i < last) || present.has(i) || !SKIPPED_BLOCKS.has(el.localName)) continue;
+    if (linkDensity(el) > MAX_SKIPPED_LINK_DENSITY) continue;
+    const before = taken.find((k) => order(k) > i) ?? null;
+    container.insertBefore(el, before);
+  }
+}
+
+/**
+ * Whether the body without navigation is taken instead of Readability's choice: when that choice
+ * holds under {@link CONTENT_DEFAULTS}.fallbackBelowChars characters of text (0: none) and the
+ * body holds more than twice as much.
+ */
+export function preferBody(chosenChars: number, bodyChars: number): boolean {
+  return chosenChars < CONTENT_DEFAULTS.fallbackBelowChars && bodyChars > 2 * chosenChars;
 }
 
 /**
@@ -167,6 +237,7 @@ export function mainContent(document: DomDocument, html: string): MainContent {
     parsed = null; // a library bug on one page must not fail the page
   }
   const chosen = (parsed?.content ?? null) as DomElement | null;
+  if (chosen !== null) restoreSkippedBlocks(document, chosen);
   const length = parsed?.length ?? 0;
   const out: MainContent = {
     root: chosen,
@@ -178,7 +249,7 @@ export function mainContent(document: DomDocument, html: string): MainContent {
   if (chosen === null || length < CONTENT_DEFAULTS.fallbackBelowChars) {
     const body = bodyWithoutChrome(html);
     const bodyLength = (body?.textContent ?? '').replace(/\s+/g, ' ').trim().length;
-    if (body !== null && bodyLength > 2 * length) {
+    if (body !== null && preferBody(chosen === null ? 0 : length, bodyLength)) {
       out.root = body;
       out.fallback = true;
     }
@@ -204,7 +275,8 @@ export function absolutize(root: DomElement, base: string): string[] {
       links.push(url);
     }
   }
-  for (const img of all(root, 'img[src]')) img.setAttribute('src', absolute(img.getAttribute('src')!.trim(), base));
+  for (const img of all(root, 'img[src]'))
+    img.setAttribute('src', absolute(img.getAttribute('src')!.trim(), base));
   return links;
 }
 

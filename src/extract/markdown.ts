@@ -9,7 +9,7 @@
 import { createRequire } from 'node:module';
 import type TurndownService from 'turndown';
 import { type DomElement, type DomNode, isElement } from './content-dom.js';
-import { LANG_ATTR, LEVEL_ATTR, MATH_ATTR } from './content-prep.js';
+import { ALIGN_ATTR, LANG_ATTR, LEVEL_ATTR, MATH_ATTR } from './content-prep.js';
 
 const require = createRequire(import.meta.url);
 
@@ -35,26 +35,34 @@ export function codeSpan(text: string): string {
 }
 
 /**
- * Markdown escaping of text (turndown's rules, but `_` only where it could open or close
- * emphasis: GFM never reads an intraword underscore as emphasis, and `ffi\_cif` is not what the
- * page says).
+ * Markdown escaping of text inside a line: backslashes, `*`, backticks, brackets, and `_` only
+ * where it could open or close emphasis (GFM never reads an intraword underscore as emphasis, and
+ * `ffi\_cif` is not what the page says).
  */
-export function escapeMarkdown(s: string): string {
+export function escapeInline(s: string): string {
   return s
     .replace(/\\/g, '\\\\')
     .replace(/\*/g, '\\*')
+    .replace(/`/g, '\\`')
+    .replace(/\[/g, '\\[')
+    .replace(/\]/g, '\\]')
+    .replace(/(^|[^\p{L}\p{N}])_|_(?=$|[^\p{L}\p{N}_])/gu, (_m, pre: string | undefined) =>
+      pre === undefined ? '\\_' : `${pre}\\_`,
+    );
+}
+
+/**
+ * Markdown escaping of a text node (turndown's `escape`): {@link escapeInline}, and what would
+ * start a block at the start of a line (`-`, `+ `, `=`, `# `, `~~~`, `>`, `1. `).
+ */
+export function escapeMarkdown(s: string): string {
+  return escapeInline(s)
     .replace(/^-/g, '\\-')
     .replace(/^\+ /g, '\\+ ')
     .replace(/^(=+)/g, '\\$1')
     .replace(/^(#{1,6}) /g, '\\$1 ')
-    .replace(/`/g, '\\`')
     .replace(/^~~~/g, '\\~~~')
-    .replace(/\[/g, '\\[')
-    .replace(/\]/g, '\\]')
     .replace(/^>/g, '\\>')
-    .replace(/(^|[^\p{L}\p{N}])_|_(?=$|[^\p{L}\p{N}_])/gu, (m, pre: string | undefined) =>
-      pre === undefined ? '\\_' : `${pre}\\_`,
-    )
     .replace(/^(\d+)\. /g, '$1\\. ');
 }
 
@@ -131,10 +139,10 @@ function cellText(content: string): string {
     .replace(/\|/g, '\\|');
 }
 
-/** A cell's alignment (`align` attribute or `text-align` style), as a GFM delimiter. */
+/** A cell's alignment (its `align` or `text-align`, kept by `content-prep.ts`), as a GFM delimiter. */
 function delimiterOf(cell: DomElement | undefined): string {
   if (cell === undefined) return '---';
-  const a = (cell.getAttribute('align') ?? /text-align:\s*(\w+)/i.exec(cell.getAttribute('style') ?? '')?.[1] ?? '').toLowerCase();
+  const a = cell.getAttribute(ALIGN_ATTR) ?? '';
   return a === 'center' ? ':---:' : a === 'right' ? '---:' : a === 'left' ? ':---' : '---';
 }
 
@@ -150,7 +158,10 @@ function gfmTable(rows: string[][], headCells: DomElement[]): string {
 /** A table kept as HTML: its markup with presentational attributes removed. */
 function tableHtml(table: DomElement): string {
   return table.outerHTML
-    .replace(/\s(?:class|id|style|width|height|align|valign|border|cellpadding|cellspacing|bgcolor|data-[\w-]+)="[^"]*"/g, '')
+    .replace(
+      /\s(?:class|id|style|width|height|align|valign|border|cellpadding|cellspacing|bgcolor|data-[\w-]+)="[^"]*"/g,
+      '',
+    )
     .replace(/>\s+</g, '><');
 }
 
@@ -158,7 +169,18 @@ function tableHtml(table: DomElement): string {
 // Rules
 
 function addRules(td: TurndownService): void {
-  td.remove(['script', 'style', 'noscript', 'template', 'button', 'input', 'select', 'textarea', 'form', 'svg' as never]);
+  td.remove([
+    'script',
+    'style',
+    'noscript',
+    'template',
+    'button',
+    'input',
+    'select',
+    'textarea',
+    'form',
+    'svg' as never,
+  ]);
 
   td.addRule('heading', {
     filter: ['h1', 'h2', 'h3', 'h4', 'h5', 'h6'],
@@ -205,13 +227,17 @@ function addRules(td: TurndownService): void {
   td.addRule('inlineCode', {
     filter: (node) => {
       const name = node.nodeName;
-      return (name === 'CODE' || name === 'KBD' || name === 'SAMP' || name === 'TT') && !(node as unknown as DomElement).closest('pre');
+      return (
+        (name === 'CODE' || name === 'KBD' || name === 'SAMP' || name === 'TT') &&
+        !(node as unknown as DomElement).closest('pre')
+      );
     },
     replacement: (_content, node) => codeSpan((node as unknown as DomElement).textContent ?? ''),
   });
 
   td.addRule('math', {
-    filter: (node) => isElement(node as unknown as DomNode) && (node as unknown as DomElement).hasAttribute(MATH_ATTR),
+    filter: (node) =>
+      isElement(node as unknown as DomNode) && (node as unknown as DomElement).hasAttribute(MATH_ATTR),
     replacement: (_content, node) => {
       const el = node as unknown as DomElement;
       const tex = (el.textContent ?? '').trim();
@@ -229,7 +255,8 @@ function addRules(td: TurndownService): void {
     replacement: (content, node) => {
       // A term is bold as a whole: emphasis inside it is its text (code spans are kept).
       const el = node as unknown as DomElement;
-      const raw = el.querySelector('code, kbd, samp, tt') === null ? escapeMarkdown(el.textContent ?? '') : content;
+      const raw =
+        el.querySelector('code, kbd, samp, tt') === null ? escapeInline(el.textContent ?? '') : content;
       const t = raw.replace(/\s+/g, ' ').trim();
       return t === '' ? '' : `\n\n**${t}**\n`;
     },
@@ -278,7 +305,12 @@ function addRules(td: TurndownService): void {
         .slice(content.indexOf(ROW))
         .split(ROW)
         .slice(1)
-        .map((r) => r.split(CELL).slice(1).map((c) => c.trim()));
+        .map((r) =>
+          r
+            .split(CELL)
+            .slice(1)
+            .map((c) => c.trim()),
+        );
       if (rows.length === 0) return '';
       const first = rowsOf(table)[0];
       return `\n\n${caption ? `${caption}\n\n` : ''}${gfmTable(rows, first ? cellsOf(first) : [])}\n\n`;

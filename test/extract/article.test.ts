@@ -56,7 +56,7 @@ describe('extractArticle', () => {
     expect(md).toContain('[this](https://ext.example/x)');
     expect(md).toContain('![A diagram](http://blog.example/2024/05/my-post/img/a.png)');
     expect(md).toContain('```\nSELECT 1;\n```');
-    expect(md).toContain('-   one');
+    expect(md).toContain('- one\n- two');
     expect(md).not.toContain('Privacy');
     expect(md).not.toContain('Archive');
     expect(a.links).toEqual(['http://blog.example/2024/05/other/', 'https://ext.example/x']);

@@ -1,0 +1,144 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { preferBody } from '../../src/extract/content.js';
+import { extractContent } from '../../src/extract/page-content.js';
+
+const FIXTURES = path.join(import.meta.dirname, '../fixtures/content');
+
+/** The content of a fixture page (test/fixtures/content/<name>.html), as served at a docs URL. */
+function page(name: string) {
+  return extractContent(
+    readFileSync(path.join(FIXTURES, `${name}.html`), 'utf8'),
+    `https://docs.example.org/${name}/page.html`,
+  );
+}
+
+describe('documentation pages, written from scratch in the markup of common generators', () => {
+  it('Sphinx: Pygments code with its language, a docutils table, a py:function definition, no ¶', () => {
+    const { markdown } = page('sphinx');
+    expect(markdown).toContain(
+      '## Preparing a call\n\nA call interface is described by an `ffi_cif` structure, which holds the argument types and the return type of the function to be called with `*args`.',
+    );
+    expect(markdown).toContain(
+      '```python\nfrom ffi import ffi_cif\n\ndef call(*args):\n    # prepare once, call many times\n    return ffi_cif(*args)\n```',
+    );
+    expect(markdown).toContain('```console\n$ cc -c ffi.c\n$ cc -shared -o libffi.so ffi.o\n```');
+    expect(markdown).toContain(
+      '| Type | C type | Size |\n| --- | --- | --- |\n| `c_int` | int | 4 |\n| `c_char_p` | char \\* | 8 \\| 4 |',
+    );
+    expect(markdown).toContain(
+      '**call(\\*args)**\n:   Calls the prepared function with the given arguments and returns its result.',
+    );
+    expect(markdown).not.toMatch(/¶|Navigation|Copyright/);
+  });
+
+  it('rustdoc: a bare `rust` class is the language; § anchors dropped; headings at their levels', () => {
+    const { markdown } = page('rustdoc');
+    expect(markdown).toContain(
+      '## Examples\n\n```rust\nlet mut vec = Vec::new();\nvec.push(1);\nassert_eq!(vec.len(), 1);\n```',
+    );
+    expect(markdown).toContain('### Capacity and reallocation');
+    expect(markdown).not.toContain('§');
+    expect(markdown).not.toContain('method.push');
+  });
+
+  it('MkDocs Material: aligned table, code with a language, a line-numbered block without its numbers, a spanned table as HTML', () => {
+    const { markdown } = page('mkdocs');
+    expect(markdown).toContain(
+      '| Key | Default | Meaning |\n| --- | ---: | --- |\n| `site_name` | none | The title of the site |\n| `nav` | \\[\\] | The pages,<br>in order |',
+    );
+    expect(markdown).toContain('```yaml\nsite_name: My Docs\nnav:\n  - index.md\n```');
+    expect(markdown).toContain('```python\nimport yaml\nconfig = yaml.safe_load(open("mkdocs.yml"))\n```');
+    expect(markdown).toContain('<table><thead><tr><th>Theme</th><th colspan="2">Supported</th></tr></thead>');
+    expect(markdown).not.toMatch(/Home|¶|Made with/);
+  });
+
+  it('Docusaurus: Prism lines, copy button and hash links gone, nested list kept', () => {
+    const { markdown } = page('docusaurus');
+    expect(markdown).toContain(
+      '## Requirements\n\n- Node.js 20\n- Two gigabytes of memory, and a little more for large sites:\n  - one more for the cache',
+    );
+    expect(markdown).toContain('```bash\nnpm install widget\n# then start it\nnpx widget start\n```');
+    expect(markdown).toContain('Run `npx widget --help` to see every option, or press `q` to quit');
+    expect(markdown).not.toMatch(/Copy|Introduction|\u200b/);
+  });
+
+  it('texinfo: <pre class="example"> with inline markup fenced as displayed; a table definition list', () => {
+    const { markdown } = page('texinfo');
+    expect(markdown).toContain('```\ncc -c file.c\n#  include <stdio.h>\ncc -o prog *.o\n```');
+    expect(markdown).toContain(
+      '**`-c`**\n:   Compile only; do not link.\n\n**`-o file`**\n:   Write the output to file.\n\n    The default is `a.out`.',
+    );
+    expect(markdown).not.toContain('Previous:');
+  });
+});
+
+describe('articles', () => {
+  it('a blog post with a comment thread longer than itself: the post only, no share bar or related posts', () => {
+    const c = page('blog-comments');
+    expect(c.markdown).toBe(
+      '# Why our cache was slow\n\n' +
+        'Last month the cache in front of our API started answering slower than the API itself. This post explains what we found, and why the fix was one line.\n\n' +
+        'The cache kept every entry in one list and scanned it on each lookup. With a few thousand entries nobody noticed; with a million, each lookup took longer than a database query.\n\n' +
+        'We replaced the list with a hash map keyed by the request, and lookups went back to a few microseconds.',
+    );
+    expect(c).toMatchObject({
+      author: 'Ada Example',
+      published: '2026-01-01T09:00:00.000Z',
+      modified: '2026-01-02T10:00:00.000Z',
+    });
+    expect(c.words).toBe(81);
+  });
+
+  it('MathJax: inline and display TeX from its scripts, its rendered copies left out', () => {
+    const { markdown } = page('mathjax');
+    expect(markdown).toContain(
+      'A random variable $x$ is normally distributed with mean $\\mu$ and variance $\\sigma^2$ when',
+    );
+    expect(markdown).toContain(
+      '$$\nf(x) = \\frac{1}{\\sigma\\sqrt{2\\pi}} e^{-\\frac{(x-\\mu)^2}{2\\sigma^2}}\n$$',
+    );
+    expect(markdown).not.toContain('rendered');
+  });
+
+  it('KaTeX and MathML: TeX from the annotations, display math as $$', () => {
+    const { markdown } = page('katex');
+    expect(markdown).toContain("Euler's identity $e^{i\\pi} + 1 = 0$ links five fundamental constants");
+    expect(markdown).toContain('$$\ne^{ix} = \\cos x + i \\sin x\n$$');
+    expect(markdown).toContain('Setting $x = \\pi$ in the formula');
+  });
+});
+
+describe('pages that are not articles', () => {
+  it('an index page keeps its list of links, without navigation or footer', () => {
+    const links = Array.from(
+      { length: 12 },
+      (_, i) => `<li><a href="/ch${i}.html">Chapter ${i}</a></li>`,
+    ).join('');
+    const c = extractContent(
+      `<html><head><title>Contents</title></head><body><nav><a href="/">Home</a></nav><h1>Contents</h1><ul>${links}</ul><footer>Footer text</footer></body></html>`,
+      'https://docs.example.org/index.html',
+    );
+    expect(c.markdown).toContain(
+      '# Contents\n\n- [Chapter 0](https://docs.example.org/ch0.html)\n- [Chapter 1]',
+    );
+    expect(c.markdown).not.toMatch(/Home|Footer/);
+    expect(c.links).toHaveLength(12);
+  });
+
+  it('the body without navigation replaces a choice of under 140 characters when it holds more than twice as much', () => {
+    expect(preferBody(0, 1)).toBe(true);
+    expect(preferBody(100, 201)).toBe(true);
+    expect(preferBody(100, 200)).toBe(false);
+    expect(preferBody(139, 1000)).toBe(true);
+    expect(preferBody(140, 10_000)).toBe(false);
+  });
+
+  it('an empty page has no Markdown', () => {
+    expect(
+      extractContent('<html><head><title>T</title></head><body></body></html>', 'https://x.example/')
+        .markdown,
+    ).toBeNull();
+  });
+});
