@@ -1,8 +1,8 @@
 /**
  * A page's language: a declared tag normalised to BCP 47, the language of a text identified by
  * ELD (Nito-ELD, `eld/small`: 60 languages from byte n-grams), and the rule that picks between a
- * declaration and the text. ELD loads on the first detection (~0.45 s and ~45 MB of heap, ~145 MB
- * of RSS: see {@link detectLanguage}), so a process that never detects never pays for it.
+ * declaration and the text. ELD loads on the first detection (~0.5 s, ~45 MB of heap, ~145 MB of
+ * RSS per thread: see {@link detectLanguage}), so a thread that never detects never pays for it.
  */
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
@@ -123,8 +123,10 @@ function samplesOf(text: string): string[] {
  * the runner-up) in more than half of the samples; otherwise, and for text shorter than
  * {@link LANGUAGE_DEFAULTS}.minDetectChars, the result is null. Loads ELD on first use.
  *
- * Cost (measured on an idle 2-core machine, Node 20): loading ~0.45 s, ~45 MB of heap and
- * ~145 MB of RSS; one 5 KB text ~1 ms (three samples).
+ * Cost (Node 20.20, 2 cores busy with other jobs, load 4–6): the first call ~0.5–0.6 s (loading
+ * ELD's 1.6 MB n-gram table), then +44 MB of heap and +145 MB of RSS (+160 MB after a few hundred
+ * detections; a second worker thread loading it adds ~80 MB more); one 5 KB text 0.55–1.0 ms
+ * (three samples). `eld/extrasmall` would cost ~0.3 s and ~57 MB of RSS, at lower accuracy.
  *
  * @param text plain text, e.g. a page's main content.
  * @returns a BCP 47 primary language subtag in the form of {@link normalizeLanguageTag}: mostly
