@@ -26,14 +26,18 @@ function packedFiles(): Array<{ path: string; size: number }> {
   return JSON.parse(out)[0].files;
 }
 
-/** Bare module names the bundle loads at run time (`require("x")` through createRequire, `import("x")`). */
+/**
+ * Bare module names the bundle loads at run time (`require("x")` through createRequire,
+ * `import("x")`, and `import.meta.resolve("x")`, how language.ts finds ESM-only eld's entry to
+ * load it with require(esm)).
+ */
 function runtimeRequires(): Set<string> {
   const names = new Set<string>();
   const dir = path.join(root, 'dist/bundle');
   for (const f of fs.readdirSync(dir).filter((n) => n.endsWith('.js'))) {
     const code = fs.readFileSync(path.join(dir, f), 'utf8');
     for (const m of code.matchAll(
-      /(?:\brequire\d*\(|createRequire\d*\(import\.meta\.url\)\(|\bimport\()"([^"./][^"]*)"\)/g,
+      /(?:\brequire\d*\(|createRequire\d*\(import\.meta\.url\)\(|\bimport\(|import\.meta\.resolve\()"([^"./][^"]*)"\)/g,
     )) {
       const spec = m[1];
       if (spec.startsWith('node:') || BUILTINS.has(spec.split('/')[0])) continue;
