@@ -37,7 +37,7 @@ const { server, url } = await serveDirectory(corpusDir);
 const seed = `${url}/docs/`;
 process.stderr.write(
   `demo: serving ${pages} documentation pages of the packages in node_modules/ at ${seed} (gzip)\n` +
-    `demo: collector crawl ${seed} --out ${out} --delay 0 --host-concurrency 8\n`,
+    `demo: collector crawl ${seed} --out ${out} --markdown all --delay 0 --host-concurrency 8\n`,
 );
 
 // Ctrl-C reaches the crawl too (same process group): it stops gracefully and the demo ends after
@@ -48,7 +48,21 @@ process.on('SIGTERM', () => onSignal());
 // The real command line, as a user types it: its progress line and summary are the demo's output.
 const child = spawn(
   process.execPath,
-  [bin, 'crawl', seed, '--out', out, '--delay', '0', '--host-concurrency', '8', '--processes', '1'],
+  [
+    bin,
+    'crawl',
+    seed,
+    '--out',
+    out,
+    '--markdown',
+    'all',
+    '--delay',
+    '0',
+    '--host-concurrency',
+    '8',
+    '--processes',
+    '1',
+  ],
   { stdio: 'inherit' },
 );
 const code = await new Promise((resolve) => child.on('exit', (c, signal) => resolve(c ?? (signal ? 1 : 0))));
@@ -57,7 +71,7 @@ const items = path.join(out, 'items');
 process.stderr.write(
   `demo: output in ${out}\n` +
     `demo:   items (one JSON line per URL): ${items}/crawl-0.jsonl\n` +
-    `demo:   pages as served: ${path.join(out, 'files')}/\n` +
+    `demo:   pages as served, each with its main content as Markdown beside it (.md): ${path.join(out, 'files')}/\n` +
     `demo:   log: ${path.join(out, 'logs', 'crawl-0.log')}\n`,
 );
 

@@ -68,7 +68,7 @@ export function registerCrawl(program: Command): void {
     .addOption(
       new Option(
         '--markdown <which>',
-        "HTML pages whose main content is stored as Markdown (.md beside the body) with metadata: all, articles, none (default: articles)",
+        'HTML pages whose main content is stored as Markdown (.md beside the body) with metadata: all, articles, none (default: articles)',
       ).choices(['all', 'articles', 'none']),
     )
     .option('--out <dir>', def('output directory', d.out))
@@ -158,9 +158,23 @@ export function registerCrawl(program: Command): void {
         formatDuration(d.leaseTimeout),
       ),
     )
-    .option('--seen-set <kind>', def('with --backend: exact, or bloom (a Bloom filter: less memory, a few URLs never fetched)', d.seenSet))
-    .option('--bloom-capacity <n>', def('with --seen-set bloom: URLs the filter is sized for', d.bloomCapacity), int(1000))
-    .option('--bloom-error-rate <p>', def('with --seen-set bloom: false-positive rate at that capacity', d.bloomErrorRate), num)
+    .option(
+      '--seen-set <kind>',
+      def(
+        'with --backend: exact, or bloom (a Bloom filter: less memory, a few URLs never fetched)',
+        d.seenSet,
+      ),
+    )
+    .option(
+      '--bloom-capacity <n>',
+      def('with --seen-set bloom: URLs the filter is sized for', d.bloomCapacity),
+      int(1000),
+    )
+    .option(
+      '--bloom-error-rate <p>',
+      def('with --seen-set bloom: false-positive rate at that capacity', d.bloomErrorRate),
+      num,
+    )
     .option('--resume', 'continue the crawl stored in --out')
     .option('--quiet', 'no progress line')
     .action(async (urls: string[], o: Record<string, unknown>) => {

@@ -1,11 +1,9 @@
 /**
- * Articles: which URLs are articles (`articlePatterns`), and an article page's main content as
- * Markdown with its title, author and dates. Main content is Mozilla's Readability (Firefox's
- * reader view) over linkedom's light DOM; Markdown is turndown's. All three load on first use,
- * so a crawl without articles neither loads nor pays for them.
+ * Articles: which URLs are articles (`articlePatterns`), and an article's main content as
+ * Markdown with its title, author and dates (`page-content.ts`, whose libraries load on first
+ * use, so a crawl without Markdown neither loads nor pays for them).
  */
 import { CONTENT_DEFAULTS } from './content.js';
-import { parseDateIso } from './dates.js';
 import { extractContent } from './page-content.js';
 
 /** Defaults of article extraction: those of main-content extraction (`content.ts`). */
@@ -67,18 +65,6 @@ export function isArticleUrl(url: string, patterns: readonly RegExp[]): boolean 
 // Extraction
 
 /**
- * The subset of the DOM used by the metadata readers, which linkedom implements (this project
- * compiles without the DOM library, so these are declared structurally).
- */
-interface DomElement {
-  getAttribute(name: string): string | null;
-  querySelector(selectors: string): DomElement | null;
-  querySelectorAll(selectors: string): ArrayLike<DomElement>;
-  readonly textContent: string | null;
-}
-type Doc = Pick<DomElement, 'querySelector' | 'querySelectorAll'>;
-
-/**
  * Extracts an article's main content as Markdown and its metadata: `extractContent` of
  * `page-content.ts` (see there), in the shape articles have had since before every page could
  * have Markdown (`updated` is the page's `modified`).
@@ -95,120 +81,4 @@ export function extractArticle(html: string, pageUrl: string): Article {
     markdown: c.markdown,
     links: c.links,
   };
-}
-
-/** Whitespace collapsed and trimmed; null when empty or not a string. */
-function clean(value: unknown): string | null {
-  if (typeof value !== 'string') return null;
-  const text = value.replace(/\s+/g, ' ').trim();
-  return text === '' ? null : text;
-}
-
-interface Metadata {
-  title: string | null;
-  author: string | null;
-  published: string | null;
-  updated: string | null;
-}
-
-/**
- * `<meta>` content by `property`/`name`/`itemprop`, first match of the keys in order (and, if
- * given, accepted by `accept`).
- */
-function metaContent(document: Doc, keys: readonly string[], accept?: (v: string) => boolean): string | null {
-  const byKey = new Map<string, string>();
-  for (const m of Array.from(document.querySelectorAll('meta[content]'))) {
-    const key = (m.getAttribute('property') ?? m.getAttribute('name') ?? m.getAttribute('itemprop') ?? '')
-      .trim()
-      .toLowerCase();
-    if (key !== '' && !byKey.has(key)) byKey.set(key, m.getAttribute('content')!);
-  }
-  for (const k of keys) {
-    const v = clean(byKey.get(k));
-    if (v !== null && (accept === undefined || accept(v))) return v;
-  }
-  return null;
-}
-
-/** An article's metadata from its `<head>` and JSON-LD (moving to `page-metadata.ts`). */
-export function readMetadata(document: Doc): Metadata {
-  const ld = jsonLdArticle(document);
-  const timeEl =
-    document.querySelector('time[pubdate][datetime], time[itemprop="datePublished"][datetime]') ??
-    document.querySelector('article time[datetime], main time[datetime]') ??
-    document.querySelector('time[datetime]');
-  return {
-    title:
-      clean(ld?.headline) ??
-      clean(ld?.name) ??
-      metaContent(document, ['og:title', 'dc.title', 'twitter:title']),
-    author:
-      ldAuthor(ld?.author) ??
-      // article:author is often a profile URL, not a name
-      metaContent(
-        document,
-        ['author', 'dc.creator', 'article:author', 'parsely-author'],
-        (v) => !/^https?:/i.test(v),
-      ) ??
-      clean(document.querySelector('[rel~="author"], [itemprop="author"] [itemprop="name"]')?.textContent),
-    published:
-      parseDateIso(clean(ld?.datePublished)) ??
-      parseDateIso(
-        metaContent(document, [
-          'article:published_time',
-          'datepublished',
-          'dc.date',
-          'date',
-          'parsely-pub-date',
-        ]),
-      ) ??
-      parseDateIso(timeEl?.getAttribute('datetime')),
-    updated:
-      parseDateIso(clean(ld?.dateModified)) ??
-      parseDateIso(metaContent(document, ['article:modified_time', 'datemodified', 'og:updated_time'])),
-  };
-}
-
-/** schema.org types that describe an article (`Article`, `BlogPosting`, `TechArticle`...), then any page. */
-const ARTICLE_TYPES = [/Article|BlogPosting|NewsArticle|Report|Posting/, /WebPage/];
-
-type LdObject = Record<string, unknown>;
-
-/** The first JSON-LD object of an article type (top level, in an array, or in `@graph`). */
-function jsonLdArticle(document: Doc): LdObject | null {
-  for (const script of Array.from(document.querySelectorAll('script[type="application/ld+json"]'))) {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse((script.textContent ?? '').replace(/^\s*<!\[CDATA\[|\]\]>\s*$/g, ''));
-    } catch {
-      continue;
-    }
-    const candidates: unknown[] = Array.isArray(parsed) ? parsed : [parsed];
-    for (const c of [...candidates]) {
-      if (c !== null && typeof c === 'object' && Array.isArray((c as LdObject)['@graph'])) {
-        candidates.push(...((c as LdObject)['@graph'] as unknown[]));
-      }
-    }
-    for (const kind of ARTICLE_TYPES) {
-      const found = candidates.find((c): c is LdObject => {
-        if (c === null || typeof c !== 'object') return false;
-        const type = (c as LdObject)['@type'];
-        const types = Array.isArray(type) ? type : [type];
-        return types.some((t) => typeof t === 'string' && kind.test(t));
-      });
-      if (found !== undefined) return found;
-    }
-  }
-  return null;
-}
-
-/** A JSON-LD author: a string, `{ name }`, or a list of them (names joined with ", "). */
-function ldAuthor(author: unknown): string | null {
-  const list = Array.isArray(author) ? author : [author];
-  const names = list
-    .map((a) =>
-      typeof a === 'string' ? clean(a) : a && typeof a === 'object' ? clean((a as LdObject).name) : null,
-    )
-    .filter((n): n is string => n !== null);
-  return names.length > 0 ? names.join(', ') : null;
 }

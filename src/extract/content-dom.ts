@@ -73,3 +73,6 @@ export function classTokens(el: DomElement): string[] {
   const c = el.getAttribute('class');
   return c === null ? [] : c.toLowerCase().split(/\s+/).filter(Boolean);
 }
+
+/** A document or element as the metadata readers query it: from its root, never changed. */
+export type Doc = Pick<DomElement, 'querySelector' | 'querySelectorAll'>;

@@ -49,6 +49,10 @@ const NUMBERED_BLOCKS = new Set([
   'blockquote',
   'figure',
   'details',
+  'thead',
+  'tbody',
+  'tfoot',
+  'tr',
 ]);
 
 /**

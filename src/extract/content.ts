@@ -208,6 +208,51 @@ function restoreSkippedBlocks(document: DomDocument, chosen: DomElement): void {
   }
 }
 
+/** Table rows and sections: what Readability takes when it scores a table's cells above all else. */
+const TABLE_PARTS = new Set(['tr', 'thead', 'tbody', 'tfoot']);
+
+/**
+ * When Readability chose rows of a table (it scores cells, so on a page that is mostly a table of
+ * reference it takes the `<tbody>`, renamed to a `<div>`, without the header row or the text
+ * around it), the rows go back into their table in the document and the table's container is the
+ * content: its headings and paragraphs were never moved. Returns that container, or null when the
+ * choice was not (almost only) rows cut from a table.
+ */
+function recoverTable(document: DomDocument, chosen: DomElement): DomElement | null {
+  const rows = all(chosen, 'tr').filter((r) => r.closest('table') === null);
+  if (rows.length === 0) return null;
+  const textOf = (el: DomElement) => (el.textContent ?? '').replace(/\s+/g, '').length;
+  const inRows = rows.reduce((n, r) => n + textOf(r), 0);
+  if (inRows < 0.9 * textOf(chosen)) return null;
+  const byIndex = (i: string | null) =>
+    i === null
+      ? null
+      : (document.querySelector(`[${INDEX_ATTR}="${i}"]`) ?? chosen.querySelector(`[${INDEX_ATTR}="${i}"]`));
+  // the table the rows came from: up their parents' numbers to a <table> still in the document
+  let table: DomElement | null = null;
+  for (
+    let el = byIndex(rows[0].getAttribute(PARENT_ATTR));
+    el !== null && table === null;
+    el = byIndex(el.getAttribute(PARENT_ATTR))
+  )
+    if (el.localName === 'table' && el.isConnected) table = el;
+  if (table === null) return null;
+  let body: DomElement | null = null;
+  for (const row of rows) {
+    const section = byIndex(row.getAttribute(PARENT_ATTR));
+    if (section !== null && section.isConnected && section.closest('table') === table)
+      section.appendChild(row);
+    else {
+      if (body === null) {
+        body = document.createElement('tbody');
+        table.appendChild(body);
+      }
+      body.appendChild(row);
+    }
+  }
+  return table.parentElement;
+}
+
 /**
  * Whether the body without navigation is taken instead of Readability's choice: when that choice
  * holds under {@link CONTENT_DEFAULTS}.fallbackBelowChars characters of text (0: none) and the
@@ -237,10 +282,15 @@ export function mainContent(document: DomDocument, html: string): MainContent {
     parsed = null; // a library bug on one page must not fail the page
   }
   const chosen = (parsed?.content ?? null) as DomElement | null;
-  if (chosen !== null) restoreSkippedBlocks(document, chosen);
+  let root = chosen;
+  if (chosen !== null) {
+    const recovered = recoverTable(document, chosen);
+    if (recovered !== null) root = recovered;
+    else restoreSkippedBlocks(document, chosen);
+  }
   const length = parsed?.length ?? 0;
   const out: MainContent = {
-    root: chosen,
+    root,
     title: parsed?.title ?? null,
     byline: parsed?.byline ?? null,
     publishedTime: parsed?.publishedTime ?? null,

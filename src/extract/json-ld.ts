@@ -3,7 +3,7 @@
  * the metadata extractors: which node describes the page, and `@id` references followed.
  * Not a JSON-LD processor (no `@context` expansion): it reads the compact form that sites publish.
  */
-import type { Doc } from './dom.js';
+import type { Doc } from './content-dom.js';
 
 /** One JSON-LD node object, as parsed. */
 export type LdNode = Record<string, unknown>;

@@ -1,8 +1,8 @@
 /**
- * A page's language: a declared tag normalised to BCP 47, the language of a text identified by
- * ELD (Nito-ELD, `eld/small`: 60 languages from byte n-grams), and the rule that picks between a
- * declaration and the text. ELD loads on the first detection (~0.5 s, ~45 MB of heap, ~145 MB of
- * RSS per thread: see {@link detectLanguage}), so a thread that never detects never pays for it.
+ * A page's language: a declared tag normalised to BCP 47, and the language of a text identified
+ * by franc (trigram profiles from the Universal Declaration of Human Rights, and scripts), among
+ * {@link CANDIDATE_LANGUAGES}. franc loads on the first detection (~50 ms, ~11 MB of RSS), so a
+ * thread whose pages all declare their language never loads it.
  */
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
@@ -11,12 +11,7 @@ import { fileURLToPath } from 'node:url';
 export const LANGUAGE_DEFAULTS = {
   /** Fewest characters (whitespace collapsed) {@link detectLanguage} identifies: shorter text is a guess. */
   minDetectChars: 50,
-  /**
-   * Fewest characters of text (whitespace collapsed) on which a reliable detection overrules a
-   * declared language in {@link pageLanguage}.
-   */
-  minOverrideChars: 200,
-  /** Characters per sample of the text: ELD reads only the first 1,000 UTF-16 units of what it gets. */
+  /** Characters per sample of the text. */
   sampleChars: 1000,
   /** Most samples of one text (its start, middle and end), each identified on its own. */
   samples: 3,
@@ -24,31 +19,92 @@ export const LANGUAGE_DEFAULTS = {
   maxTagChars: 64,
 } as const;
 
-type Eld = typeof import('eld/small')['eld'];
+/**
+ * The languages a text may be identified as: ISO 639-3 codes as franc names them, with the BCP 47
+ * primary subtag each is written as (ISO 639-1 where there is one; a macrolanguage's code for
+ * franc's individual languages: `arb` → `ar`, `cmn` → `zh`). The 60 languages most written on the
+ * web; a wider set makes close neighbours (Scots for English, Galician for Spanish) win on short
+ * texts.
+ */
+export const CANDIDATE_LANGUAGES: Readonly<Record<string, string>> = {
+  amh: 'am',
+  arb: 'ar',
+  azj: 'az',
+  bel: 'be',
+  bul: 'bg',
+  ben: 'bn',
+  cat: 'ca',
+  ces: 'cs',
+  dan: 'da',
+  deu: 'de',
+  ell: 'el',
+  eng: 'en',
+  spa: 'es',
+  ekk: 'et',
+  eus: 'eu',
+  pes: 'fa',
+  fin: 'fi',
+  fra: 'fr',
+  guj: 'gu',
+  heb: 'he',
+  hin: 'hi',
+  hrv: 'hr',
+  hun: 'hu',
+  hye: 'hy',
+  ind: 'id',
+  isl: 'is',
+  ita: 'it',
+  jpn: 'ja',
+  kat: 'ka',
+  kan: 'kn',
+  kor: 'ko',
+  lao: 'lo',
+  lit: 'lt',
+  lvs: 'lv',
+  mal: 'ml',
+  mar: 'mr',
+  zlm: 'ms',
+  nld: 'nl',
+  nob: 'nb',
+  pan: 'pa',
+  pol: 'pl',
+  por: 'pt',
+  ron: 'ro',
+  rus: 'ru',
+  slk: 'sk',
+  slv: 'sl',
+  als: 'sq',
+  srp: 'sr',
+  swe: 'sv',
+  swh: 'sw',
+  tam: 'ta',
+  tel: 'te',
+  tha: 'th',
+  tgl: 'tl',
+  tur: 'tr',
+  ukr: 'uk',
+  urd: 'ur',
+  vie: 'vi',
+  yor: 'yo',
+  cmn: 'zh',
+};
 
-let detector: { eld: Eld; languages: ReadonlySet<string> } | null = null;
+type FrancAll = typeof import('franc')['francAll'];
+
+let francAll: FrancAll | null = null;
 
 /**
- * ELD's `small` database, loaded on first use and synchronously: `eld` is ESM-only and exports
- * its entries under the `import` condition alone, so `require('eld/small')` is refused; the entry's
- * file, found with `import.meta.resolve`, loads by `require(esm)` (Node ≥ 20.19). This works from
- * `src/` under vitest, from `dist/` and from the esbuild bundle (which leaves the call to run time,
- * `eld` staying a run-time dependency like linkedom). The module's shared instance is ours alone:
- * its text clean-up (URLs, e-mail addresses, numbers removed before scoring) is switched on once.
+ * franc, loaded on first use and synchronously: it is ESM-only, so its entry's file, found with
+ * `import.meta.resolve`, loads by `require(esm)` (Node ≥ 20.19). This works from `src/` under
+ * vitest, from `dist/` and from the esbuild bundle (which leaves the call to run time, `franc`
+ * staying a run-time dependency like linkedom).
  */
-function loadDetector(): { eld: Eld; languages: ReadonlySet<string> } {
-  if (detector === null) {
-    const entry = fileURLToPath(import.meta.resolve('eld/small'));
-    const { eld } = createRequire(import.meta.url)(entry) as typeof import('eld/small');
-    eld.enableTextCleanup(true);
-    const languages = new Set<string>();
-    for (const code of Object.values(eld.info().Languages)) {
-      const tag = normalizeLanguageTag(code);
-      if (tag !== null) languages.add(tag);
-    }
-    detector = { eld, languages };
+function detector(): FrancAll {
+  if (francAll === null) {
+    const entry = fileURLToPath(import.meta.resolve('franc'));
+    francAll = (createRequire(import.meta.url)(entry) as typeof import('franc')).francAll;
   }
-  return detector;
+  return francAll;
 }
 
 /**
@@ -114,81 +170,45 @@ function samplesOf(text: string): string[] {
   return out;
 }
 
+/** franc's options: the candidates, and no minimum of its own (ours is applied first). */
+const FRANC_OPTIONS = { only: Object.keys(CANDIDATE_LANGUAGES), minLength: 1 };
+
 /**
- * The language a text is written in, by ELD (`eld/small`), or null when it cannot be told.
+ * The language a text is written in, by franc among {@link CANDIDATE_LANGUAGES}, or null when it
+ * cannot be told.
  *
- * The text (whitespace collapsed) is identified in up to three samples of 1,000 characters
- * (ELD reads no more than that of its input): the start, the middle and the end. A language wins
- * when ELD calls it reliable (`isReliable()`: its score near that language's average and clear of
- * the runner-up) in more than half of the samples; otherwise, and for text shorter than
- * {@link LANGUAGE_DEFAULTS}.minDetectChars, the result is null. Loads ELD on first use.
- *
- * Cost (Node 20.20, 2 cores busy with other jobs, load 4–6): the first call ~0.5–0.6 s (loading
- * ELD's 1.6 MB n-gram table), then +44 MB of heap and +145 MB of RSS (+160 MB after a few hundred
- * detections; a second worker thread loading it adds ~80 MB more); one 5 KB text 0.55–1.0 ms
- * (three samples). `eld/extrasmall` would cost ~0.3 s and ~57 MB of RSS, at lower accuracy.
+ * The text (whitespace collapsed) is identified in up to three samples of 1,000 characters (the
+ * start, the middle and the end: a cookie notice or a caption at the start does not decide alone);
+ * a language wins when it is franc's answer for more than half of the samples. Null for text
+ * shorter than {@link LANGUAGE_DEFAULTS}.minDetectChars or without letters. Loads franc on
+ * first use; one 5 KB text costs ~1 ms.
  *
  * @param text plain text, e.g. a page's main content.
- * @returns a BCP 47 primary language subtag in the form of {@link normalizeLanguageTag}: mostly
- *   ISO 639-1 (`en`, `fr`, `ja`), `fil` for Tagalog.
+ * @returns a BCP 47 primary language subtag (`en`, `fr`, `ja`, `nb`).
  */
 export function detectLanguage(text: string): string | null {
   const t = collapse(text);
-  if (t.length < LANGUAGE_DEFAULTS.minDetectChars) return null;
-  const { eld } = loadDetector();
+  if (t.length < LANGUAGE_DEFAULTS.minDetectChars || !/\p{L}/u.test(t)) return null;
+  const identify = detector();
   const samples = samplesOf(t);
   const votes = new Map<string, number>();
   for (const sample of samples) {
-    const result = eld.detect(sample);
-    if (result.language !== '' && result.isReliable())
-      votes.set(result.language, (votes.get(result.language) ?? 0) + 1);
+    const [best] = identify(sample, FRANC_OPTIONS);
+    const tag = best === undefined ? undefined : CANDIDATE_LANGUAGES[best[0]];
+    if (tag !== undefined) votes.set(tag, (votes.get(tag) ?? 0) + 1);
   }
-  for (const [language, count] of votes)
-    if (count * 2 > samples.length) return normalizeLanguageTag(language);
+  for (const [language, count] of votes) if (count * 2 > samples.length) return language;
   return null;
 }
 
 /**
- * Languages that ELD cannot reliably tell apart from one another, or that are one language under
- * two codes: a detection inside a group never overrules a declaration from the same group
- * (Norwegian `no`/Bokmål `nb`/Nynorsk `nn`; Croatian, Serbian in Latin script (ELD knows only
- * Cyrillic Serbian) and Bosnian; Malay and Indonesian, which ELD does not know).
- */
-const CLOSE_LANGUAGES: readonly (readonly string[])[] = [
-  ['no', 'nb', 'nn'],
-  ['hr', 'sr', 'bs'],
-  ['ms', 'id'],
-];
-
-function closeTo(primary: string): readonly string[] {
-  return CLOSE_LANGUAGES.find((group) => group.includes(primary)) ?? [primary];
-}
-
-/**
- * A page's language from what it declares and what its text shows.
+ * A page's language: what it declares (`<html lang>`, `Content-Language`...), normalised; when it
+ * declares none that is usable, the language {@link detectLanguage} identifies in its text.
  *
- * The declared language wins, except when the text (whitespace collapsed) has at least
- * {@link LANGUAGE_DEFAULTS}.minOverrideChars characters, {@link detectLanguage} identifies it
- * reliably, and the identified primary language differs from the declared one: then the
- * detection wins. Many sites ship a template `lang="en"` on pages in other languages; a reliable
- * detection over 200 characters is rarely wrong, while short text is. A declaration is never
- * overruled by a language close to it (`CLOSE_LANGUAGES`: `nb` vs `no`, `hr`/`sr`/`bs`, `ms`/`id`),
- * nor when ELD cannot detect the declared language at all (`gl`, `af`, `cy`...): it would answer
- * with the nearest language it knows. With no usable declaration, the detection (which may be
- * null) is the answer. ELD is loaded only when a detection is needed.
- *
- * @param declared the declared tag (`<html lang>`, `Content-Language`...), normalised here; null if none.
+ * @param declared the declared tag, normalised here; null if none.
  * @param text the page's main text, plain.
- * @returns a tag in the form of {@link normalizeLanguageTag}: the declared one in full
- *   (`en-GB`), or the detected primary language (`fr`); null when neither is known.
+ * @returns a tag in the form of {@link normalizeLanguageTag}; null when neither is known.
  */
 export function pageLanguage(declared: string | null, text: string): string | null {
-  const tag = normalizeLanguageTag(declared);
-  if (tag === null) return detectLanguage(text);
-  if (collapse(text).length < LANGUAGE_DEFAULTS.minOverrideChars) return tag;
-  const group = closeTo(primarySubtag(tag));
-  const { languages } = loadDetector();
-  if (!group.some((l) => languages.has(l))) return tag;
-  const detected = detectLanguage(text);
-  return detected === null || group.includes(primarySubtag(detected)) ? tag : detected;
+  return normalizeLanguageTag(declared) ?? detectLanguage(text);
 }

@@ -3,20 +3,32 @@
  * author, dates, language, canonical URL, site name) and its main content as Markdown headed by
  * its title, with the Markdown's word count and links. Pages too big to extract get metadata only.
  */
-import { readMetadata } from './article.js';
 import { baseOf, extractMainMarkdown, headOf, parseDocument, withinLimits } from './content.js';
 import { parseDateIso } from './dates.js';
+import { pageLanguage } from './language.js';
+import { readPageMetadata } from './page-metadata.js';
 
 /** What {@link extractContent} found in a page; null fields are ones the page does not state. */
 export interface PageContent {
-  /** Title: metadata's, else `<title>`'s; null if none. */
+  /** Title: metadata's, else `<title>`'s, entities decoded, the site's name removed; null if none. */
   title: string | null;
+  /** Description: `<meta name=description>`, Open Graph's, Twitter's or JSON-LD's; null if none. */
+  description: string | null;
   /** Author: metadata's, else Readability's byline; null if none. */
   author: string | null;
   /** Publication date, ISO 8601 UTC; null if none. */
   published: string | null;
   /** Last modification, ISO 8601 UTC; null if none. */
   modified: string | null;
+  /**
+   * Language, BCP 47: declared (`<html lang>`, `Content-Language`), else identified in the main
+   * text (`language.ts`); null if neither.
+   */
+  language: string | null;
+  /** The canonical URL the page names (`<link rel=canonical>` in its head), absolute; null if none. */
+  canonical: string | null;
+  /** The site's name (`og:site_name`, JSON-LD publisher or WebSite); null if none. */
+  siteName: string | null;
   /**
    * The main content as GFM Markdown, starting with `# title` when the page has a title, links
    * and images absolute; null when no content was found or the page is too big to extract.
@@ -39,23 +51,26 @@ function clean(value: unknown): string | null {
   return text === '' ? null : text;
 }
 
+/** Options of {@link extractContent}. */
+export interface ContentOptions {
+  /** The response's `Content-Language` header, a declared language after `<html lang>`. */
+  contentLanguage?: string | null;
+}
+
 /**
- * Extracts a page's metadata and main content (see the module comment). Never throws for odd
- * input: a library failure yields `markdown: null`.
+ * Extracts a page's metadata (`page-metadata.ts`, read before the main-content choice changes the
+ * DOM) and main content (see the module comment). Never throws for odd input: a library failure
+ * yields `markdown: null`.
  * @param html the decoded page.
  * @param pageUrl the page's URL after redirects (links are resolved against `<base href>` or it).
  */
-export function extractContent(html: string, pageUrl: string): PageContent {
+export function extractContent(html: string, pageUrl: string, options: ContentOptions = {}): PageContent {
   const full = withinLimits(html);
   const document = parseDocument(full ? html : headOf(html));
   const base = baseOf(document, pageUrl);
-  const meta = readMetadata(document as never);
-  const fallbackTitle = clean(document.querySelector('title')?.textContent);
+  const meta = readPageMetadata(document, pageUrl, options.contentLanguage);
   const out: PageContent = {
-    title: meta.title,
-    author: meta.author,
-    published: meta.published,
-    modified: meta.updated,
+    ...meta,
     markdown: null,
     text: '',
     words: 0,
@@ -73,7 +88,7 @@ export function extractContent(html: string, pageUrl: string): PageContent {
     out.fallback = m.fallback;
     out.markdown = m.markdown;
   }
-  out.title ??= fallbackTitle;
+  out.language = pageLanguage(meta.language, out.text);
   // The headline, once: Readability drops the heading it takes for the title.
   if (out.markdown !== null && out.title !== null && !out.markdown.startsWith('# '))
     out.markdown = `# ${out.title}\n\n${out.markdown}`;

@@ -6,7 +6,7 @@
  */
 import { decodeHTMLStrict } from 'entities/decode';
 import { parseDateIso } from './dates.js';
-import type { Doc, DomElement } from './dom.js';
+import type { Doc, DomElement } from './content-dom.js';
 import {
   ARTICLE_TYPE,
   deref,
@@ -20,7 +20,7 @@ import {
 import { normalizeLanguageTag } from './language.js';
 import { siteSuffixes, stripSiteName } from './page-title.js';
 
-export type { Doc, DomElement } from './dom.js';
+export type { Doc, DomElement } from './content-dom.js';
 
 /** Defaults of metadata reading. */
 export const PAGE_METADATA_DEFAULTS = {

@@ -118,7 +118,9 @@ export async function runCrawlJob(
     );
   }
   if (opts.backend === 'embedded' && opts.seenSet !== 'exact') {
-    throw new UsageError('--seen-set bloom: needs a shared backend (--backend redis://…); the embedded seen-set is exact');
+    throw new UsageError(
+      '--seen-set bloom: needs a shared backend (--backend redis://…); the embedded seen-set is exact',
+    );
   }
   if (objectSource && opts.processes > 1) {
     throw new UsageError(

@@ -108,7 +108,9 @@ function optionsOf(raw: Record<string, unknown>): { o: PageOptions; patterns: Re
 
 /** Whether nothing beyond the plain crawl is asked for (its hot path then runs alone). */
 function plain(o: PageOptions): boolean {
-  return o.articlePatterns.length === 0 && o.follow === 'all' && !o.feeds && !o.sitemaps && o.markdown !== 'all';
+  return (
+    o.articlePatterns.length === 0 && o.follow === 'all' && !o.feeds && !o.sitemaps && o.markdown !== 'all'
+  );
 }
 
 /**
@@ -142,7 +144,16 @@ export function readPage(
 /** The `data` fields of a page's content: those the page states, and its word count. */
 function contentData(c: PageContent): Record<string, unknown> {
   const data: Record<string, unknown> = {};
-  for (const key of ['title', 'description', 'author', 'published', 'modified', 'language', 'canonical', 'siteName'] as const) {
+  for (const key of [
+    'title',
+    'description',
+    'author',
+    'published',
+    'modified',
+    'language',
+    'canonical',
+    'siteName',
+  ] as const) {
     const v = (c as unknown as Record<string, unknown>)[key];
     if (v !== null && v !== undefined) data[key] = v;
   }
@@ -161,7 +172,10 @@ function readHtml(page: Page, o: PageOptions, patterns: RegExp[], result: Handle
   if (article) data.article = true;
   const markdown = o.markdown === 'all' ? html : o.markdown === 'articles' && article;
   if (markdown) {
-    const c = extractContent(page.text(), page.finalUrl);
+    const contentLanguage = page.headers['content-language'];
+    const c = extractContent(page.text(), page.finalUrl, {
+      contentLanguage: Array.isArray(contentLanguage) ? contentLanguage.join(', ') : contentLanguage,
+    });
     for (const [key, value] of Object.entries(contentData(c))) data[key] = value;
     if (article && c.modified !== null) data.updated = c.modified; // the field's name before `modified`
     if (c.markdown !== null) result.markdown = c.markdown;

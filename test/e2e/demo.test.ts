@@ -31,6 +31,34 @@ describe('npm run demo', () => {
     expect(items.filter((i) => i.error)).toEqual([]);
     expect(items.every((i) => i.status === 200 && /^text\/html/.test(i.contentType))).toBe(true);
     expect(new Set(items.map((i) => i.url)).size).toBe(pages);
+    // --markdown all: each page's main content beside it (a page whose <main> is empty has none),
+    // its metadata in the item, tables as GFM tables, code fenced with its language
+    const markdown = [];
+    for (const i of items) {
+      const html = fs.readFileSync(path.join(out, i.file as string), 'utf8');
+      const data = i.data as { markdown?: string; title?: string; language?: string; words?: number };
+      expect(data.title, i.url).toBe(i.title);
+      if (/<main>\s*<\/main>/.test(html)) {
+        expect(data.markdown, i.url).toBeUndefined();
+        continue;
+      }
+      expect(data.markdown, i.url).toMatch(/\.md$/);
+      expect(data.language, i.url).toBe('en');
+      expect(data.words, i.url).toBeGreaterThan(0);
+      markdown.push({
+        url: i.url as string,
+        html,
+        md: fs.readFileSync(path.join(out, data.markdown!), 'utf8'),
+      });
+    }
+    expect(markdown.length).toBeGreaterThan(pages * 0.9);
+    const withTable = markdown.filter((m) => /<table>\s*<thead>/.test(m.html));
+    expect(withTable.length).toBeGreaterThan(10);
+    for (const m of withTable) expect(m.md, m.url).toMatch(/^\| .* \|\n\|(?: :?-{3}:? \|)+$/m);
+    const withLanguage = markdown.filter((m) => /<pre><code class="language-(?:js|ts|sh)">/.test(m.html));
+    expect(withLanguage.length).toBeGreaterThan(10);
+    for (const m of withLanguage) expect(m.md, m.url).toMatch(/^`{3,}(?:js|ts|sh)$/m);
+    expect(markdown.every((m) => m.md.startsWith('# '))).toBe(true);
   });
 });
 

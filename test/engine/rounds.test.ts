@@ -18,7 +18,7 @@ function rounds(intervalMs: number) {
 }
 
 describe('Rounds: on time, from the start of the previous round', () => {
-  it("the first pass starts when the dispatch loop begins, not when the worker was built", () => {
+  it('the first pass starts when the dispatch loop begins, not when the worker was built', () => {
     const { r } = rounds(2000);
     r.begin(10_000); // start-up took a while
     expect(r.dueIn(11_500)).toBe(500);

@@ -50,7 +50,7 @@ describe('extractArticle', () => {
       PAGE,
     );
     const md = a.markdown!;
-    expect(md.startsWith('# My post | Blog\n\n')).toBe(true); // the page title, Readability's choice
+    expect(md.startsWith('# My post\n\n')).toBe(true); // the page title, Readability's choice
     expect(md).toContain('## Details');
     expect(md).toContain('[the other post](http://blog.example/2024/05/other/)');
     expect(md).toContain('[this](https://ext.example/x)');
@@ -130,7 +130,7 @@ describe('extractArticle', () => {
     );
     expect(a.published).toBe('2024-05-01T10:00:00.000Z');
     expect(a.author).toBe('Jane Doe');
-    expect(a.title).toBe('My post | Blog');
+    expect(a.title).toBe('My post');
   });
 
   it('gives metadata only (from the head) for documents past the size limit', () => {
@@ -141,7 +141,7 @@ describe('extractArticle', () => {
     const a = extractArticle(huge, PAGE);
     expect(a.markdown).toBeNull();
     expect(a.author).toBe('Big');
-    expect(a.title).toBe('My post | Blog');
+    expect(a.title).toBe('My post');
   });
 
   it('gives metadata only for documents with too many elements', () => {

@@ -1,6 +1,6 @@
 import { parseHTML } from 'linkedom';
 import { describe, expect, it } from 'vitest';
-import type { Doc } from '../../src/extract/dom.js';
+import type { Doc } from '../../src/extract/content-dom.js';
 import {
   ARTICLE_TYPE,
   deref,

@@ -111,6 +111,23 @@ describe('articles', () => {
 });
 
 describe('pages that are not articles', () => {
+  it('a reference page that is mostly a table keeps the table whole, with its header row and the text around it', () => {
+    const rows = Array.from(
+      { length: 20 },
+      (_, i) =>
+        `<tr><td><code>E${i}</code></td><td><code>ERR_${i}</code></td><td>raised when step ${i} fails, with its cause.</td></tr>`,
+    ).join('');
+    const c = extractContent(
+      `<html><head><title>Errors</title></head><body><main><h1>Errors</h1><p>Every error the library throws.</p>
+       <table><thead><tr><th>Error</th><th>Code</th><th>When</th></tr></thead><tbody>${rows}</tbody></table></main></body></html>`,
+      'https://docs.example.org/errors.html',
+    );
+    expect(c.markdown).toContain(
+      'Every error the library throws.\n\n| Error | Code | When |\n| --- | --- | --- |\n| `E0` | `ERR_0` | raised when step 0 fails, with its cause. |\n| `E1` |',
+    );
+    expect(c.markdown).toContain('| `E19` | `ERR_19` | raised when step 19 fails, with its cause. |');
+  });
+
   it('an index page keeps its list of links, without navigation or footer', () => {
     const links = Array.from(
       { length: 12 },

@@ -33,6 +33,9 @@ describe('watchdog: waiting for a restarted collector', () => {
     };
     const after = await awaitHealthy({ dataDir }, OLD, child, 30_000);
     expect(after.why).toBe('it exited (exit code 1)');
-    expect(after.status?.workers[0]).toMatchObject({ state: 'parked', lastError: 'exit code 3, signal null' });
+    expect(after.status?.workers[0]).toMatchObject({
+      state: 'parked',
+      lastError: 'exit code 3, signal null',
+    });
   });
 });

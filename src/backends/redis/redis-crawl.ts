@@ -66,14 +66,20 @@ export class RedisCrawl {
     this.prefix = prefix;
     const { log } = opts;
     this.link = openRedisLink(opts.url, log);
-    this.writes = new PendingWrites(this.link, prefix, opts.hostConcurrency, (e) => {
-      log.error(
-        { err: e.message },
-        'redis refused a write: stopping this machine; its pages not acknowledged go to the others',
-      );
-      this.frontier.refuse(e);
-      opts.onStop();
-    }, seenSetScripts(opts.seenSet?.kind ?? 'exact'));
+    this.writes = new PendingWrites(
+      this.link,
+      prefix,
+      opts.hostConcurrency,
+      (e) => {
+        log.error(
+          { err: e.message },
+          'redis refused a write: stopping this machine; its pages not acknowledged go to the others',
+        );
+        this.frontier.refuse(e);
+        opts.onStop();
+      },
+      seenSetScripts(opts.seenSet?.kind ?? 'exact'),
+    );
     this.frontier = new RedisFrontier(
       this.link,
       this.writes,
