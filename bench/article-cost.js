@@ -22,7 +22,7 @@ const { values: opts } = parseArgs({
     pages: { type: 'string', default: '400' },
   },
 });
-const { extractArticle } = await import(path.join(root, 'dist/extract/article.js'));
+const { extractContent } = await import(path.join(root, 'dist/extract/page-content.js'));
 const { extractHtml } = await import(path.join(root, 'dist/extract/html.js'));
 
 const files = readdirSync(opts.dir)
@@ -56,4 +56,4 @@ function measure(label, fn) {
 console.log('| step | pages | KiB/page | median ms | p90 ms | mean ms | MB/CPU-s | RSS MB |');
 console.log('| --- | --- | --- | --- | --- | --- | --- | --- |');
 measure('extractHtml (links + title, every page)', (p) => extractHtml(p.html, p.url));
-measure('extractArticle (Readability + Markdown)', (p) => extractArticle(p.html, p.url));
+measure('extractContent (metadata, Readability, Markdown)', (p) => extractContent(p.html, p.url));

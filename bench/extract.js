@@ -3,9 +3,12 @@
  * Main-content extraction quality and cost on the Article Extraction Benchmark (181 news and blog
  * pages with gold article text, ../shared/bench/extraction/aeb): the benchmark's precision, recall,
  * F1 and accuracy of our extractor's text, CPU ms per page (median and p95, extraction only,
- * after a warm-up pass) and the process's peak RSS.
+ * after a warm-up pass; the process's CPU, so V8's collector threads count too) and the process's
+ * peak RSS. The npm script caps the heap at 128 MB, as a page thread's heap is capped: uncapped,
+ * V8 on a machine with 24 GB lets garbage pile up to hundreds of MB before it collects.
  *
- *   npm run build && node bench/extract.js [--data DIR] [--refs] [--worst N] [--dump DIR]
+ *   npm run bench:extract [-- --data DIR] [--refs] [--worst N] [--dump DIR]
+ *   (npm run build && node --max-old-space-size=128 bench/extract.js ...)
  *
  * --refs scores the six published reference outputs first (the scorer must reproduce their rows);
  * --worst N lists the N pages of lowest precision and the N of lowest recall; --dump DIR writes
@@ -65,15 +68,13 @@ if (opts.refs) {
 }
 
 const { label, extract, toText } = await extractor();
-const pages = ids.map((id) => ({
-  id,
-  url: truth[id].url,
-  html: gunzipSync(readFileSync(path.join(opts.data, 'html', `${id}.html.gz`))).toString('utf8'),
-}));
+/** A page as served, read when it is extracted: the pass holds one page at a time, as a page thread does. */
+const html = (id) => gunzipSync(readFileSync(path.join(opts.data, 'html', `${id}.html.gz`))).toString('utf8');
+const pages = ids.map((id) => ({ id, url: truth[id].url }));
 
 for (const p of pages.slice(0, WARMUP_PAGES)) {
   try {
-    extract(p.html, p.url);
+    extract(html(p.id), p.url);
   } catch {
     // reported by the measured pass
   }
@@ -84,9 +85,10 @@ let failed = 0;
 if (opts.dump) mkdirSync(opts.dump, { recursive: true });
 for (const p of pages) {
   let markdown = null;
+  const source = html(p.id);
   const t = process.cpuUsage();
   try {
-    markdown = extract(p.html, p.url);
+    markdown = extract(source, p.url);
   } catch (e) {
     failed++;
     console.error(`${p.id} (${p.url}): ${e?.message ?? e}`);
