@@ -86,6 +86,35 @@ describe('readPage (built-in sources)', () => {
     expect(other.markdown).toBeUndefined();
   });
 
+  it('markdown: all gives every HTML page Markdown and metadata; none gives articles none', async () => {
+    const all = await read('/about/', ARTICLE, { markdown: 'all' });
+    expect(all.markdown).toMatch(/^# A post\n\nCrawlers keep a frontier/);
+    expect(all.data).toMatchObject({ title: 'A post', author: 'Ada Lovelace', language: 'en', words: 127 });
+    expect(all.data?.article).toBeUndefined();
+    expect(urls(all)).toContain(`${ORIGIN}/2024/04/older/`);
+    // the declared language and the Content-Language header come before detection
+    const declared = await readPage(
+      new ResponsePage({
+        url: `${ORIGIN}/x/`,
+        finalUrl: `${ORIGIN}/x/`,
+        status: 200,
+        contentType: 'text/html',
+        headers: { 'content-language': 'en-GB' },
+        body: Buffer.from(ARTICLE),
+        depth: 1,
+      }),
+      ctx({ markdown: 'all' }),
+      'page',
+    );
+    expect(declared.data?.language).toBe('en-GB');
+    const none = await read('/2024/05/post/', ARTICLE, { articlePatterns: PATTERNS, markdown: 'none' });
+    expect(none.data).toEqual({ article: true });
+    expect(none.markdown).toBeUndefined();
+    // not HTML: nothing to extract
+    const text = await read('/notes.txt', 'plain text', { markdown: 'all' }, 'page', { type: 'text/plain' });
+    expect(text.markdown).toBeUndefined();
+  });
+
   it('follow: articles keeps only article links on articles, all links elsewhere; none keeps none', async () => {
     const options = { articlePatterns: PATTERNS, follow: 'articles' };
     expect(urls(await read('/2024/05/post/', ARTICLE, options))).toEqual([`${ORIGIN}/2024/04/older/`]);
