@@ -12,23 +12,27 @@
  * fingerprint is 1 where counter i ended above 0. Similar feature multisets give fingerprints
  * that differ in few bits.
  *
- * Why 3-word shingles rather than words (measured on the made-up articles of
- * `test/fixtures/articles.ts`: three independent articles on sourdough, one on bicycle chains;
- * `test/extract/simhash.test.ts` checks these): with word features, every page is dominated by
- * the function words all pages share, so two different articles on one topic are only 12 bits
- * apart and articles on different topics 13–15 — at 13 bits, about 1 unrelated pair in 2,000 falls
- * within 3 bits, which against an index of 10^5 pages marks nearly every page. With 3-word
- * shingles the same pairs are 25–36 bits apart, as unrelated as random fingerprints (32 on
- * average: P(≤ 3 bits) ≈ 2·10^-15 per pair). Mirrors and print versions (a header and footer
- * added) stay within 0–2 bits with either.
+ * Why 2-word shingles (measured with `simhash64(text, { shingle })` on the made-up articles of
+ * `test/fixtures/articles.ts` — three independent articles on sourdough, one on bicycle chains,
+ * checked by `test/extract/simhash.test.ts` — and on 29 slices of 500 words of this repository's
+ * README, different texts on one topic):
+ * - words put every two texts close, since the function words all texts share dominate: README
+ *   slices as close as 9 bits (median 18), articles 9–18; at 10 bits about 1 unrelated pair in
+ *   150 falls within 3 bits, which against an index of 10^5 pages marks nearly every page;
+ * - 2-word shingles keep them as far apart as 3-word ones (README slices: 21 bits at least, 1%
+ *   below 23, median 31; articles 26–36; 3-word: 21, 22, 32; random fingerprints: 32), so an
+ *   unrelated pair is within 3 bits with a probability of the order of 10^-9 or less,
+ * - and find more small edits within 3 bits: 3 words replaced at one place, over every 25th place
+ *   of the four articles (67): 73% (3-word shingles 55%, words 100%); over the README slices (615
+ *   places each): 3 words replaced 81% (74%), 10 words replaced 54% (30%), 20 words added 65% (35%).
  *
  * What k = 3 catches: SimHash flips each bit with probability θ/π, θ the angle between the two
  * pages' feature vectors (Charikar's random-hyperplane hash), so a page with m of its n shingles
- * removed or added is expected 64·√(m/n)/π ≈ 20·√(m/n) bits away: within 3 bits means
- * m/n ≲ 2%. Boilerplate around the same text, a few words edited, is caught; one 20-word
- * sentence rewritten in a 500-word text is not always (over the 93 single-sentence replacements
- * of the four articles: median 6 bits, 20 of 93 within 3; with word features median 3, 66 of 93,
- * at the cost above).
+ * removed or added is expected about 64·√(m/n)/π ≈ 20·√(m/n) bits away: within 3 bits needs
+ * m/n ≲ 2%. The same text with a few words edited, or with boilerplate around it, is caught most of
+ * the time, not always; a rewritten sentence or two in a 500-word text mostly is not. The hash
+ * itself is as good as an ideal one here: with SHA-256 per shingle instead, the README slices'
+ * 3-word edits are 2.0–2.2 bits away on average, with ours 2.2.
  */
 import { fmix32 } from '../url/fingerprint.js';
 
@@ -36,9 +40,9 @@ import { fmix32 } from '../url/fingerprint.js';
  * - `minWords` 20: a text with fewer tokens gets no fingerprint (null): a few words — a title,
  *   a "page not found" — say nothing about whether two pages are copies, and would make every
  *   short page a near-duplicate of every other;
- * - `shingle` 3: tokens per feature (see the module comment).
+ * - `shingle` 2: tokens per feature (see the module comment).
  */
-export const SIMHASH_DEFAULTS = { minWords: 20, shingle: 3 } as const;
+export const SIMHASH_DEFAULTS = { minWords: 20, shingle: 2 } as const;
 
 /** Settings of {@link simhash64} (the defaults are {@link SIMHASH_DEFAULTS}). */
 export interface SimhashOptions {
@@ -89,22 +93,11 @@ const FNV_OFFSET = 0x811c9dc5;
 const FNV_PRIME = 0x01000193;
 const M2_SEED = 0x9747b28c;
 const M2_MUL = 0x5bd1e995;
-// MurmurHash3_x86_32's block constants, to combine the token hashes of a shingle.
-const C1 = 0xcc9e2d51;
-const C2 = 0x1b873593;
-// Seeds of the two halves of a feature's 64-bit hash.
+// Seeds of the two halves of a feature's 64-bit hash, and the multiplier that folds the (already
+// avalanched) token hashes of a shingle in order, FNV-style, before fmix32.
 const SEED_HI = 0x3c6ef372;
 const SEED_LO = 0xa54ff53a;
-
-/** MurmurHash3_x86_32's step for one 32-bit block `k` into the running hash `h`. */
-function mix(h: number, k: number): number {
-  k = Math.imul(k, C1);
-  k = (k << 15) | (k >>> 17);
-  k = Math.imul(k, C2);
-  h ^= k;
-  h = (h << 13) | (h >>> 19);
-  return (Math.imul(h, 5) + 0xe6546b64) | 0;
-}
+const SHINGLE_MUL = 0x9e3779b1;
 
 /**
  * The SimHash of `text` (see the module comment): 64 bits as 16 lowercase hex digits, bit 63
@@ -120,78 +113,32 @@ export function simhash64(text: string, opts: SimhashOptions = SIMHASH_DEFAULTS)
   if (!(Number.isInteger(size) && size >= 1 && size <= MAX_SHINGLE)) {
     throw new RangeError(`shingle: expected an integer from 1 to ${MAX_SHINGLE}, got ${size}`);
   }
-  const s = text.toLowerCase();
-  // Two independent 32-bit hashes of each of the last `size` tokens, in a ring.
-  const ringA = new Int32Array(MAX_SHINGLE);
-  const ringB = new Int32Array(MAX_SHINGLE);
-  // ones[i]: features whose hash has bit i set (i = 0..31 the low half, 32..63 the high half).
+  const tokens = tokenHashes(text.toLowerCase());
+  const count = tokens.length / 2;
+  if (count < opts.minWords || count < size) return null;
+  // ones[i]: features whose hash has bit i set (i = 0..31 the low half, 32..63 the high half),
+  // counted first in the bit planes of 64 small counters (see addToPlanes).
   const ones = new Int32Array(64);
-  let tokens = 0;
+  const planes = new Int32Array(2 * PLANES);
+  let inPlanes = 0;
   let features = 0;
-  let a = FNV_OFFSET;
-  let b = M2_SEED;
-  let len = 0;
-
-  const endToken = (): void => {
-    if (len === 0) return;
-    const slot = tokens % size;
-    ringA[slot] = fmix32(a ^ len);
-    ringB[slot] = fmix32(b ^ len);
-    tokens++;
-    a = FNV_OFFSET;
-    b = M2_SEED;
-    len = 0;
-    if (tokens < size) return;
-    // The shingle of the last `size` tokens, oldest first: order matters.
+  for (let last = size - 1; last < count; last++) {
+    // The shingle of tokens last − size + 1 .. last, oldest first: order matters.
     let hi = SEED_HI;
     let lo = SEED_LO;
-    for (let j = 0; j < size; j++) {
-      const at = (tokens + j) % size;
-      hi = mix(hi, ringA[at]);
-      lo = mix(lo, ringB[at]);
+    for (let t = last - size + 1; t <= last; t++) {
+      hi = Math.imul(hi ^ tokens[2 * t], SHINGLE_MUL);
+      lo = Math.imul(lo ^ tokens[2 * t + 1], SHINGLE_MUL);
     }
-    hi = fmix32(hi ^ size);
-    lo = fmix32(lo ^ size);
     features++;
-    for (let i = 0; i < 32; i++) {
-      ones[i] += (lo >>> i) & 1;
-      ones[i + 32] += (hi >>> i) & 1;
-    }
-  };
-  const addUnit = (c: number): void => {
-    a = Math.imul(a ^ c, FNV_PRIME);
-    b = Math.imul(b ^ c, M2_MUL);
-    b ^= b >>> 15;
-    len++;
-  };
-
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    let k: number;
-    let units = 1;
-    if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
-      // An astral character (a rare Han character, an emoji): classified on the spot.
-      const d = s.charCodeAt(i + 1);
-      if (d >= 0xdc00 && d <= 0xdfff) {
-        units = 2;
-        k = classify(s.slice(i, i + 2));
-      } else k = GAP;
-    } else k = c < 0x80 ? classes[c] : classOf(c);
-    if (k === WORD) {
-      addUnit(c);
-      if (units === 2) addUnit(s.charCodeAt(++i));
-    } else if (k === ALONE) {
-      endToken();
-      addUnit(c);
-      if (units === 2) addUnit(s.charCodeAt(++i));
-      endToken();
-    } else {
-      endToken();
-      if (units === 2) i++;
+    addToPlanes(planes, 0, fmix32(lo ^ size));
+    addToPlanes(planes, PLANES, fmix32(hi ^ size));
+    if (++inPlanes === PLANE_MAX) {
+      flushPlanes(planes, ones);
+      inPlanes = 0;
     }
   }
-  endToken();
-  if (tokens < opts.minWords || features === 0) return null;
+  flushPlanes(planes, ones);
   // Bit i is 1 where more features had it set than not (counter ones − zeros > 0).
   let hi = 0;
   let lo = 0;
@@ -200,6 +147,109 @@ export function simhash64(text: string, opts: SimhashOptions = SIMHASH_DEFAULTS)
     if (2 * ones[i + 32] > features) hi |= 1 << i;
   }
   return hex8(hi) + hex8(lo);
+}
+
+/**
+ * The tokens of the lowercased text `s` (see the module comment), each as two independent 32-bit
+ * hashes of its UTF-16 code units (FNV-1a and a murmur2-style multiply, each finished by fmix32),
+ * token i at [2i, 2i + 1].
+ */
+function tokenHashes(s: string): Int32Array {
+  const out = new Int32Array(2 * s.length);
+  let n = 0;
+  let a = FNV_OFFSET;
+  let b = M2_SEED;
+  let len = 0;
+  for (let i = 0; i <= s.length; i++) {
+    let k = GAP;
+    let c = 0;
+    let units = 1;
+    if (i < s.length) {
+      c = s.charCodeAt(i);
+      if (c < 0x80) {
+        k = classes[c];
+        if (k === WORD) {
+          // The common case, kept short: an ASCII letter or digit.
+          a = Math.imul(a ^ c, FNV_PRIME);
+          b = Math.imul(b ^ c, M2_MUL);
+          b ^= b >>> 15;
+          len++;
+          continue;
+        }
+      } else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
+        // An astral character (a rare Han character, an emoji): classified on the spot.
+        const d = s.charCodeAt(i + 1);
+        if (d >= 0xdc00 && d <= 0xdfff) {
+          units = 2;
+          k = classify(s.slice(i, i + 2));
+        }
+      } else k = classOf(c);
+    }
+    if (k === WORD) {
+      for (let u = 0; u < units; u++) {
+        const cu = s.charCodeAt(i + u);
+        a = Math.imul(a ^ cu, FNV_PRIME);
+        b = Math.imul(b ^ cu, M2_MUL);
+        b ^= b >>> 15;
+      }
+      len += units;
+      i += units - 1;
+      continue;
+    }
+    // A gap, a character that is a token by itself, or the end: the token so far ends here.
+    if (len > 0) {
+      out[n++] = fmix32(a ^ len);
+      out[n++] = fmix32(b ^ len);
+      a = FNV_OFFSET;
+      b = M2_SEED;
+      len = 0;
+    }
+    if (k === ALONE) {
+      for (let u = 0; u < units; u++) {
+        const cu = s.charCodeAt(i + u);
+        a = Math.imul(a ^ cu, FNV_PRIME);
+        b = Math.imul(b ^ cu, M2_MUL);
+        b ^= b >>> 15;
+      }
+      out[n++] = fmix32(a ^ units);
+      out[n++] = fmix32(b ^ units);
+      a = FNV_OFFSET;
+      b = M2_SEED;
+    }
+    i += units - 1;
+  }
+  return out.subarray(0, n);
+}
+
+/**
+ * Bit planes of 32 counters of {@link PLANES} bits (bit-sliced counting): plane j at `at + j`
+ * holds bit j of every counter, so adding a 32-bit word to all 32 counters at once is a ripple
+ * carry through the planes — about two steps on average — instead of 32 additions.
+ */
+const PLANES = 8;
+/** Words added to the planes before they are emptied into the counters: 8-bit counters hold 255. */
+const PLANE_MAX = (1 << PLANES) - 1;
+
+/** Add 1 to the counters at `planes[at..at+PLANES)` where `word` has a 1 bit. */
+function addToPlanes(planes: Int32Array, at: number, word: number): void {
+  let carry = word;
+  for (let j = at; carry !== 0; j++) {
+    const next = planes[j] & carry;
+    planes[j] ^= carry;
+    carry = next;
+  }
+}
+
+/** Add both halves' plane counters to `ones` (low half 0..31, high half 32..63) and clear them. */
+function flushPlanes(planes: Int32Array, ones: Int32Array): void {
+  for (let half = 0; half < 2; half++) {
+    for (let j = 0; j < PLANES; j++) {
+      const word = planes[half * PLANES + j];
+      if (word === 0) continue;
+      for (let i = 0; i < 32; i++) ones[half * 32 + i] += ((word >>> i) & 1) << j;
+      planes[half * PLANES + j] = 0;
+    }
+  }
 }
 
 /** The two 32-bit halves of a fingerprint. */
