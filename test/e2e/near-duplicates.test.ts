@@ -3,7 +3,8 @@
  * each JSON page's `simhash` as the item's `data.simhash`, as the built-in sources do for the main
  * text of HTML pages. The second of two near-identical pages is marked, a distinct page and an
  * exact duplicate are not, `--no-near-duplicates` marks nothing; the index comes back from the
- * items file after `--resume`, a `kill -9`, and a new `collector run`, with no state file of its own.
+ * items file after `--resume`, a `kill -9`, and a new `collector run`, with no state file of its own;
+ * a seed fetched again by rounds is never marked against itself.
  */
 import fs from 'node:fs';
 import type http from 'node:http';
@@ -79,6 +80,16 @@ beforeAll(async () => {
       setTimeout(() => send({ simhash: groupSimhash(i), links }), 5);
       return;
     }
+    // A seed whose body changes a little each round (one more bit of its simhash flipped).
+    if (p === '/nd/round.json') {
+      const n = site.hits('/nd/round.json') - 1;
+      send({
+        simhash: flip(A, ...Array.from({ length: Math.min(n, 3) }, (_, i) => 10 + i)),
+        links: ['round-copy.json'],
+        n,
+      });
+      return;
+    }
     // b and e come once a's item is written: "the second of two" is the second written.
     if (p === '/nd/b.json' || p === '/nd/e.json') {
       const end = Date.now() + 30_000;
@@ -96,6 +107,7 @@ beforeAll(async () => {
       '/nd/d.json': {},
       '/nd/late.json': { simhash: LATE },
       '/nd/late-near-marked.json': { simhash: LATE_NEAR_MARKED },
+      '/nd/round-copy.json': { simhash: flip(A, 60) },
     };
     if (pages[p] === undefined) {
       res.writeHead(404);
@@ -232,5 +244,39 @@ describe('near-duplicate marking (data.nearDuplicateOf)', () => {
     const items = byName(data);
     expect(items.b.data).toEqual({ simhash: NEAR, nearDuplicateOf: url('a') });
     expect(items.late.data).toEqual({ simhash: LATE, nearDuplicateOf: url('a') });
+  });
+
+  it('collector run with rounds: a seed fetched again with a slightly changed body is never marked against itself', async () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'collector.yaml');
+    fs.writeFileSync(
+      file,
+      [
+        'data: ./data',
+        'workers:',
+        '  - name: nd',
+        `    source: ${testSource('simhash-json')}`,
+        '    delay: 0',
+        '    interval: 1s',
+        '    robots: false',
+        `    seeds: ["${url('round')}"]`,
+        '',
+      ].join('\n'),
+    );
+    const data = path.join(dir, 'data');
+    const child = startCli(['run', '--config', file, '--quiet']);
+    const exited = waitExit(child);
+    const seedItems = () => readItems(data).filter((i) => i.url === url('round'));
+    await waitFor(() => seedItems().length >= 4);
+    child.kill('SIGTERM');
+    expect((await exited).code).toBe(0);
+    const versions = seedItems();
+    // Each round's body differs from the one before by one bit of its simhash (stored as a version).
+    expect(new Set(versions.map((i) => i.data.simhash)).size).toBeGreaterThanOrEqual(4);
+    for (const v of versions) expect(v.data.nearDuplicateOf, `round ${v.data.round}`).toBeUndefined();
+    // Another URL with the same text is still marked against it.
+    const copies = readItems(data).filter((i) => i.url === url('round-copy'));
+    expect(copies).toHaveLength(1);
+    expect(copies[0].data.nearDuplicateOf).toBe(url('round'));
   });
 });
