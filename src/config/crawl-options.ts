@@ -156,7 +156,7 @@ export const CrawlOptionsSchema = z.object({
    * Mark a page whose main text is nearly that of a page this process wrote before (SimHash
    * fingerprints in `data.simhash`, from the source, within 3 bits; Manku et al. 2007) with
    * `data.nearDuplicateOf: <url>`. Default true; `--no-near-duplicates` turns it off. Each process
-   * keeps up to 1,000,000 pages (~70–100 bytes each), rebuilt from its items at resume.
+   * keeps up to 1,000,000 pages (32 bytes plus the URL's each), rebuilt from its items at resume.
    */
   nearDuplicates: z.boolean().default(true),
   /**

@@ -4,7 +4,7 @@
  * of this one?" without comparing against every page.
  *
  * The banding of Manku, Jain and Das Sarma ("Detecting near-duplicates for web crawling", WWW
- * 2007, §3.1): the 64 bits are cut into 4 bands of 16 bits; two fingerprints that differ in at
+ * 2007: their tables of permuted fingerprints, one table per band here): the 64 bits are cut into 4 bands of 16 bits; two fingerprints that differ in at
  * most 3 bits leave at least one band untouched (pigeonhole: 3 differing bits fall in at most 3
  * bands), so the candidates of a query are the pages that share one of its 4 band values exactly,
  * and only those are compared bit by bit. With n random fingerprints a band value is shared by
@@ -14,9 +14,10 @@
  * record — the fingerprint (8 bytes), its 4 bucket links (one singly linked list per band value,
  * newest first) and where its URL is — and the URL's UTF-8 bytes in an arena: 32 + URL-length
  * bytes, up to 1.5× that just after the arrays grew; plus 4 × 65,536 × 4 bytes = 1 MiB of bucket
- * heads, taken with the first page. About 72 bytes per page with 30-character URLs
- * (`bench/near-duplicates.js`). A lookup's cost is its candidates' records, each one read from
- * memory (one cache line: a record is half of one).
+ * heads, taken with the first page: 76 bytes per page at 10^6 pages with 24–29-character URLs.
+ * A lookup's cost is its candidates' records, each read from memory (a record is half a cache
+ * line): 0.2–0.4 µs at 10^5 pages, 8–11 µs at 10^6, where each of the ~61 records read is a cache
+ * miss (`bench/near-duplicates.js`, bench/RESULTS.md 2026-12-03).
  * Past {@link NEAR_DUPLICATE_INDEX_DEFAULTS}.maxPages pages the index is full: pages are still
  * looked up, but no longer added, so memory stops growing there.
  */
@@ -25,8 +26,9 @@ import { popcount32, type SimhashParts } from '../extract/simhash.js';
 /**
  * - `maxDistance` 3: fingerprints at most 3 bits apart are near-duplicates (Manku et al.'s k for
  *   64-bit fingerprints); at most {@link BANDS} − 1, which the banding guarantees to find;
- * - `maxPages` 1,000,000: pages kept at most (about 100 MB with 70-character URLs); past it new
- *   pages are checked against those kept, not added;
+ * - `maxPages` 1,000,000: pages kept at most (32 + 70 bytes each with 70-character URLs: about
+ *   100 MB, up to 1.5× that just after the arrays grew); past it new pages are checked against
+ *   those kept, not added;
  * - `initialCapacity` 1024: pages the arrays hold before they first grow (by 1.5×).
  */
 export const NEAR_DUPLICATE_INDEX_DEFAULTS = {
