@@ -17,6 +17,7 @@ export type { CrawlOptionsInput } from './config/crawl-options.js';
 export { defineConfig } from './config/define-config.js';
 export { UsageError } from './config/usage-error.js';
 export type { Item, ItemError } from './engine/item.js';
+export { hammingDistance, simhash64 } from './extract/simhash.js';
 export type { CrawlSummary } from './runtime/crawl-summary.js';
 export { CollectorError } from './runtime/crawl-summary.js';
 export type { CrawlInput, RunOptions } from './runtime/library.js';

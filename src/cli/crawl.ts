@@ -145,6 +145,10 @@ export function registerCrawl(program: Command): void {
     .option('--no-robots', 'ignore robots.txt')
     .option('--proxy <url>', 'proxy for all requests (default: HTTP_PROXY/HTTPS_PROXY)')
     .option('--no-store', 'do not store bodies under <out>/files')
+    .option(
+      '--no-near-duplicates',
+      "do not mark pages whose main text nearly repeats an earlier page's (data.nearDuplicateOf)",
+    )
     .option('--metrics <host:port>', 'serve Prometheus /metrics and the status page / (e.g. 127.0.0.1:9464)')
     .option('--backend <url>', 'share the crawl through Redis: redis://host:port/db (default: embedded)')
     .option(

@@ -153,6 +153,13 @@ export const CrawlOptionsSchema = z.object({
   /** Store response bodies under `<out>/files/`. Default true. */
   storeBodies: z.boolean().default(true),
   /**
+   * Mark a page whose main text is nearly that of a page this process wrote before (SimHash
+   * fingerprints in `data.simhash`, from the source, within 3 bits; Manku et al. 2007) with
+   * `data.nearDuplicateOf: <url>`. Default true; `--no-near-duplicates` turns it off. Each process
+   * keeps up to 1,000,000 pages (32 bytes plus the URL's each), rebuilt from its items at resume.
+   */
+  nearDuplicates: z.boolean().default(true),
+  /**
    * Decode, hash, parse and store responses in a page thread, off the fetch loop (a second core
    * per process; ~10 MB more RSS). Default true; a plan with more processes than CPUs turns it off.
    */

@@ -32,6 +32,7 @@ import { ItemStore } from './item-store.js';
 import { LinkFollower } from './link-follower.js';
 import { workerReplayFilter } from './log-replay.js';
 import { LostPageRetries } from './lost-page-retries.js';
+import { NearDuplicateMarks } from './near-duplicate-marks.js';
 import { NearDuplicateWatch } from './near-duplicates.js';
 import type { PageProcessor, PageThreadSource } from './page-processor.js';
 import { openPageProcessor } from './page-processor-choice.js';
@@ -255,9 +256,9 @@ function openRevisits(opts: CrawlOptions, deps: CrawlerDeps): Revisits | null {
 
 /**
  * Open a worker's state: its lock (waiting for a previous holder to exit), the spill file; on
- * resume the frontier (enqueued minus done), seen-set, counters and content index rebuilt from
- * validated lines; the journal; the links already handed to siblings; then the parts that write
- * items. Every write failure of the journal and spill goes to `hooks.writeFailed`.
+ * resume the frontier (enqueued minus done), seen-set, counters, content index and near-duplicate
+ * index rebuilt from validated lines; the journal; the links already handed to siblings; then the
+ * parts that write items. Every write failure of the journal and spill goes to `hooks.writeFailed`.
  * @param admission which requests are new (the handoff outbox hands each once).
  * @param opened receives the lock, journal and spill as soon as they are taken or open, so that
  *   a start that fails later still releases and closes them.
@@ -303,12 +304,15 @@ export async function openStateParts(
   const partition = deps.partition;
   const scope = (url: string) => net.scope.check(url);
   const replayed = { stateDir, outDir: opts.out, scope, seen: backend.seen, log };
+  // Its index of originals lives in this process only, rebuilt from the items file at resume.
+  const nearDuplicateMarks = opts.nearDuplicates ? new NearDuplicateMarks() : null;
   let resumedItems = 0;
   if (opts.resume) {
     resumedItems = await restoreState({
       ...replayed,
       itemsPath,
       contentIndex: net.contentIndex,
+      nearDuplicateMarks,
       stats,
       partition,
       queue: (url, depth, meta) => {
@@ -339,6 +343,7 @@ export async function openStateParts(
   }
   const store: ItemStore = new ItemStore({
     contentIndex: net.contentIndex,
+    nearDuplicateMarks,
     pages: net.pages,
     journal,
     stats,

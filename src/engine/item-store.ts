@@ -14,6 +14,7 @@ import type { Journal } from '../frontier/journal.js';
 import { isDiskFull } from '../sinks/disk-full.js';
 import { type CrawlStats, countCollected } from './crawl-stats.js';
 import { countsAsError, type Item, markDuplicate } from './item.js';
+import type { NearDuplicateMarks } from './near-duplicate-marks.js';
 
 import type { PageProcessor } from './page-processor.js';
 import { markdownId } from './page-work.js';
@@ -29,6 +30,8 @@ type ContentTicket =
 /** What the store works with. */
 export interface ItemStoreParts {
   contentIndex: ContentDedup;
+  /** Near-duplicate marking (`data.nearDuplicateOf`); null when the crawl has it off. */
+  nearDuplicateMarks: NearDuplicateMarks | null;
   pages: PageProcessor;
   journal: Journal;
   stats: CrawlStats;
@@ -169,10 +172,14 @@ export class ItemStore {
     );
   }
 
-  /** Write the item line (the acknowledgement): counters, journal, content index. */
+  /**
+   * Write the item line (the acknowledgement): near-duplicate mark, counters, journal, content
+   * index. Lines are marked in the order they are journaled, the order resume replays them in.
+   */
   write(item: Item): void {
     const { stats, journal, contentIndex } = this.parts;
     this.parts.beforeWrite?.(item);
+    this.parts.nearDuplicateMarks?.mark(item);
     stats.items++;
     stats.itemsThisRun++;
     if (countsAsError(item)) {

@@ -41,9 +41,11 @@ export interface Item {
   /** Why the URL failed, after its retries; absent on success. */
   error?: ItemError;
   /**
-   * Extra fields: the source's own (e.g. `encoding`), and the collector's: `duplicateOf` (URL of
+   * Extra fields: the source's own (e.g. `encoding`; `simhash`, 16 hex digits, is the SimHash of
+   * the page's main text, `extract/simhash.ts`), and the collector's: `duplicateOf` (URL of
    * the item that stored the same body; null with `duplicateSha256` when its line could not be
-   * read back), `unchanged` (a 304, or the same body as the last fetch of this URL), `round` and
+   * read back), `nearDuplicateOf` (URL of an earlier item whose `simhash` is within 3 bits of
+   * this one's: nearly the same main text, `engine/near-duplicate-marks.ts`), `unchanged` (a 304, or the same body as the last fetch of this URL), `round` and
    * `version` (continuous collection: the round, and which body of the page this is), `redirectTo`,
    * `redirectSeen` and `note` (a redirect recorded, not followed), `contentEncoding`
    * (`unknown-encoding`: stored as received; `not-encoded`: the label was wrong), `storeError`

@@ -1,7 +1,8 @@
 /**
  * `--resume`: a worker's state rebuilt from its files. The frontier is what was enqueued minus
- * what has an item, each URL with the metadata its source gave it (label, headers, userData...); the seen-set holds every URL of both; the counters and the content index
- * count the items already written; links already handed to sibling processes count as seen here.
+ * what has an item, each URL with the metadata its source gave it (label, headers, userData...); the seen-set holds every URL of both; the counters, the content index
+ * and the near-duplicate index count the items already written; links already handed to sibling
+ * processes count as seen here.
  * Every line read back is checked (log-replay.ts): a URL listed twice is queued once, a damaged,
  * out-of-scope or foreign line is skipped and reported.
  */
@@ -15,6 +16,7 @@ import type { RequestMeta } from '../frontier/request-meta.js';
 import type { CrawlStats } from './crawl-stats.js';
 import { countsAsError } from './item.js';
 import { type ReplayPartition, reportSkippedLines, workerReplayFilter } from './log-replay.js';
+import type { NearDuplicateMarks } from './near-duplicate-marks.js';
 
 /** Where a worker's state is, and what is rebuilt from it. */
 export interface ResumeParts {
@@ -22,6 +24,8 @@ export interface ResumeParts {
   itemsPath: string;
   seen: SeenSet;
   contentIndex: ContentDedup;
+  /** Near-duplicate marking, whose index of originals is rebuilt; null when it is off. */
+  nearDuplicateMarks: NearDuplicateMarks | null;
   stats: CrawlStats;
   log: Logger;
   /** The `--out` dir (names the files in warnings). */
@@ -35,14 +39,14 @@ export interface ResumeParts {
 }
 
 /**
- * Rebuild the frontier, seen-set, counters and content index from the frontier log and the items
- * file (repairing a torn last line of either). Invalid frontier-log lines are skipped, counted and
- * reported in one warning.
+ * Rebuild the frontier, seen-set, counters, content index and near-duplicate index from the
+ * frontier log and the items file (repairing a torn last line of either). Invalid frontier-log
+ * lines are skipped, counted and reported in one warning.
  * @returns items found in the items file.
  * @throws on I/O errors.
  */
 export async function restoreState(parts: ResumeParts): Promise<number> {
-  const { stats, contentIndex } = parts;
+  const { stats, contentIndex, nearDuplicateMarks } = parts;
   let items = 0;
   const replay = workerReplayFilter(parts.scope, parts.partition);
   const rec = await recoverJournal(
@@ -60,6 +64,8 @@ export async function restoreState(parts: ResumeParts): Promise<number> {
         const key = contentKeyFromHex(sha);
         if (key !== null) contentIndex.add(key, line.index);
       }
+      // Judged again in file order: the originals it had before (near-duplicate-marks.ts).
+      nearDuplicateMarks?.replay(it);
     },
     (line) => contentIndex.appendLine(line.bytes),
     replay,

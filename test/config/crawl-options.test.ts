@@ -45,6 +45,7 @@ describe('parseCrawlOptions: defaults', () => {
       robots: true,
       resume: false,
       storeBodies: true,
+      nearDuplicates: true,
       maxUrlLength: 2048,
       maxPathRepeat: 3,
       maxQueryVariants: 1000,
@@ -159,6 +160,13 @@ describe('parseCrawlOptions: errors are `path: message`', () => {
 
   it('names the whole object when the input is not an object', () => {
     expect(errorOf(null)).toMatch(/^options: /);
+  });
+});
+
+describe('parseCrawlOptions: nearDuplicates', () => {
+  it('is on by default, off with false, and a boolean only', () => {
+    expect(parseCrawlOptions({ seeds: SEED, nearDuplicates: false }).nearDuplicates).toBe(false);
+    expect(errorOf({ seeds: SEED, nearDuplicates: 'no' })).toMatch(/^nearDuplicates: /);
   });
 });
 

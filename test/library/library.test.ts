@@ -141,6 +141,16 @@ describe('the library API (dist/index.js)', () => {
     const bad = lib.defineConfig({ workers: [{ source: './sources/tagger.mjs', seeds: [seed()], tag: 5 }] });
     await expect(lib.run(bad, { baseDir: dir })).rejects.toThrow('workers[0].tag: expected a string, got 5');
   });
+
+  it('exports simhash64 and hammingDistance, for a source that gives data.simhash itself', () => {
+    const text = Array.from({ length: 40 }, (_, i) => `word${i}`).join(' ');
+    const h = lib.simhash64(text);
+    expect(h).toMatch(/^[0-9a-f]{16}$/);
+    expect(lib.hammingDistance(h as string, lib.simhash64(`${text} and a few more`) as string)).toBeLessThan(
+      10,
+    );
+    expect(lib.simhash64('too short')).toBeNull();
+  });
 });
 
 describe('examples/crawl.mjs', () => {
