@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { compileArticlePatterns, isArticleUrl } from '../extract/article.js';
 import { discoverFeeds } from '../extract/feed-links.js';
 import { extractContent, type PageContent } from '../extract/page-content.js';
+import { simhash64 } from '../extract/simhash.js';
 import { readHtmlPage } from './html-page.js';
 import {
   HUB_LABELS,
@@ -141,7 +142,7 @@ export function readPage(
   return readHtml(page, o, patterns, result);
 }
 
-/** The `data` fields of a page's content: those the page states, and its word count. */
+/** The `data` fields of a page's content: those the page states, its word count and its text's SimHash. */
 function contentData(c: PageContent): Record<string, unknown> {
   const data: Record<string, unknown> = {};
   for (const key of [
@@ -157,7 +158,12 @@ function contentData(c: PageContent): Record<string, unknown> {
     const v = (c as unknown as Record<string, unknown>)[key];
     if (v !== null && v !== undefined) data[key] = v;
   }
-  if (c.markdown !== null) data.words = c.words;
+  if (c.markdown !== null) {
+    data.words = c.words;
+    // the fingerprint the engine marks near-duplicates by (`data.nearDuplicateOf`)
+    const fingerprint = simhash64(c.text);
+    if (fingerprint !== null) data.simhash = fingerprint;
+  }
   return data;
 }
 

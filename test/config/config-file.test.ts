@@ -62,7 +62,7 @@ describe('config file', () => {
   it("refuses a key that is neither common nor the source's own, once the source is loaded", async () => {
     const c = validateConfig({ workers: [{ source: 'crawl', seeds: [SEED], speed: 3 }] }, 'c.yaml');
     await expect(runWorkerSpecs(c, process.cwd())).rejects.toThrow(
-      /^workers\[0\]: unknown key "speed" \(source crawl takes articlePatterns, follow, feeds, sitemaps, pageRequisites\)$/,
+      /^workers\[0\]: unknown key "speed" \(source crawl takes articlePatterns, follow, feeds, sitemaps, markdown, pageRequisites\)$/,
     );
   });
 

@@ -173,7 +173,7 @@ describe('a user source module', () => {
     [
       'an option the crawl source does not take',
       ['--source-option', 'x=1'],
-      /^collector: --source-option: unknown key "x" \(source crawl takes articlePatterns, follow, feeds, sitemaps, pageRequisites\)$/,
+      /^collector: --source-option: unknown key "x" \(source crawl takes articlePatterns, follow, feeds, sitemaps, markdown, pageRequisites\)$/,
     ],
   ])('refuses %s: one line, exit 2, nothing written', async (_name, flags, message) => {
     const out = path.join(tempDir(), 'out');
