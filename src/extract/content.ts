@@ -178,11 +178,26 @@ function linkDensity(el: DomElement): number {
 }
 
 /**
+ * A block before the first one Readability took that opens the same section of the document: a
+ * sub-heading with what follows it, or a code block (a reference page's synopsis).
+ */
+function leadingSection(el: DomElement): boolean {
+  if (el.localName === 'pre') return true;
+  if (el.localName !== 'div' && el.localName !== 'section') return false;
+  return (
+    el.querySelector('h1') === null &&
+    el.querySelector('h2, h3, h4, h5, h6') !== null &&
+    el.querySelector('pre, p, table') !== null
+  );
+}
+
+/**
  * Puts back the headings, lists, tables, code blocks and quotes that Readability left out from
  * between the blocks it took from one parent: it keeps a sibling of its chosen element only when
  * that sibling was scored or is a paragraph, so a section's heading or a list between two chosen
- * paragraphs is lost. Only blocks strictly between the first and last chosen ones, in document
- * order (`content-prep.ts` numbers them), and not mostly links.
+ * paragraphs is lost. Blocks between the first and last chosen ones, in document order
+ * (`content-prep.ts` numbers them), and before the first one the sections that open the same
+ * document ({@link leadingSection}: a reference page's synopsis); none that is mostly links.
  */
 function restoreSkippedBlocks(document: DomDocument, chosen: DomElement): void {
   const kids = Array.from(chosen.children);
@@ -201,7 +216,10 @@ function restoreSkippedBlocks(document: DomDocument, chosen: DomElement): void {
   const present = new Set(taken.map(order));
   for (const el of Array.from(parent.children)) {
     const i = order(el);
-    if (!(i > first && i < last) || present.has(i) || !SKIPPED_BLOCKS.has(el.localName)) continue;
+    if (present.has(i) || !(i < last)) continue;
+    if (i > first) {
+      if (!SKIPPED_BLOCKS.has(el.localName)) continue;
+    } else if (!leadingSection(el)) continue;
     if (linkDensity(el) > MAX_SKIPPED_LINK_DENSITY) continue;
     const before = taken.find((k) => order(k) > i) ?? null;
     container.insertBefore(el, before);

@@ -144,6 +144,25 @@ describe('pages that are not articles', () => {
     expect(c.links).toHaveLength(12);
   });
 
+  it('a reference page (DocBook refentry) keeps its synopsis, which comes before the sections Readability takes', () => {
+    // one long section (Readability's choice) and a shorter one beside it, as a real reference page has
+    const section = (title: string, text: string, n: number) =>
+      `<div class="refsect1"><h2>${title}</h2>${`<p>${text.repeat(4)}</p>`.repeat(n)}</div>`;
+    const c = extractContent(
+      `<html><head><title>SELECT</title></head><body><div class="navheader"><a href="/">Home</a></div>
+       <div class="refentry"><div class="refnamediv"><h2>SELECT</h2><p>SELECT — retrieve rows</p></div>
+       <div class="refsynopsisdiv"><h2>Synopsis</h2><pre class="synopsis">SELECT [ ALL | DISTINCT ] <em>expression</em>
+    [ FROM <em>from_item</em> ]</pre></div>
+       ${section('Description', 'SELECT retrieves rows from zero or more tables, with clauses, as described here. ', 4)}
+       ${section('Parameters', 'Each clause of the command, in order, is described in this section, with examples. ', 30)}</div></body></html>`,
+      'https://docs.example.org/sql-select.html',
+    );
+    expect(c.markdown).toMatch(
+      /^# SELECT\n\n## Synopsis\n\n```\nSELECT \[ ALL \| DISTINCT \] expression\n {4}\[ FROM from_item \]\n```\n\n## Description\n\nSELECT retrieves/,
+    );
+    expect(c.markdown).toContain('## Parameters');
+  });
+
   it('the body without navigation replaces a choice of under 140 characters when it holds more than twice as much', () => {
     expect(preferBody(0, 1)).toBe(true);
     expect(preferBody(100, 201)).toBe(true);
