@@ -386,14 +386,17 @@ export function resolveLazyImage(img: DomElement): void {
  * Page furniture named by the usual class and id tokens (whole tokens, lowercased): comment
  * threads (WordPress, Disqus, most themes), share bars, related-post and recommendation lists,
  * newsletter boxes, navigation and pagination, photo captions and credits, bylines and date
- * lines, tag lists, advertisements. Removed before the main-content choice, which otherwise may
+ * lines, tag lists, advertisements, text for screen readers only and skip links. Removed before the main-content choice, which otherwise may
  * take a thread longer than the article for the article.
  */
 const FURNITURE_TOKEN =
-  /^(?:(?:wp-block-)?comments?(?:[-_](?:list|area|section|thread|wrapper|container|block|respond|form|widget|box|count|link|links))?|commentlist|disqus_thread|dsq-comments|respond|comment-respond|reply-title|share|sharing|sharedaddy|share[-_](?:bar|buttons|links|tools|this|icons|box)|social[-_](?:share|sharing|links|buttons|icons|media)|addtoany|a2a_kit|sharethis|related|related[-_](?:posts?|articles?|stories|content|links|entries)|jp-relatedposts|yarpp-related|crp_related|more[-_](?:posts|articles|stories)|recommended[-_]?(?:posts|articles|stories)?|newsletter(?:[-_](?:signup|form|box|subscribe))?|subscribe[-_](?:box|form)|post[-_](?:navigation|nav)|nav[-_]links|nav|navbar|navigation|nav-panel|navheader|navfooter|breadcrumbs?|pagination|pager|caption|wp-caption-text|image-caption|photo-caption|media-caption|credit|image-credit|photo-credit|byline|post-meta|entry-meta|article-meta|dateline|timestamp|posted-on|post-date|entry-date|tags|tag-list|post-tags|entry-tags|tags-links|cat-links|categories|more-stories|recirc|trending|most-popular|popular-posts|outbrain|taboola|ob-widget|ad|ads|advert|advertisement|ad-container|ad-slot|sponsored|copyright)$/;
+  /^(?:(?:wp-block-)?comments?(?:[-_](?:list|area|section|thread|wrapper|container|block|respond|form|widget|box|count|link|links))?|commentlist|disqus_thread|dsq-comments|respond|comment-respond|reply-title|share|sharing|sharedaddy|share[-_](?:bar|buttons|links|tools|this|icons|box)|social[-_](?:share|sharing|links|buttons|icons|media)|addtoany|a2a_kit|sharethis|related|related[-_](?:posts?|articles?|stories|content|links|entries)|jp-relatedposts|yarpp-related|crp_related|more[-_](?:posts|articles|stories)|recommended[-_]?(?:posts|articles|stories)?|newsletter(?:[-_](?:signup|form|box|subscribe))?|subscribe[-_](?:box|form)|post[-_](?:navigation|nav)|nav[-_]links|nav|navbar|navigation|nav-panel|navheader|navfooter|breadcrumbs?|pagination|pager|caption|wp-caption-text|image-caption|photo-caption|media-caption|credit|image-credit|photo-credit|byline|post-meta|entry-meta|article-meta|dateline|timestamp|posted-on|post-date|entry-date|tags|tag-list|post-tags|entry-tags|tags-links|cat-links|categories|more-stories|recirc|trending|most-popular|popular-posts|outbrain|taboola|ob-widget|ad|ads|advert|advertisement|ad-container|ad-slot|sponsored|copyright|screen-reader-text|screen-reader|sr-only|visually-hidden|skip-link|skip-to-content)$/;
 
 /** Elements that are furniture by their tag: navigation, asides, footers, photo captions. */
 const FURNITURE_TAGS = new Set(['nav', 'aside', 'footer', 'figcaption']);
+
+/** Text only screen readers get: removed whatever its element, a `<span>` too. */
+const HIDDEN_TEXT = /(?:^|\s)(?:sr-only|visually-hidden|screen-reader-text|screenreader-only)(?:\s|$)/i;
 
 /** Elements never removed as furniture (the document, the article's own container, inline code and links). */
 const NEVER_FURNITURE = new Set(['html', 'body', 'main', 'span', 'a', 'code', 'pre']);
@@ -401,12 +404,47 @@ const NEVER_FURNITURE = new Set(['html', 'body', 'main', 'span', 'a', 'code', 'p
 /** What shows that an element holds the article itself: never removed as furniture. */
 const ARTICLE_MARKERS = 'h1, main, [role="main"], [itemprop="articleBody"]';
 
+/**
+ * Parts of a class or id (split at `-`, `_` and lower-to-upper case changes) that name furniture
+ * wherever they stand in it (`image__caption`, `photoCredit`, `author-bio`, `cookie-notice`):
+ * photo captions and credits, author boxes, cookie and consent notices. (Measured on the AEB
+ * pages: `ad`, `sponsor` and `promo` as parts remove content containers too, so they count only as
+ * whole tokens.)
+ */
+const FURNITURE_PART = new Set([
+  'caption',
+  'captions',
+  'credit',
+  'credits',
+  'bio',
+  'cookie',
+  'cookies',
+  'consent',
+  'gdpr',
+]);
+
+/** The parts of a class or id name (see {@link FURNITURE_PART}). */
+function nameParts(name: string): string[] {
+  return name
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .toLowerCase()
+    .split(/[-_\s]+/);
+}
+
+/** Whether a class or id names furniture: the whole of it ({@link FURNITURE_TOKEN}) or a part ({@link FURNITURE_PART}). */
+function furnitureName(name: string): boolean {
+  if (FURNITURE_TOKEN.test(name.toLowerCase())) return true;
+  for (const part of nameParts(name)) if (FURNITURE_PART.has(part)) return true;
+  return false;
+}
+
 /** Whether an element is furniture by its tag, role, id or class tokens (not yet checked for {@link ARTICLE_MARKERS}). */
 export function looksLikeFurniture(el: DomElement): boolean {
   if (FURNITURE_TAGS.has(el.localName) || el.getAttribute('role') === 'navigation') return true;
-  const id = el.getAttribute('id')?.toLowerCase();
-  if (id !== undefined && FURNITURE_TOKEN.test(id)) return true;
-  return classTokens(el).some((t) => FURNITURE_TOKEN.test(t));
+  const id = el.getAttribute('id');
+  if (id !== null && furnitureName(id)) return true;
+  const cls = el.getAttribute('class');
+  return cls !== null && cls.split(/\s+/).some((t) => t !== '' && furnitureName(t));
 }
 
 /** Line-number gutters beside code (Pygments, highlight.js plugins): not code. */
@@ -471,7 +509,8 @@ export function prepareContent(document: DomDocument): void {
       else if (tokens.some((t) => GUTTER.has(t))) gutters.push(el);
       else if (name === 'a' && isPermalink(el)) permalinks.push(el);
     }
-    if (!NEVER_FURNITURE.has(name) && looksLikeFurniture(el)) furniture.push(el);
+    if (!NEVER_FURNITURE.has(name) ? looksLikeFurniture(el) : cls !== null && HIDDEN_TEXT.test(cls))
+      furniture.push(el);
   }
   for (const g of gutters) g.remove();
   for (const pre of pres) if (pre.isConnected) markCodeBlock(document, pre);

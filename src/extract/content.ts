@@ -8,7 +8,7 @@
  */
 import { createRequire } from 'node:module';
 import { canonicalize } from '../url/canonicalize.js';
-import { all, type DomDocument, type DomElement } from './content-dom.js';
+import { all, type DomDocument, type DomElement, type DomNode } from './content-dom.js';
 import { INDEX_ATTR, PARENT_ATTR, prepareContent } from './content-prep.js';
 import { toMarkdown } from './markdown.js';
 import { countWords, markdownToText } from './markdown-text.js';
@@ -42,6 +42,8 @@ export const CONTENT_DEFAULTS = {
    * is found on the first, cleaner try (AEB: precision +0.001, p95 time −15%).
    */
   readabilityCharThreshold: 250,
+  /** Characters before the page's headline dropped at most (`dropLeadBeforeHeadline`). */
+  maxLeadChars: 300,
 } as const;
 
 /** Start tags, counted to bound the work before building a DOM. */
@@ -286,9 +288,11 @@ export function preferBody(chosenChars: number, bodyChars: number): boolean {
  * {@link CONTENT_DEFAULTS}.fallbackBelowChars characters and the body without navigation holds
  * twice as much, that body is the content (`fallback: true`).
  * @param html the page's source (parsed again only for the fallback).
+ * @param title the page's title, whose headline's lead-in is dropped first (`dropLeadBeforeHeadline`).
  */
-export function mainContent(document: DomDocument, html: string): MainContent {
+export function mainContent(document: DomDocument, html: string, title: string | null = null): MainContent {
   prepareContent(document);
+  if (title !== null) dropLeadBeforeHeadline(document, title);
   let parsed: ReadabilityResult | null = null;
   try {
     const reader = new (libraries().Readability)<DomElement>(document as never, {
@@ -356,6 +360,43 @@ function absolute(href: string, base: string): string {
   }
 }
 
+/** Letters and digits of a text, lowercased: what two headings are compared by. */
+function headingKey(text: string): string {
+  return text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '');
+}
+
+/**
+ * What little comes before the page's headline — an `<h1>` whose text is the title's (or contains
+ * it, or is contained in it) — is dropped: a kicker, "Breaking news", a sign-in link, a repeated
+ * URL. From the headline up through its ancestors, the siblings before it go as long as all that
+ * was dropped holds at most {@link CONTENT_DEFAULTS}.maxLeadChars characters; a level holding more
+ * stays, with everything above it. Done before the main-content choice (Readability drops the
+ * headline itself as the title). Body text is never before a headline this short.
+ * @param title the page's title (metadata's).
+ */
+export function dropLeadBeforeHeadline(document: DomDocument, title: string): void {
+  const key = headingKey(title);
+  const body = document.body;
+  if (key === '' || body === null) return;
+  const h1 = all(body, 'h1').find((h) => {
+    const k = headingKey(h.textContent ?? '');
+    return k !== '' && (k === key || key.includes(k) || k.includes(key));
+  });
+  if (h1 === undefined) return;
+  let lead = 0;
+  for (let el: DomElement = h1; el !== body && el.parentElement !== null; el = el.parentElement) {
+    const before: DomNode[] = [];
+    let chars = 0;
+    for (let sib = el.previousSibling; sib !== null; sib = sib.previousSibling) {
+      before.push(sib);
+      chars += (sib.textContent ?? '').replace(/\s+/g, '').length;
+    }
+    if (lead + chars > CONTENT_DEFAULTS.maxLeadChars) return;
+    lead += chars;
+    for (const n of before) n.remove();
+  }
+}
+
 /** A page's main content as {@link extractMainMarkdown} gives it. */
 export interface MainMarkdown {
   /** GFM Markdown of the main content (no headline added), or null when the page has none. */
@@ -377,8 +418,14 @@ export interface MainMarkdown {
  * Never throws for odd input: a library failure yields `markdown: null`.
  * @param html the page's source (for the fallback).
  * @param base the URL links are resolved against (`baseOf`).
+ * @param title the page's title (metadata's), if known: its headline's lead-in is dropped.
  */
-export function extractMainMarkdown(document: DomDocument, html: string, base: string): MainMarkdown {
+export function extractMainMarkdown(
+  document: DomDocument,
+  html: string,
+  base: string,
+  title: string | null = null,
+): MainMarkdown {
   const empty: MainMarkdown = {
     markdown: null,
     text: '',
@@ -389,7 +436,7 @@ export function extractMainMarkdown(document: DomDocument, html: string, base: s
   };
   let main: MainContent;
   try {
-    main = mainContent(document, html);
+    main = mainContent(document, html, title);
   } catch {
     return empty;
   }

@@ -78,7 +78,7 @@ export function extractContent(html: string, pageUrl: string, options: ContentOp
     fallback: false,
   };
   if (full) {
-    const m = extractMainMarkdown(document, html, base);
+    const m = extractMainMarkdown(document, html, base, meta.title);
     out.title ??= clean(m.guess.title);
     out.author ??= clean(m.guess.byline);
     out.published ??= parseDateIso(m.guess.publishedTime);

@@ -91,6 +91,51 @@ describe('articles', () => {
     expect(c.words).toBe(81);
   });
 
+  it('a news page: kicker and sign-in before the headline, captions, credits, author box, cookie notice and screen-reader text left out', () => {
+    const para = (n: number) =>
+      `<p>Paragraph ${n} of the story tells what happened at the harbour, who saw it, and what the council will do next week.</p>`;
+    const c = extractContent(
+      `<html lang="en"><head><title>Storm closes the harbour | Daily Example</title><meta property="og:site_name" content="Daily Example"></head>
+       <body><div class="story"><a class="sign-in" href="/login">Sign In</a><p class="kicker">Breaking News</p>
+       <h1>Storm closes the harbour</h1><span class="sr-only">Article continues below</span>
+       ${para(1)}<figure><img src="/a.jpg" alt="Waves"><div class="image__caption">Waves over the wall (Image: Agency)</div></figure>
+       ${para(2)}<p class="photoCredit">Photo: A. Photographer</p>${para(3)}
+       <div class="promo-box"><p>The harbour reopens on Monday, the council said in a statement this morning.</p></div>
+       <div class="author-bio"><p>Sam Writer covers the coast for the Daily Example.</p></div>
+       <div class="cookie-notice"><p>We use cookies to improve your experience.</p></div></div></body></html>`,
+      'https://news.example.org/storm.html',
+    );
+    expect(c.title).toBe('Storm closes the harbour');
+    expect(c.markdown).toBe(
+      [
+        '# Storm closes the harbour',
+        'Paragraph 1 of the story tells what happened at the harbour, who saw it, and what the council will do next week.',
+        '![Waves](https://news.example.org/a.jpg)',
+        'Paragraph 2 of the story tells what happened at the harbour, who saw it, and what the council will do next week.',
+        'Paragraph 3 of the story tells what happened at the harbour, who saw it, and what the council will do next week.',
+        // a promo class is not furniture by a part of its name: a box of the story's own text
+        'The harbour reopens on Monday, the council said in a statement this morning.',
+      ].join('\n\n'),
+    );
+  });
+
+  it('the headline stays when much comes before it, or when it is not the title', () => {
+    const long = `<p>${'A standfirst that is part of the story and longer than a kicker. '.repeat(8)}</p>`;
+    const body = '<p>The story itself, told at some length so that it is the article of the page.</p>'.repeat(
+      6,
+    );
+    const kept = extractContent(
+      `<html><head><title>The title</title></head><body><article>${long}<h1>The title</h1>${body}</article></body></html>`,
+      'https://x.example/a',
+    );
+    expect(kept.markdown).toContain('A standfirst that is part of the story');
+    const other = extractContent(
+      `<html><head><title>Page title</title></head><body><article><h1>Chapter one</h1>${body}</article></body></html>`,
+      'https://x.example/b',
+    );
+    expect(other.markdown).toMatch(/^# Chapter one\n\nThe story itself/);
+  });
+
   it('MathJax: inline and display TeX from its scripts, its rendered copies left out', () => {
     const { markdown } = page('mathjax');
     expect(markdown).toContain(
