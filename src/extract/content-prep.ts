@@ -444,7 +444,7 @@ export function looksLikeFurniture(el: DomElement): boolean {
   const id = el.getAttribute('id');
   if (id !== null && furnitureName(id)) return true;
   const cls = el.getAttribute('class');
-  return cls !== null && cls.split(/\s+/).some((t) => t !== '' && furnitureName(t));
+  return cls?.split(/\s+/).some((t) => t !== '' && furnitureName(t)) === true;
 }
 
 /** Line-number gutters beside code (Pygments, highlight.js plugins): not code. */

@@ -228,9 +228,6 @@ function restoreSkippedBlocks(document: DomDocument, chosen: DomElement): void {
   }
 }
 
-/** Table rows and sections: what Readability takes when it scores a table's cells above all else. */
-const TABLE_PARTS = new Set(['tr', 'thead', 'tbody', 'tfoot']);
-
 /**
  * When Readability chose rows of a table (it scores cells, so on a page that is mostly a table of
  * reference it takes the `<tbody>`, renamed to a `<div>`, without the header row or the text
@@ -260,7 +257,7 @@ function recoverTable(document: DomDocument, chosen: DomElement): DomElement | n
   let body: DomElement | null = null;
   for (const row of rows) {
     const section = byIndex(row.getAttribute(PARENT_ATTR));
-    if (section !== null && section.isConnected && section.closest('table') === table)
+    if (section?.isConnected && section.closest('table') === table)
       section.appendChild(row);
     else {
       if (body === null) {
