@@ -198,8 +198,10 @@ function leadingSection(el: DomElement): boolean {
  * between the blocks it took from one parent: it keeps a sibling of its chosen element only when
  * that sibling was scored or is a paragraph, so a section's heading or a list between two chosen
  * paragraphs is lost. Blocks between the first and last chosen ones, in document order
- * (`content-prep.ts` numbers them), and before the first one the sections that open the same
- * document ({@link leadingSection}: a reference page's synopsis); none that is mostly links.
+ * (`content-prep.ts` numbers them); before the first one, the sections that open the same
+ * document ({@link leadingSection}: a reference page's synopsis); after the last one, the run of
+ * headings, paragraphs, lists, tables and code that continues it (a README's install commands),
+ * up to the first other element. None that is mostly links.
  */
 function restoreSkippedBlocks(document: DomDocument, chosen: DomElement): void {
   const kids = Array.from(chosen.children);
@@ -216,9 +218,24 @@ function restoreSkippedBlocks(document: DomDocument, chosen: DomElement): void {
   const parent = document.querySelector(`[${INDEX_ATTR}="${parentIndex}"]`);
   if (parent === null || container.contains(parent)) return;
   const present = new Set(taken.map(order));
+  let trailing = true;
   for (const el of Array.from(parent.children)) {
     const i = order(el);
-    if (present.has(i) || !(i < last)) continue;
+    if (present.has(i)) continue;
+    if (i > last) {
+      // after the last chosen block: the run of headings, paragraphs, lists, tables and code
+      // that continues it, up to the first other element (a box of links, a comment thread)
+      if (!trailing) break;
+      if (
+        !(SKIPPED_BLOCKS.has(el.localName) || el.localName === 'p') ||
+        linkDensity(el) > MAX_SKIPPED_LINK_DENSITY
+      ) {
+        trailing = false;
+        continue;
+      }
+      container.appendChild(el);
+      continue;
+    }
     if (i > first) {
       if (!SKIPPED_BLOCKS.has(el.localName)) continue;
     } else if (!leadingSection(el)) continue;
@@ -257,8 +274,7 @@ function recoverTable(document: DomDocument, chosen: DomElement): DomElement | n
   let body: DomElement | null = null;
   for (const row of rows) {
     const section = byIndex(row.getAttribute(PARENT_ATTR));
-    if (section?.isConnected && section.closest('table') === table)
-      section.appendChild(row);
+    if (section?.isConnected && section.closest('table') === table) section.appendChild(row);
     else {
       if (body === null) {
         body = document.createElement('tbody');

@@ -208,6 +208,13 @@ describe('pages that are not articles', () => {
     expect(c.markdown).toContain('## Parameters');
   });
 
+  it("a README page (as the demo renders one) keeps the headings, paragraphs and code after Readability's last paragraph", () => {
+    const c = page('readme-page');
+    expect(c.markdown).toMatch(
+      /## Install\n\nUsing npm:\n\n```sh\nnpm install --save-dev @example\/walker\n```\n\nor using yarn:\n\n```sh\nyarn add @example\/walker --dev\n```$/,
+    );
+  });
+
   it('the body without navigation replaces a choice of under 140 characters when it holds more than twice as much', () => {
     expect(preferBody(0, 1)).toBe(true);
     expect(preferBody(100, 201)).toBe(true);
