@@ -246,44 +246,62 @@ function restoreSkippedBlocks(document: DomDocument, chosen: DomElement): void {
 }
 
 /**
- * When Readability chose rows of a table (it scores cells, so on a page that is mostly a table of
- * reference it takes the `<tbody>`, renamed to a `<div>`, without the header row or the text
- * around it), the rows go back into their table in the document and the table's container is the
- * content: its headings and paragraphs were never moved. Returns that container, or null when the
- * choice was not (almost only) rows cut from a table.
+ * When Readability chose (almost only) a table — it scores cells, so on a page that is mostly a
+ * table of reference it takes the table, or only its `<tbody>` renamed to a `<div>`, without the
+ * header row or the text around it — what it took goes back where it was in the document (the
+ * numbers `content-prep.ts` gave every block say where), and the table's section, its nearest
+ * ancestor holding a heading, is the content. Returns that section, or null when the choice was
+ * not mostly a table.
  */
 function recoverTable(document: DomDocument, chosen: DomElement): DomElement | null {
-  const rows = all(chosen, 'tr').filter((r) => r.closest('table') === null);
+  const rows = all(chosen, 'tr');
   if (rows.length === 0) return null;
   const textOf = (el: DomElement) => (el.textContent ?? '').replace(/\s+/g, '').length;
-  const inRows = rows.reduce((n, r) => n + textOf(r), 0);
+  const inRows = rows.reduce((n, r) => n + (r.closest('tr') === r ? textOf(r) : 0), 0);
   if (inRows < 0.9 * textOf(chosen)) return null;
   const byIndex = (i: string | null) =>
     i === null
       ? null
       : (document.querySelector(`[${INDEX_ATTR}="${i}"]`) ?? chosen.querySelector(`[${INDEX_ATTR}="${i}"]`));
-  // the table the rows came from: up their parents' numbers to a <table> still in the document
-  let table: DomElement | null = null;
-  for (
-    let el = byIndex(rows[0].getAttribute(PARENT_ATTR));
-    el !== null && table === null;
-    el = byIndex(el.getAttribute(PARENT_ATTR))
-  )
-    if (el.localName === 'table' && el.isConnected) table = el;
-  if (table === null) return null;
-  let body: DomElement | null = null;
-  for (const row of rows) {
-    const section = byIndex(row.getAttribute(PARENT_ATTR));
-    if (section?.isConnected && section.closest('table') === table) section.appendChild(row);
-    else {
-      if (body === null) {
-        body = document.createElement('tbody');
-        table.appendChild(body);
-      }
-      body.appendChild(row);
-    }
+  /** Puts `el` back in its parent (by number), before the first child numbered after it. */
+  const putBack = (el: DomElement, parent: DomElement): void => {
+    const i = Number(el.getAttribute(INDEX_ATTR));
+    const next = Array.from(parent.children).find((c) => Number(c.getAttribute(INDEX_ATTR)) > i) ?? null;
+    parent.insertBefore(el, next);
+  };
+  // the blocks Readability moved out, back in their parents (a cut-out tbody's rows into the table)
+  const page =
+    chosen.children.length === 1 && chosen.children[0].getAttribute(INDEX_ATTR) === null
+      ? chosen.children[0]
+      : chosen;
+  for (const kid of Array.from(page.children)) {
+    const parent = byIndex(kid.getAttribute(PARENT_ATTR));
+    if (!parent?.isConnected) continue;
+    if (
+      parent.localName === 'table' &&
+      kid.localName !== 'thead' &&
+      kid.localName !== 'tbody' &&
+      kid.localName !== 'tfoot'
+    ) {
+      // a table section Readability renamed: its rows go back in a tbody of that number
+      const body = document.createElement('tbody');
+      body.setAttribute(INDEX_ATTR, kid.getAttribute(INDEX_ATTR) ?? '');
+      for (const row of Array.from(kid.children)) body.appendChild(row);
+      putBack(body, parent);
+    } else putBack(kid, parent);
   }
-  return table.parentElement;
+  const table = rows.map((r) => r.closest('table')).find((t) => t?.isConnected);
+  if (table === undefined || table === null) return null;
+  // the table's section: up its wrappers (a caption's div, a scroll box) to one with a heading
+  let section = table.parentElement;
+  while (
+    section !== null &&
+    section.localName !== 'body' &&
+    section.parentElement !== null &&
+    section.querySelector('h1, h2, h3, h4, h5, h6') === null
+  )
+    section = section.parentElement;
+  return section;
 }
 
 /**

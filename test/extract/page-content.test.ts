@@ -164,13 +164,24 @@ describe('pages that are not articles', () => {
     ).join('');
     const c = extractContent(
       `<html><head><title>Errors</title></head><body><main><h1>Errors</h1><p>Every error the library throws.</p>
-       <table><thead><tr><th>Error</th><th>Code</th><th>When</th></tr></thead><tbody>${rows}</tbody></table></main></body></html>`,
+       <div class="table"><p class="title"><strong>Table 1. Errors</strong></p><div class="table-contents">
+       <table><thead><tr><th>Error</th><th>Code</th><th>When</th></tr></thead><tbody>${rows}</tbody></table></div></div></main></body></html>`,
       'https://docs.example.org/errors.html',
     );
     expect(c.markdown).toContain(
-      'Every error the library throws.\n\n| Error | Code | When |\n| --- | --- | --- |\n| `E0` | `ERR_0` | raised when step 0 fails, with its cause. |\n| `E1` |',
+      'Every error the library throws.\n\n**Table 1. Errors**\n\n| Error | Code | When |\n| --- | --- | --- |\n| `E0` | `ERR_0` | raised when step 0 fails, with its cause. |\n| `E1` |',
     );
     expect(c.markdown).toContain('| `E19` | `ERR_19` | raised when step 19 fails, with its cause. |');
+    // the table straight in <main>: Readability takes only its <tbody> (renamed), which goes back
+    const bare = extractContent(
+      `<html><head><title>Errors</title></head><body><main><h1>Errors</h1><p>Every error the library throws.</p>
+       <table><thead><tr><th>Error</th><th>Code</th><th>When</th></tr></thead><tbody>${rows}</tbody></table></main></body></html>`,
+      'https://docs.example.org/errors.html',
+    );
+    expect(bare.markdown).toContain(
+      'Every error the library throws.\n\n| Error | Code | When |\n| --- | --- | --- |\n| `E0` | `ERR_0` | raised when step 0 fails, with its cause. |\n| `E1` |',
+    );
+    expect(bare.markdown).toContain('| `E19` | `ERR_19` | raised when step 19 fails, with its cause. |');
   });
 
   it('an index page keeps its list of links, without navigation or footer', () => {
