@@ -43,26 +43,34 @@ describe('README set-up', () => {
     expect(shBlocks()[0].map(command)).toEqual(['npm ci && npm run demo', 'npm test']);
     expect(shBlocks()[1].map(command)).toEqual([
       'npx collector crawl https://www.example.org/docs/ --out data',
+      'npx collector crawl https://www.example.org/docs/ --out data --markdown all',
     ]);
     expect(JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')).scripts.demo).toBe(
       'node demo/run.mjs',
     );
   });
 
-  it('its crawl command runs from the clone with npx (the site replaced by a local one)', async () => {
-    const line = shBlocks()[1].map(command)[0];
-    const out = path.join(tempDir('collector-readme-'), 'data');
-    const args = line
-      .split(/\s+/)
-      .slice(2)
-      .map((a) => (a.startsWith('https://') ? `${site.origin}/docs/` : a === 'data' ? out : a));
-    const built = () => fs.statSync(path.join(root, 'dist/cli/main.js')).mtimeMs;
-    const before = built();
-    const r = await promisify(execFile)('npx', ['collector', ...args, '--delay', '0'], { cwd: root });
-    // npx links the clone into its cache and runs its prepare: a fresh dist/ is not rebuilt.
-    expect(built()).toBe(before);
-    expect(r.stderr).toMatch(/2 items this run \(2 total\), 0 errors/);
-    expect(readItems(out).map((i) => i.status)).toEqual([200, 200]);
+  it('its crawl commands run from the clone with npx (the site replaced by a local one)', async () => {
+    for (const line of shBlocks()[1].map(command)) {
+      const out = path.join(tempDir('collector-readme-'), 'data');
+      const args = line
+        .split(/\s+/)
+        .slice(2)
+        .map((a) => (a.startsWith('https://') ? `${site.origin}/docs/` : a === 'data' ? out : a));
+      const built = () => fs.statSync(path.join(root, 'dist/cli/main.js')).mtimeMs;
+      const before = built();
+      const r = await promisify(execFile)('npx', ['collector', ...args, '--delay', '0'], { cwd: root });
+      // npx links the clone into its cache and runs its prepare: a fresh dist/ is not rebuilt.
+      expect(built()).toBe(before);
+      expect(r.stderr).toMatch(/2 items this run \(2 total\), 0 errors/);
+      const items = readItems(out);
+      expect(items.map((i) => i.status)).toEqual([200, 200]);
+      // with --markdown all, each page's main content beside it
+      const markdown = items.filter((i) => i.data?.markdown !== undefined);
+      expect(markdown.length).toBe(line.includes('--markdown all') ? 2 : 0);
+      for (const i of markdown)
+        expect(fs.readFileSync(path.join(out, i.data.markdown), 'utf8')).toMatch(/^# /);
+    }
   });
 });
 
