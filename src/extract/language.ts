@@ -119,7 +119,7 @@ function detector(): FrancAll {
  * `i-klingon`), `und` (undetermined, no information), or longer than
  * {@link LANGUAGE_DEFAULTS}.maxTagChars. Never throws.
  *
- * @param tag a declared language: `<html lang>`, a `Content-Language` value, ELD's code.
+ * @param tag a declared language: `<html lang>`, a `Content-Language` value.
  */
 export function normalizeLanguageTag(tag: string | null | undefined): string | null {
   if (typeof tag !== 'string') return null;

@@ -6,29 +6,14 @@
 import { baseOf, extractMainMarkdown, headOf, parseDocument, withinLimits } from './content.js';
 import { parseDateIso } from './dates.js';
 import { pageLanguage } from './language.js';
-import { readPageMetadata } from './page-metadata.js';
+import { type PageMetadata, readPageMetadata } from './page-metadata.js';
 
-/** What {@link extractContent} found in a page; null fields are ones the page does not state. */
-export interface PageContent {
-  /** Title: metadata's, else `<title>`'s, entities decoded, the site's name removed; null if none. */
-  title: string | null;
-  /** Description: `<meta name=description>`, Open Graph's, Twitter's or JSON-LD's; null if none. */
-  description: string | null;
-  /** Author: metadata's, else Readability's byline; null if none. */
-  author: string | null;
-  /** Publication date, ISO 8601 UTC; null if none. */
-  published: string | null;
-  /** Last modification, ISO 8601 UTC; null if none. */
-  modified: string | null;
-  /**
-   * Language, BCP 47: declared (`<html lang>`, `Content-Language`), else identified in the main
-   * text (`language.ts`); null if neither.
-   */
-  language: string | null;
-  /** The canonical URL the page names (`<link rel=canonical>` in its head), absolute; null if none. */
-  canonical: string | null;
-  /** The site's name (`og:site_name`, JSON-LD publisher or WebSite); null if none. */
-  siteName: string | null;
+/**
+ * What {@link extractContent} found in a page: its metadata (`PageMetadata`: null fields are ones
+ * the page does not state; `title`, `author` and `published` fall back to Readability's guesses and
+ * `<title>`, `language` to the language identified in the main text) and its main content.
+ */
+export interface PageContent extends PageMetadata {
   /**
    * The main content as GFM Markdown, starting with `# title` when the page has a title, links
    * and images absolute; null when no content was found or the page is too big to extract.

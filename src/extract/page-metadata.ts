@@ -60,7 +60,7 @@ export interface PageMetadata {
   /**
    * Declared language, BCP 47 (`normalizeLanguageTag`): `<html lang>`, `<html xml:lang>`,
    * `<meta http-equiv="content-language">`, else the `Content-Language` header. Declared only:
-   * `pageLanguage` (language.ts) weighs it against the text.
+   * `pageLanguage` (language.ts) falls back to the text when there is none.
    */
   language: string | null;
   /**
