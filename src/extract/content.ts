@@ -101,20 +101,6 @@ export function parseDocument(html: string): DomDocument {
   return libraries().parseHTML(withoutScripts(html)).document as unknown as DomDocument;
 }
 
-/** The document's base: its first `<base href>` resolved against the page URL, else the page URL. */
-export function baseOf(document: DomDocument, pageUrl: string): string {
-  const href = document.querySelector('base[href]')?.getAttribute('href');
-  if (href) {
-    try {
-      const u = new URL(href.trim(), pageUrl);
-      if (u.protocol === 'http:' || u.protocol === 'https:') return u.href;
-    } catch {
-      // keep the page URL
-    }
-  }
-  return pageUrl;
-}
-
 /** What Readability's `parse()` answers, with the content element itself. */
 type ReadabilityResult = {
   title?: string | null;
@@ -448,7 +434,7 @@ export interface MainMarkdown {
  * The main content of a parsed page as Markdown. Consumes `document` (see {@link mainContent}).
  * Never throws for odd input: a library failure yields `markdown: null`.
  * @param html the page's source (for the fallback).
- * @param base the URL links are resolved against (`baseOf`).
+ * @param base the URL links are resolved against (`baseOf` of `page-metadata.ts`).
  * @param title the page's title (metadata's), if known: its headline's lead-in is dropped.
  */
 export function extractMainMarkdown(

@@ -165,6 +165,15 @@ function tableHtml(table: DomElement): string {
     .replace(/>\s+</g, '><');
 }
 
+/**
+ * A link or image destination (CommonMark §6.3): the URL with parentheses and spaces
+ * percent-encoded, then the element's `title` attribute, if any, quoted.
+ */
+function destination(url: string, el: DomElement): string {
+  const title = el.getAttribute('title')?.replace(/\s+/g, ' ').trim();
+  return `${url.replace(/[()\s]/g, encodeURIComponent)}${title ? ` "${title.replace(/"/g, '\\"')}"` : ''}`;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Rules
 
@@ -325,8 +334,7 @@ function addRules(td: TurndownService): void {
       const src = el.getAttribute('src')?.trim();
       if (!src || src.startsWith('data:')) return '';
       const alt = (el.getAttribute('alt') ?? '').replace(/\s+/g, ' ').trim().replace(/[[\]]/g, '\\$&');
-      const title = el.getAttribute('title')?.replace(/\s+/g, ' ').trim();
-      return `![${alt}](${src.replace(/[()\s]/g, encodeURIComponent)}${title ? ` "${title.replace(/"/g, '\\"')}"` : ''})`;
+      return `![${alt}](${destination(src, el)})`;
     },
   });
 
@@ -339,10 +347,9 @@ function addRules(td: TurndownService): void {
       const href = el.getAttribute('href')!.trim();
       if (text === '') return '';
       if (href === '' || href.startsWith('#') || /^(?:javascript|mailto|tel):/i.test(href)) return content;
-      const title = el.getAttribute('title')?.replace(/\s+/g, ' ').trim();
       const lead = /^\s/.test(content) ? ' ' : '';
       const trail = /\s$/.test(content) ? ' ' : '';
-      return `${lead}[${text}](${href.replace(/[()\s]/g, encodeURIComponent)}${title ? ` "${title.replace(/"/g, '\\"')}"` : ''})${trail}`;
+      return `${lead}[${text}](${destination(href, el)})${trail}`;
     },
   });
 }

@@ -3,10 +3,10 @@
  * author, dates, language, canonical URL, site name) and its main content as Markdown headed by
  * its title, with the Markdown's word count and links. Pages too big to extract get metadata only.
  */
-import { baseOf, extractMainMarkdown, headOf, parseDocument, withinLimits } from './content.js';
+import { extractMainMarkdown, headOf, parseDocument, withinLimits } from './content.js';
 import { parseDateIso } from './dates.js';
 import { pageLanguage } from './language.js';
-import { type PageMetadata, readPageMetadata } from './page-metadata.js';
+import { baseOf, type PageMetadata, readPageMetadata } from './page-metadata.js';
 
 /**
  * What {@link extractContent} found in a page: its metadata (`PageMetadata`: null fields are ones

@@ -304,8 +304,11 @@ function resolveHttp(href: string, base: string): URL | null {
   }
 }
 
-/** The document's base URL: its first `<base href>` resolved against the page URL, else the page URL. */
-function baseOf(document: Doc, pageUrl: string): string {
+/**
+ * The document's base URL (HTML Standard, "document base URL"): its first `<base href>` resolved
+ * against the page URL when that gives an http(s) URL, else the page URL.
+ */
+export function baseOf(document: Doc, pageUrl: string): string {
   const href = document.querySelector('base[href]')?.getAttribute('href');
   return (href ? resolveHttp(href, pageUrl)?.href : undefined) ?? pageUrl;
 }
