@@ -9,7 +9,9 @@
 import { createRequire } from 'node:module';
 import type TurndownService from 'turndown';
 import { type DomElement, type DomNode, isElement } from './content-dom.js';
-import { ALIGN_ATTR, LANG_ATTR, LEVEL_ATTR, MATH_ATTR } from './content-prep.js';
+import { LANG_ATTR } from './code-blocks.js';
+import { ALIGN_ATTR, LEVEL_ATTR } from './content-prep.js';
+import { MATH_ATTR } from './math-tex.js';
 
 const require = createRequire(import.meta.url);
 
