@@ -179,7 +179,8 @@ const FRANC_OPTIONS = { only: Object.keys(CANDIDATE_LANGUAGES), minLength: 1 };
  *
  * The text (whitespace collapsed) is identified in up to three samples of 500 characters (the
  * start, the middle and the end: a cookie notice or a caption at the start does not decide alone);
- * a language wins when it is franc's answer for more than half of the samples. Null for text
+ * a language wins when it is franc's answer for more than half of the samples (identification
+ * stops as soon as one has that majority). Null for text
  * shorter than {@link LANGUAGE_DEFAULTS}.minDetectChars or without letters. Loads franc on
  * first use; one 5 KB text costs ~1 ms.
  *
@@ -195,9 +196,12 @@ export function detectLanguage(text: string): string | null {
   for (const sample of samples) {
     const [best] = identify(sample, FRANC_OPTIONS);
     const tag = best === undefined ? undefined : CANDIDATE_LANGUAGES[best[0]];
-    if (tag !== undefined) votes.set(tag, (votes.get(tag) ?? 0) + 1);
+    if (tag === undefined) continue;
+    const count = (votes.get(tag) ?? 0) + 1;
+    // a majority already: the samples left cannot change the answer (most pages: two of three)
+    if (count * 2 > samples.length) return tag;
+    votes.set(tag, count);
   }
-  for (const [language, count] of votes) if (count * 2 > samples.length) return language;
   return null;
 }
 
