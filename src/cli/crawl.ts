@@ -68,7 +68,7 @@ export function registerCrawl(program: Command): void {
     .addOption(
       new Option(
         '--markdown <which>',
-        'HTML pages whose main content is stored as Markdown (.md beside the body) with metadata: all, articles, none (default: articles)',
+        'HTML pages whose main content is stored as Markdown (.md beside the body): all, articles, none (default: articles)',
       ).choices(['all', 'articles', 'none']),
     )
     .option('--out <dir>', def('output directory', d.out))

@@ -9,6 +9,8 @@ import { decodeHTML, decodeHTMLAttribute } from 'entities/decode';
 import { Tokenizer } from 'htmlparser2';
 import { canonicalize } from '../url/canonicalize.js';
 import { canonicalizeIn } from '../url/legacy-query.js';
+import { isJsonLdType } from './json-ld.js';
+import type { HeadFacts } from './page-metadata.js';
 import { parseRefresh, REFRESH_REDIRECT_MAX_DELAY_S } from './refresh.js';
 import { TextSketch } from './text-sketch.js';
 
@@ -31,6 +33,8 @@ export interface HtmlExtract {
   refresh: string | null;
   /** Text sketch (`TextSketch.finish`), when asked for with `sketch`. */
   sketch?: number[];
+  /** What the page's metadata is read from (`metadataOf`, page-metadata.ts), when asked for with `head`. */
+  head?: HeadFacts;
 }
 
 /** Options of {@link extractHtml}. */
@@ -44,7 +48,19 @@ export interface HtmlExtractOptions {
   refreshHeader?: string | null;
   /** Collect a {@link TextSketch} of the text outside `<script>` and `<style>`. */
   sketch?: boolean;
+  /**
+   * Collect the {@link HeadFacts} metadata is read from: `<meta>` values, `<html lang>`, the
+   * canonical links outside `<body>`, `<base href>` and JSON-LD blocks (those that fit in
+   * {@link JSON_LD_MAX_CHARS} together).
+   */
+  head?: boolean;
 }
+
+/**
+ * Most characters of JSON-LD text kept from one page (all blocks together); a block that does not
+ * fit is skipped. Metadata sits in the first blocks; some sites embed whole catalogues.
+ */
+export const JSON_LD_MAX_CHARS = 1024 * 1024;
 
 /**
  * Longest title kept, in UTF-16 code units; an unterminated `<title>` would otherwise swallow the
@@ -67,6 +83,8 @@ const enum Tag {
   Noscript,
   Script,
   Style,
+  Html,
+  Body,
 }
 
 /** Tag code of a lowercase tag name. */
@@ -96,13 +114,34 @@ function tagOf(name: string): Tag {
       return Tag.Script;
     case 'style':
       return Tag.Style;
+    case 'html':
+      return Tag.Html;
+    case 'body':
+      return Tag.Body;
     default:
       return Tag.Other;
   }
 }
 
 /** Attributes read, per tag. */
-const WANTED_ATTRS = new Set(['href', 'src', 'rel', 'charset', 'content', 'name', 'http-equiv']);
+const WANTED_ATTRS = new Set([
+  'href',
+  'src',
+  'rel',
+  'charset',
+  'content',
+  'name',
+  'http-equiv',
+  // metadata (`head`)
+  'property',
+  'itemprop',
+  'lang',
+  'xml:lang',
+  'type',
+]);
+
+/** A `rel` value naming the canonical relation (RFC 6596). */
+const CANONICAL_REL = /(?:^|[\t\n\f\r ])canonical(?:[\t\n\f\r ]|$)/i;
 
 /** ASCII whitespace as defined by the HTML standard (TAB LF FF CR SPACE). */
 const ASCII_WHITESPACE = /[\t\n\f\r ]+/g;
@@ -211,6 +250,24 @@ export function extractHtml(html: string, pageUrl: string, opts: HtmlExtractOpti
   let lateRefresh: string | null = null;
   const links: string[] = [];
   const seenLinks = new Set<string>();
+  const head: HeadFacts | null = opts.head
+    ? {
+        metas: new Map(),
+        contentLanguage: null,
+        lang: null,
+        xmlLang: null,
+        title: null,
+        base: null,
+        canonical: [],
+        jsonLd: [],
+      }
+    : null;
+  let inBody = false;
+  let jsonLdChars = 0;
+  /** The JSON-LD block being read, or null. */
+  let jsonLd: string | null = null;
+  /** The block being read does not fit in {@link JSON_LD_MAX_CHARS}: it is skipped. */
+  let jsonLdTooBig = false;
   // Raw hrefs already resolved against the current base: menus and footers repeat them a lot.
   let seenHrefs = new Set<string>();
 
@@ -249,6 +306,7 @@ export function extractHtml(html: string, pageUrl: string, opts: HtmlExtractOpti
     const raw = titleText.indexOf('&') >= 0 ? decodeHTML(titleText) : titleText;
     const text = raw.replace(ASCII_WHITESPACE, ' ').trim();
     title = text.length > TITLE_MAX_CHARS ? text.slice(0, TITLE_MAX_CHARS) : text;
+    if (head !== null) head.title = text; // metadata has a bound of its own
     titleText = '';
   };
 
@@ -264,6 +322,14 @@ export function extractHtml(html: string, pageUrl: string, opts: HtmlExtractOpti
       case Tag.Link:
         if (!nofollow && a.href !== undefined && a.rel !== undefined && hasFollowedRel(a.rel))
           addLink(a.href);
+        if (
+          head !== null &&
+          !inBody &&
+          a.href !== undefined &&
+          a.rel !== undefined &&
+          CANONICAL_REL.test(a.rel)
+        )
+          head.canonical.push(a.href);
         break;
       case Tag.Frame:
       case Tag.Iframe:
@@ -275,9 +341,27 @@ export function extractHtml(html: string, pageUrl: string, opts: HtmlExtractOpti
       case Tag.Script:
       case Tag.Style:
         if (!selfClosing) rawText = true;
+        if (
+          head !== null &&
+          !selfClosing &&
+          tag === Tag.Script &&
+          a.type !== undefined &&
+          isJsonLdType(a.type)
+        )
+          jsonLd = '';
+        break;
+      case Tag.Html:
+        if (head !== null) {
+          head.lang ??= a.lang ?? null;
+          head.xmlLang ??= a['xml:lang'] ?? null;
+        }
+        break;
+      case Tag.Body:
+        inBody = true;
         break;
       case Tag.Base:
         if (!baseSeen && a.href !== undefined) {
+          if (head !== null) head.base = a.href;
           baseSeen = true;
           const resolved = resolve(a.href, pageUrl);
           if (resolved !== null && resolved !== base) {
@@ -315,6 +399,7 @@ export function extractHtml(html: string, pageUrl: string, opts: HtmlExtractOpti
         ) {
           nofollow = true;
         }
+        if (head !== null && a.content !== undefined) readMeta(head, a);
         break;
       case Tag.Title:
         if (title === null && !inTitle && svgDepth === 0) inTitle = true;
@@ -366,10 +451,21 @@ export function extractHtml(html: string, pageUrl: string, opts: HtmlExtractOpti
         else if (rawText && (len === 6 || len === 5)) {
           const name = html.slice(start, end).toLowerCase();
           if (name === 'script' || name === 'style') rawText = false;
+          if (jsonLd !== null && head !== null) {
+            if (!jsonLdTooBig) head.jsonLd.push(jsonLd);
+            jsonLdChars += jsonLd.length;
+            jsonLd = null;
+            jsonLdTooBig = false;
+          }
         }
       },
       ontext(start, end) {
         if (inTitle && titleText.length < TITLE_MAX_CHARS * 4) titleText += html.slice(start, end);
+        if (jsonLd !== null) {
+          if (jsonLdChars + jsonLd.length + (end - start) <= JSON_LD_MAX_CHARS)
+            jsonLd += html.slice(start, end);
+          else jsonLdTooBig = true;
+        }
         if (sketch !== null && !rawText) sketch.add(html, start, end);
       },
       ontextentity() {},
@@ -394,5 +490,22 @@ export function extractHtml(html: string, pageUrl: string, opts: HtmlExtractOpti
   if (lateRefresh !== null && !nofollow && !seenLinks.has(lateRefresh)) links.push(lateRefresh);
   const out: HtmlExtract = { title, links: nofollow ? [] : links, nofollow, metaCharset, refresh };
   if (sketch !== null) out.sketch = sketch.finish();
+  if (head !== null) out.head = head;
   return out;
+}
+
+/**
+ * A `<meta content>` into the head facts: by its key (the first present of `property`, `name`,
+ * `itemprop`, trimmed, lowercased; the first of each key kept), and the first
+ * `http-equiv="content-language"`.
+ */
+function readMeta(head: HeadFacts, a: Record<string, string>): void {
+  const key = (a.property ?? a.name ?? a.itemprop ?? '').trim().toLowerCase();
+  if (key !== '' && !head.metas.has(key)) head.metas.set(key, a.content);
+  if (
+    head.contentLanguage === null &&
+    a['http-equiv'] !== undefined &&
+    a['http-equiv'].trim().toLowerCase() === 'content-language'
+  )
+    head.contentLanguage = a.content;
 }

@@ -36,11 +36,25 @@ const MAX_NODES = 2000;
  * breaks inside strings) turned into spaces; a block that still fails is skipped. Never throws.
  */
 export function readJsonLd(document: Doc): LdGraph {
+  const blocks: string[] = [];
+  for (const script of Array.from(document.querySelectorAll('script[type]')))
+    if (isJsonLdType(script.getAttribute('type')!)) blocks.push(script.textContent ?? '');
+  return parseJsonLd(blocks);
+}
+
+/** Whether a `<script type>` value is JSON-LD's `application/ld+json` (parameters ignored). */
+export function isJsonLdType(type: string): boolean {
+  return type.split(';')[0].trim().toLowerCase() === 'application/ld+json';
+}
+
+/**
+ * The graph of JSON-LD blocks given as text (each a `<script type="application/ld+json">`'s
+ * content, in document order), read as {@link readJsonLd} reads them. Never throws.
+ */
+export function parseJsonLd(blocks: Iterable<string>): LdGraph {
   const graph: LdGraph = { nodes: [], byId: new Map() };
-  for (const script of Array.from(document.querySelectorAll('script[type]'))) {
-    const type = script.getAttribute('type')!.split(';')[0].trim().toLowerCase();
-    if (type !== 'application/ld+json') continue;
-    const parsed = parseBlock(script.textContent ?? '');
+  for (const block of blocks) {
+    const parsed = parseBlock(block);
     if (parsed !== undefined) collect(parsed, graph);
   }
   return graph;

@@ -12,8 +12,9 @@ import {
   deref,
   firstOfType,
   type LdGraph,
+  isJsonLdType,
   type LdNode,
-  readJsonLd,
+  parseJsonLd,
   WEB_PAGE_TYPE,
   WEB_SITE_TYPE,
 } from './json-ld.js';
@@ -74,9 +75,134 @@ export interface PageMetadata {
   siteName: string | null;
 }
 
+/** The fields of {@link PageMetadata}, in the order items carry them. */
+export const METADATA_FIELDS = [
+  'title',
+  'description',
+  'author',
+  'published',
+  'modified',
+  'language',
+  'canonical',
+  'siteName',
+] as const satisfies readonly (keyof PageMetadata)[];
+
+/** The fields a page states (not null), for an item's `data`. */
+export function statedMetadata(meta: PageMetadata): Partial<Record<keyof PageMetadata, string>> {
+  const out: Partial<Record<keyof PageMetadata, string>> = {};
+  for (const key of METADATA_FIELDS) {
+    const v = meta[key];
+    if (v !== null) out[key] = v;
+  }
+  return out;
+}
+
+/**
+ * What a page's metadata is read from in its markup, mostly its `<head>`: found by one streaming
+ * pass (`extractHtml`'s `head` option, html.ts) or from a DOM ({@link headFactsOf}).
+ */
+export interface HeadFacts {
+  /**
+   * `<meta content>` values by key — the first present of `property`, `name`, `itemprop`, trimmed
+   * and lowercased — the first of each key.
+   */
+  metas: Map<string, string>;
+  /** The first `<meta http-equiv="content-language">`'s `content`, if any. */
+  contentLanguage: string | null;
+  /** `<html lang>`, if any. */
+  lang: string | null;
+  /** `<html xml:lang>`, if any. */
+  xmlLang: string | null;
+  /** The first `<title>`'s text (entities decoded), if any. */
+  title: string | null;
+  /** The first `<base href>`, as written, if any. */
+  base: string | null;
+  /** The `href` of each `<link rel="canonical">` outside `<body>`, as written, in document order. */
+  canonical: string[];
+  /** The text of each `<script type="application/ld+json">`, in document order. */
+  jsonLd: string[];
+}
+
+/**
+ * Metadata only a page's body holds, asked for when the head does not say (read from a DOM;
+ * a streaming pass over the head has none).
+ */
+export interface BodyHints {
+  /** The first `<h1>` with text. */
+  h1(): string | null;
+  /** The first `rel=author` link's or `itemprop=author` name's text. */
+  authorText(): string | null;
+  /** The `datetime` of the `<time>` of publication (see {@link publishedTime}). */
+  published(): string | null;
+  /** The `datetime` of `<time itemprop="dateModified">`. */
+  modified(): string | null;
+}
+
+/** The {@link HeadFacts} of a DOM. */
+export function headFactsOf(document: Doc): HeadFacts {
+  const metas = Array.from(document.querySelectorAll('meta[content]'));
+  const pragma = metas.find((m) => m.getAttribute('http-equiv')?.trim().toLowerCase() === 'content-language');
+  const root = document.querySelector('html');
+  const jsonLd: string[] = [];
+  for (const script of Array.from(document.querySelectorAll('script[type]')))
+    if (isJsonLdType(script.getAttribute('type')!)) jsonLd.push(script.textContent ?? '');
+  return {
+    metas: metaIndex(metas),
+    contentLanguage: pragma?.getAttribute('content') ?? null,
+    lang: root?.getAttribute('lang') ?? null,
+    xmlLang: root?.getAttribute('xml:lang') ?? null,
+    title: document.querySelector('title')?.textContent ?? null,
+    base: document.querySelector('base[href]')?.getAttribute('href') ?? null,
+    canonical: Array.from(document.querySelectorAll('link[rel][href]'))
+      .filter((l) => CANONICAL_REL.test(l.getAttribute('rel')!) && l.closest('body') === null)
+      .map((l) => l.getAttribute('href')!),
+    jsonLd,
+  };
+}
+
+/** The {@link BodyHints} of a DOM. */
+function bodyHintsOf(document: Doc): BodyHints {
+  return {
+    h1: () => firstText(document, 'h1'),
+    authorText: () => firstText(document, '[rel~="author"], [itemprop="author"] [itemprop="name"]'),
+    published: () => publishedTime(document),
+    modified: () =>
+      document.querySelector('time[itemprop="dateModified"][datetime]')?.getAttribute('datetime') ?? null,
+  };
+}
+
+/** No body to read: metadata from the head alone. */
+const NO_BODY: BodyHints = {
+  h1: () => null,
+  authorText: () => null,
+  published: () => null,
+  modified: () => null,
+};
+
+/** A `rel` value naming the canonical relation. */
+const CANONICAL_REL = /(?:^|\s)canonical(?:\s|$)/i;
+
 /**
  * Reads a page's metadata from its DOM. Never throws for odd input; a field the page does not
- * state, or states in a form that does not parse, is null.
+ * state, or states in a form that does not parse, is null. The rules are {@link metadataOf}'s,
+ * with the body's headline, author link and `<time>` elements as last resorts.
+ *
+ * @param document the page's DOM (linkedom's `parseHTML(html).document`), or that of its head only.
+ * @param pageUrl the page's absolute URL after redirects: base of relative URLs, and its host
+ *   tells the site's name apart from the title.
+ * @param contentLanguage the response's `Content-Language` header, if any.
+ */
+export function readPageMetadata(
+  document: Doc,
+  pageUrl: string,
+  contentLanguage?: string | null,
+): PageMetadata {
+  return metadataOf(headFactsOf(document), pageUrl, contentLanguage, bodyHintsOf(document));
+}
+
+/**
+ * A page's metadata from what its markup states. Never throws for odd input; a field the page
+ * does not state, or states in a form that does not parse, is null.
  *
  * Sources and their order per field are on {@link PageMetadata}. JSON-LD (schema.org, W3C JSON-LD
  * 1.1) is read from the first node of an article type (`Article`, `NewsArticle`, `BlogPosting`...,
@@ -91,22 +217,22 @@ export interface PageMetadata {
  * it lists several), with `xml:lang` read when `lang` is absent and an empty or invalid value
  * skipped rather than meaning "unknown".
  *
- * @param document the page's DOM (linkedom's `parseHTML(html).document`), or that of its head only.
- * @param pageUrl the page's absolute URL after redirects: base of relative URLs, and its host
- *   tells the site's name apart from the title.
+ * @param facts what the markup states ({@link HeadFacts}).
+ * @param pageUrl the page's absolute URL after redirects (see {@link readPageMetadata}).
  * @param contentLanguage the response's `Content-Language` header, if any.
+ * @param body the body's last resorts; none by default (a streaming pass over the head).
  */
-export function readPageMetadata(
-  document: Doc,
+export function metadataOf(
+  facts: HeadFacts,
   pageUrl: string,
   contentLanguage?: string | null,
+  body: BodyHints = NO_BODY,
 ): PageMetadata {
-  const ld = readJsonLd(document);
+  const ld = parseJsonLd(facts.jsonLd);
   const article = firstOfType(ld, ARTICLE_TYPE);
   const page = firstOfType(ld, WEB_PAGE_TYPE);
   const main = article ?? page;
-  const metas = Array.from(document.querySelectorAll('meta[content]'));
-  const meta = metaIndex(metas);
+  const meta = facts.metas;
   const siteNames = [
     text(meta.get('og:site_name')),
     ldName(ld, main?.publisher),
@@ -114,7 +240,7 @@ export function readPageMetadata(
     text(meta.get('application-name')),
   ].filter((n): n is string => n !== null);
   return {
-    title: readTitle(document, main, meta, siteNames, pageUrl),
+    title: readTitle(facts, body, main, siteNames, pageUrl),
     description:
       first(meta, ['description', 'og:description', 'twitter:description']) ??
       text(main?.description) ??
@@ -127,7 +253,7 @@ export function readPageMetadata(
         ['author', 'dc.creator', 'dcterms.creator', 'article:author', 'parsely-author'],
         (v) => !/^https?:/i.test(v),
       ) ??
-      firstText(document, '[rel~="author"], [itemprop="author"] [itemprop="name"]'),
+      text(body.authorText()),
     published:
       parseDateIso(text(main?.datePublished)) ??
       parseDateIso(
@@ -141,7 +267,7 @@ export function readPageMetadata(
           'parsely-pub-date',
         ]),
       ) ??
-      parseDateIso(publishedTime(document)),
+      parseDateIso(body.published()),
     modified:
       parseDateIso(text(main?.dateModified)) ??
       parseDateIso(
@@ -153,11 +279,9 @@ export function readPageMetadata(
           'dc.date.modified',
         ]),
       ) ??
-      parseDateIso(
-        document.querySelector('time[itemprop="dateModified"][datetime]')?.getAttribute('datetime'),
-      ),
-    language: declaredLanguage(document, metas, contentLanguage),
-    canonical: readCanonical(document, pageUrl),
+      parseDateIso(body.modified()),
+    language: declaredLanguage(facts, contentLanguage),
+    canonical: readCanonical(facts, pageUrl),
     siteName: siteNames[0] ?? null,
   };
 }
@@ -249,13 +373,13 @@ function ldAuthor(ld: LdGraph, author: unknown): string | null {
 
 /** The title (sources in order, see {@link PageMetadata}.title) without its site name. */
 function readTitle(
-  document: Doc,
+  facts: HeadFacts,
+  body: BodyHints,
   main: LdNode | null,
-  meta: Map<string, string>,
   siteNames: readonly string[],
   pageUrl: string,
 ): string | null {
-  const htmlTitle = text(document.querySelector('title')?.textContent);
+  const meta = facts.metas;
   const titles = [
     text(main?.headline),
     text(main?.name),
@@ -263,9 +387,9 @@ function readTitle(
     text(meta.get('dc.title')),
     text(meta.get('dcterms.title')),
     text(meta.get('twitter:title')),
-    htmlTitle,
+    text(facts.title),
   ].filter((t): t is string => t !== null);
-  const title = titles[0] ?? firstText(document, 'h1');
+  const title = titles[0] ?? body.h1();
   if (title === null) return null;
   const names = [...siteNames, ...siteSuffixes(titles)];
   return stripSiteName(title, { names, pageUrl });
@@ -276,18 +400,12 @@ function readTitle(
  * the header name the page's language only when they name one: a list means several audiences
  * (HTML Standard §4.2.5.3, "content language state"; RFC 9110 §8.5), and is skipped.
  */
-function declaredLanguage(
-  document: Doc,
-  metas: readonly DomElement[],
-  contentLanguage: string | null | undefined,
-): string | null {
-  const root = document.querySelector('html');
-  const pragma = metas.find((m) => m.getAttribute('http-equiv')?.trim().toLowerCase() === 'content-language');
+function declaredLanguage(facts: HeadFacts, contentLanguage: string | null | undefined): string | null {
   const single = (v: string | null | undefined) => (typeof v === 'string' && !v.includes(',') ? v : null);
   return (
-    normalizeLanguageTag(root?.getAttribute('lang')) ??
-    normalizeLanguageTag(root?.getAttribute('xml:lang')) ??
-    normalizeLanguageTag(single(pragma?.getAttribute('content'))) ??
+    normalizeLanguageTag(facts.lang) ??
+    normalizeLanguageTag(facts.xmlLang) ??
+    normalizeLanguageTag(single(facts.contentLanguage)) ??
     normalizeLanguageTag(single(contentLanguage))
   );
 }
@@ -309,7 +427,11 @@ function resolveHttp(href: string, base: string): URL | null {
  * against the page URL when that gives an http(s) URL, else the page URL.
  */
 export function baseOf(document: Doc, pageUrl: string): string {
-  const href = document.querySelector('base[href]')?.getAttribute('href');
+  return baseUrl(document.querySelector('base[href]')?.getAttribute('href') ?? null, pageUrl);
+}
+
+/** The document base URL given its first `<base href>` (see {@link baseOf}). */
+function baseUrl(href: string | null, pageUrl: string): string {
   return (href ? resolveHttp(href, pageUrl)?.href : undefined) ?? pageUrl;
 }
 
@@ -318,15 +440,10 @@ export function baseOf(document: Doc, pageUrl: string): string {
  * or more `<link rel="canonical">` outside `<body>` that agree ("5 common mistakes with
  * rel=canonical", Google Search Central, 2013).
  */
-function readCanonical(document: Doc, pageUrl: string): string | null {
-  const links = Array.from(document.querySelectorAll('link[rel][href]')).filter(
-    (l) =>
-      /(?:^|\s)canonical(?:\s|$)/i.test(l.getAttribute('rel')!) &&
-      l.getAttribute('href')!.trim() !== '' &&
-      l.closest('body') === null,
-  );
-  if (links.length === 0) return null;
-  const base = baseOf(document, pageUrl);
-  const urls = new Set(links.map((l) => resolveHttp(l.getAttribute('href')!, base)?.href ?? null));
+function readCanonical(facts: HeadFacts, pageUrl: string): string | null {
+  const hrefs = facts.canonical.filter((h) => h.trim() !== '');
+  if (hrefs.length === 0) return null;
+  const base = baseUrl(facts.base, pageUrl);
+  const urls = new Set(hrefs.map((h) => resolveHttp(h, base)?.href ?? null));
   return urls.size === 1 ? [...urls][0] : null;
 }

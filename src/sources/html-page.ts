@@ -4,6 +4,7 @@
  * Content-Type is sniffed (WHATWG MIME Sniffing §7.1).
  */
 import { extractHtml } from '../extract/html.js';
+import { metadataOf, statedMetadata } from '../extract/page-metadata.js';
 import { decodeBody } from '../http/charset.js';
 import { headerUrl } from '../http/location.js';
 import { isUnknownType, sniffUnknownType } from '../http/mime-sniff.js';
@@ -47,11 +48,20 @@ function headerValue(v: string | string[] | undefined): string | null {
   return first === undefined ? null : headerUrl(first);
 }
 
+/** The `Content-Language` header's value (several headers joined with `, `), or null. */
+export function contentLanguageOf(headers: Page['headers']): string | null {
+  const v = headers['content-language'];
+  return Array.isArray(v) ? v.join(', ') : (v ?? null);
+}
+
 /**
  * An HTML page's title, links (absolute, canonical: the engine takes them as they are) and
- * declarative refresh (`<meta http-equiv=refresh>` or a `Refresh` header), `data.encoding` when
- * the page is not UTF-8 and `data.sniffedType` when its type was sniffed; nothing else for other
- * content. A text sketch for the trap defence on date-like (calendar) URLs only.
+ * declarative refresh (`<meta http-equiv=refresh>` or a `Refresh` header), its metadata in `data`
+ * (`title`, `description`, `author`, `published`, `modified`, `language`, `canonical`, `siteName`:
+ * those its markup states, read in the same pass by `metadataOf` of page-metadata.ts — the
+ * declared language only, and no body hints), `data.encoding` when the page is not UTF-8 and
+ * `data.sniffedType` when its type was sniffed; nothing else for other content. A text sketch for
+ * the trap defence on date-like (calendar) URLs only.
  */
 export function readHtmlPage(
   page: Pick<Page, 'url' | 'contentType' | 'headers' | 'body' | 'finalUrl'>,
@@ -67,7 +77,10 @@ export function readHtmlPage(
     refreshHeader: headerValue(page.headers.refresh),
     // Only date-like URLs (a calendar's) are compared by the trap defence.
     sketch: calendarShape(page.url) !== null,
+    head: true,
   });
+  if (x.head !== undefined)
+    Object.assign(data, statedMetadata(metadataOf(x.head, page.finalUrl, contentLanguageOf(page.headers))));
   if (encoding !== 'UTF-8') data.encoding = encoding;
   const result: HandleResult = { title: x.title, follow: x.links };
   if (Object.keys(data).length > 0) result.data = data;

@@ -9,8 +9,9 @@ import { z } from 'zod';
 import { compileArticlePatterns, isArticleUrl } from '../extract/article.js';
 import { discoverFeeds } from '../extract/feed-links.js';
 import { extractContent, type PageContent } from '../extract/page-content.js';
+import { statedMetadata } from '../extract/page-metadata.js';
 import { simhash64 } from '../extract/simhash.js';
-import { readHtmlPage } from './html-page.js';
+import { contentLanguageOf, readHtmlPage } from './html-page.js';
 import {
   HUB_LABELS,
   type PageRequest,
@@ -63,10 +64,10 @@ export function pageOptionKeys(follow: FollowMode) {
     /** Read each seed's site sitemaps (robots.txt `Sitemap:` lines and `/sitemap.xml`). Default false. */
     sitemaps: z.boolean().default(false),
     /**
-     * Which HTML pages get their main content stored as Markdown beside the body (`data.markdown`)
-     * and their metadata in `data` (title, description, author, dates, language, canonical,
-     * siteName, words): `all`, `articles` (pages matching `articlePatterns`), `none`. Default
-     * `articles`.
+     * Which HTML pages get their main content stored as Markdown beside the body (`data.markdown`),
+     * with its word count and SimHash and the metadata their body states too (every HTML page has
+     * what its markup's head states, `html-page.ts`): `all`, `articles` (pages matching
+     * `articlePatterns`), `none`. Default `articles`.
      */
     markdown: z.enum(['all', 'articles', 'none']).default('articles'),
   };
@@ -144,20 +145,7 @@ export function readPage(
 
 /** The `data` fields of a page's content: those the page states, its word count and its text's SimHash. */
 function contentData(c: PageContent): Record<string, unknown> {
-  const data: Record<string, unknown> = {};
-  for (const key of [
-    'title',
-    'description',
-    'author',
-    'published',
-    'modified',
-    'language',
-    'canonical',
-    'siteName',
-  ] as const) {
-    const v = (c as unknown as Record<string, unknown>)[key];
-    if (v !== null && v !== undefined) data[key] = v;
-  }
+  const data: Record<string, unknown> = statedMetadata(c);
   if (c.markdown !== null) {
     data.words = c.words;
     // the fingerprint the engine marks near-duplicates by (`data.nearDuplicateOf`)
@@ -178,9 +166,8 @@ function readHtml(page: Page, o: PageOptions, patterns: RegExp[], result: Handle
   if (article) data.article = true;
   const markdown = o.markdown === 'all' ? html : o.markdown === 'articles' && article;
   if (markdown) {
-    const contentLanguage = page.headers['content-language'];
     const c = extractContent(page.text(), page.finalUrl, {
-      contentLanguage: Array.isArray(contentLanguage) ? contentLanguage.join(', ') : contentLanguage,
+      contentLanguage: contentLanguageOf(page.headers),
     });
     for (const [key, value] of Object.entries(contentData(c))) data[key] = value;
     if (article && c.modified !== null) data.updated = c.modified; // the field's name before `modified`

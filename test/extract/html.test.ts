@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { extractHtml } from '../../src/extract/html.js';
+import { extractHtml, JSON_LD_MAX_CHARS } from '../../src/extract/html.js';
 
 const PAGE = 'http://example.com/dir/page.html';
 
@@ -234,5 +234,44 @@ describe('extractHtml: robustness', () => {
     expect(extractHtml('<a href="rel">r</a><a href="http://h.example/abs">a</a>', 'not a url').links).toEqual(
       ['http://h.example/abs'],
     );
+  });
+});
+
+describe('extractHtml: head facts (metadata)', () => {
+  const PAGE = `<!doctype html><html lang="fr" xml:lang="fr-CA"><head><title>T &amp; U</title>
+<base href="/docs/"><meta http-equiv="Content-Language" content="fr">
+<meta property="og:title" content="First"><meta property="OG:TITLE" content="Second">
+<meta name="description" content="About &amp; more"><meta itemprop="author" content="Ada">
+<meta name="empty-content" content=""><meta name="no-content">
+<link rel="canonical stylesheet" href="/a/"><script type="application/ld+json; charset=utf-8">{"@type":"Article"}</script>
+<script>var x = "<title>not this</title>";</script></head>
+<body><link rel="canonical" href="/b/"><script type="application/ld+json">{"@type":"WebPage"}</script></body></html>`;
+
+  it('gives what metadata is read from, only when asked', () => {
+    expect(extractHtml(PAGE, 'https://h.example/x').head).toBeUndefined();
+    const head = extractHtml(PAGE, 'https://h.example/x', { head: true }).head!;
+    expect(Object.fromEntries(head.metas)).toEqual({
+      'og:title': 'First',
+      description: 'About & more',
+      author: 'Ada',
+      'empty-content': '',
+    });
+    expect(head).toMatchObject({
+      lang: 'fr',
+      xmlLang: 'fr-CA',
+      contentLanguage: 'fr',
+      title: 'T & U',
+      base: '/docs/',
+    });
+    // a canonical link in <body> is not one (Google ignores those); JSON-LD is read anywhere
+    expect(head.canonical).toEqual(['/a/']);
+    expect(head.jsonLd).toEqual(['{"@type":"Article"}', '{"@type":"WebPage"}']);
+  });
+
+  it(`keeps at most ${JSON_LD_MAX_CHARS} characters of JSON-LD: a block that does not fit is skipped`, () => {
+    const big = `{"name":"${'x'.repeat(JSON_LD_MAX_CHARS)}"}`;
+    const html = `<script type="application/ld+json">${big}</script><script type="application/ld+json">{"a":1}</script>`;
+    const head = extractHtml(html, 'https://h.example/x', { head: true }).head!;
+    expect(head.jsonLd).toEqual(['{"a":1}']);
   });
 });

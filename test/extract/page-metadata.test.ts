@@ -1,6 +1,14 @@
 import { parseHTML } from 'linkedom';
 import { describe, expect, it } from 'vitest';
-import { type Doc, PAGE_METADATA_DEFAULTS, readPageMetadata } from '../../src/extract/page-metadata.js';
+import { extractHtml } from '../../src/extract/html.js';
+import {
+  type Doc,
+  METADATA_FIELDS,
+  metadataOf,
+  PAGE_METADATA_DEFAULTS,
+  type PageMetadata,
+  readPageMetadata,
+} from '../../src/extract/page-metadata.js';
 
 const PAGE = 'https://news.acme.example/2024/05/dont-panic/';
 
@@ -8,8 +16,22 @@ function doc(html: string): Doc {
   return parseHTML(html).document as unknown as Doc;
 }
 
+/** Fields that the body may state (an `<h1>`, a `rel=author` link, `<time>`): the DOM reads them, a streaming pass over the markup does not. */
+const BODY_HINTED = new Set<keyof PageMetadata>(['title', 'author', 'published', 'modified']);
+
+/**
+ * The page's metadata read from its DOM — and, in every test, checked against the same page read
+ * by one streaming pass (`extractHtml`'s `head`, as the plain crawl reads every page): each field
+ * the same, but those only the body states, which the stream leaves null.
+ */
 function read(html: string, pageUrl = PAGE, contentLanguage?: string | null) {
-  return readPageMetadata(doc(html), pageUrl, contentLanguage);
+  const fromDom = readPageMetadata(doc(html), pageUrl, contentLanguage);
+  const facts = extractHtml(html, pageUrl, { head: true }).head;
+  expect(facts).toBeDefined();
+  const streamed = metadataOf(facts!, pageUrl, contentLanguage);
+  for (const key of METADATA_FIELDS)
+    if (!(streamed[key] === null && BODY_HINTED.has(key))) expect(streamed[key], key).toBe(fromDom[key]);
+  return fromDom;
 }
 
 function ld(value: unknown): string {

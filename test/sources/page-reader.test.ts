@@ -59,10 +59,10 @@ async function read(
 }
 
 describe('readPage (built-in sources)', () => {
-  it('without options: the plain crawl (title and links), nothing more', async () => {
+  it('without options: the plain crawl (title, links and the metadata the markup states), nothing more', async () => {
     const r = await read('/2024/05/post/', ARTICLE, {});
     expect(r.title).toBe('A post | Blog');
-    expect(r.data).toBeUndefined();
+    expect(r.data).toEqual({ title: 'A post', author: 'Ada Lovelace', published: '2024-05-01T10:00:00.000Z' });
     expect(r.markdown).toBeUndefined();
     expect(urls(r)).toContain(`${ORIGIN}/2024/04/older/`);
     expect(metaOf(r, `${ORIGIN}/feed.atom`)).toBeUndefined(); // a plain link, not read as a feed
@@ -108,7 +108,13 @@ describe('readPage (built-in sources)', () => {
     );
     expect(declared.data?.language).toBe('en-GB');
     const none = await read('/2024/05/post/', ARTICLE, { articlePatterns: PATTERNS, markdown: 'none' });
-    expect(none.data).toEqual({ article: true });
+    // no Markdown: the metadata the markup states, no words or fingerprint
+    expect(none.data).toEqual({
+      article: true,
+      title: 'A post',
+      author: 'Ada Lovelace',
+      published: '2024-05-01T10:00:00.000Z',
+    });
     expect(none.markdown).toBeUndefined();
     // not HTML: nothing to extract
     const text = await read('/notes.txt', 'plain text', { markdown: 'all' }, 'page', { type: 'text/plain' });
