@@ -10,7 +10,7 @@ import { pathToFileURL } from 'node:url';
 import YAML from 'yaml';
 import { z } from 'zod';
 import { CrawlOptionsSchema, duration, positiveInt, size } from './crawl-options.js';
-import { issueLine, type SchemaIssue, withMore } from './issue-message.js';
+import { causesFirst, issueLine, type SchemaIssue, withMore } from './issue-message.js';
 import {
   DEFAULT_METRICS_LISTEN,
   isLoopbackListen,
@@ -170,8 +170,33 @@ export type Config = z.output<typeof ConfigFileSchema>;
 export function validateConfig(raw: unknown, file: string): Config {
   const r = ConfigFileSchema.safeParse(raw);
   if (r.success) return r.data;
-  const first = issueLine(`${file}: `, r.error.issues[0] as SchemaIssue, raw);
-  throw new UsageError(withMore(first, r.error.issues.length));
+  const issues = causesFirst(r.error.issues as SchemaIssue[]);
+  const first = issueLine(`${file}: `, issues[0], raw, [], (p) => keysAt(ConfigFileSchema, p));
+  throw new UsageError(withMore(first, issues.length));
+}
+
+/** What a zod schema wraps (optional, default, prefault, pipe), or null. */
+function wrapped(schema: z.ZodType): z.ZodType | null {
+  const def = schema.def as { type: string; innerType?: z.ZodType; in?: z.ZodType };
+  if (def.type === 'pipe') return def.in ?? null;
+  return def.innerType ?? null;
+}
+
+/**
+ * The keys of the object schema at `p` inside `schema` (array indexes step into the element),
+ * wrappers unwrapped; none when `p` leads to no object.
+ */
+export function keysAt(schema: z.ZodType, p: ReadonlyArray<PropertyKey>): string[] {
+  let s: z.ZodType | undefined = schema;
+  for (let i = 0; s !== undefined; i++) {
+    for (let inner = wrapped(s); inner !== null; inner = wrapped(s)) s = inner;
+    if (i === p.length) return s instanceof z.ZodObject ? Object.keys(s.shape) : [];
+    const k = p[i];
+    if (s instanceof z.ZodArray && typeof k === 'number') s = s.element as z.ZodType;
+    else if (s instanceof z.ZodObject && typeof k === 'string') s = s.shape[k] as z.ZodType | undefined;
+    else return [];
+  }
+  return [];
 }
 
 /**

@@ -4,7 +4,7 @@
  * with where they are, as the config schema refuses its own; a source may not declare a common
  * key, which would be ambiguous beside it.
  */
-import { issueLine, pathString, type SchemaIssue, withMore } from '../config/issue-message.js';
+import { issueLine, pathString, type SchemaIssue, unknownKeys, withMore } from '../config/issue-message.js';
 import { UsageError } from '../config/usage-error.js';
 import type { SourceDefinition } from './source.js';
 
@@ -48,8 +48,13 @@ export function parseSourceOptions(
   );
   if (unknown.length > 0) {
     const where = place.base.length > 0 ? `${place.prefix}${pathString(place.base)}` : place.prefix.trimEnd();
-    const known = declared && declared.length > 0 ? ` (source ${def.name} takes ${declared.join(', ')})` : '';
-    throw new UsageError(`${where}: unknown key ${unknown.map((k) => `"${k}"`).join(', ')}${known}`);
+    const takes = declared && declared.length > 0 ? `source ${def.name} takes ${declared.join(', ')}` : null;
+    // in a config's worker entry, the common keys sit beside the source's (on the command line they are flags)
+    const inConfig = place.base.length > 0 && commonKeys.size > 0;
+    const common = inConfig ? `every worker takes ${[...commonKeys].join(', ')}` : null;
+    const listed = [takes, common].filter((t) => t !== null).join('; ') || null;
+    const known = [...(declared ?? []), ...(inConfig ? commonKeys : [])];
+    throw new UsageError(`${where}: ${unknownKeys(unknown, known, listed)}`);
   }
   if (def.options === undefined) return {};
   const r = def.options.safeParse(raw);

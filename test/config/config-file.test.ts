@@ -62,7 +62,34 @@ describe('config file', () => {
   it("refuses a key that is neither common nor the source's own, once the source is loaded", async () => {
     const c = validateConfig({ workers: [{ source: 'crawl', seeds: [SEED], speed: 3 }] }, 'c.yaml');
     await expect(runWorkerSpecs(c, process.cwd())).rejects.toThrow(
-      /^workers\[0\]: unknown key "speed" \(source crawl takes articlePatterns, follow, feeds, sitemaps, markdown, pageRequisites\)$/,
+      /^workers\[0\]: unknown key "speed" \(source crawl takes articlePatterns, follow, feeds, sitemaps, markdown, pageRequisites; every worker takes .*\bdelay\b.*\)$/,
+    );
+  });
+
+  it('says which key a misspelt one was meant to be, and tells the typo before what it left missing', async () => {
+    const near = (extra: Record<string, unknown>) =>
+      runWorkerSpecs(
+        validateConfig({ workers: [{ source: 'crawl', seeds: [SEED], ...extra }] }, 'c.yaml'),
+        '.',
+      );
+    await expect(near({ delays: '1s' })).rejects.toThrow(
+      /^workers\[0\]: unknown key "delays" \(did you mean "delay"\?\)$/,
+    );
+    await expect(near({ Concurency: 4 })).rejects.toThrow(
+      /unknown key "Concurency" \(did you mean "concurrency"\?\)$/,
+    );
+    await expect(near({ articlePattern: ['/blog/'] })).rejects.toThrow(
+      /\(did you mean "articlePatterns"\?\)$/,
+    );
+    expect(errorOf({ worker: [{ source: 'crawl', seeds: [SEED] }] })).toBe(
+      'collector.yaml: (top level): unknown key "worker" (did you mean "workers"?) (and 1 more problem)',
+    );
+    expect(errorOf({ memory: { limitFracton: 0.5 }, workers: [{ source: 'crawl', seeds: [SEED] }] })).toBe(
+      'collector.yaml: memory: unknown key "limitFracton" (did you mean "limitFraction"?)',
+    );
+    // nothing near: the keys that are allowed there
+    expect(errorOf({ memory: { zzz: 1 }, workers: [{ source: 'crawl', seeds: [SEED] }] })).toBe(
+      'collector.yaml: memory: unknown key "zzz" (expected one of limitFraction, limit)',
     );
   });
 

@@ -192,8 +192,12 @@ describe('a user source module', () => {
     expect(bad.stderr.trim()).toBe('collector: collector.yaml: workers[0].tag: expected string, got [1,2]');
     const unknown = await runCli(['run', '--config', config(dir, [...base, '    colour: red'])]);
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr.trim()).toBe(
-      'collector: collector.yaml: workers[0]: unknown key "colour" (source probe takes failOn, tag, ownSeeds)',
+    expect(unknown.stderr.trim()).toMatch(
+      /^collector: collector\.yaml: workers\[0\]: unknown key "colour" \(source probe takes failOn, tag, ownSeeds; every worker takes seeds, .*\)$/,
+    );
+    const near = await runCli(['run', '--config', config(dir, [...base, '    tags: x'])]);
+    expect(near.stderr.trim()).toBe(
+      'collector: collector.yaml: workers[0]: unknown key "tags" (did you mean "tag"?)',
     );
     const missing = await runCli([
       'run',

@@ -68,7 +68,7 @@ describe("a source's options", () => {
       /^c\.yaml: workers\[1\]\.api: missing/,
     );
     expect(() => parseSourceOptions(withSchema, { api: 'http://x/', colour: 1 }, COMMON, place)).toThrow(
-      'c.yaml: workers[1]: unknown key "colour" (source api takes api, perPage)',
+      /^c\.yaml: workers\[1\]: unknown key "colour" \(source api takes api, perPage; every worker takes /,
     );
     const none = defineSource({ name: 'plain', handle: () => ({}) });
     expect(parseSourceOptions(none, {}, COMMON, place)).toEqual({});
