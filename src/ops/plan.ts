@@ -49,6 +49,8 @@ export interface PlanVariant {
   share: number;
   /** The guard's refusal message, or null when it fits. */
   refused: string | null;
+  /** More processes than the box's CPUs keep busy crawling flat out ({@link busyProcesses}). */
+  overCpus: boolean;
 }
 
 /** The whole plan. */
@@ -59,6 +61,18 @@ export interface Plan {
   recommended: PlanVariant;
   /** Most processes that fit at the configured concurrency (the guard's "largest safe process count"). */
   mostThatFits: number;
+  /** Processes the CPUs keep busy crawling flat out ({@link busyProcesses}). */
+  busyProcesses: number;
+}
+
+/**
+ * Processes a box's CPUs keep busy when every one crawls flat out: one per two CPUs, at least one
+ * (a process keeps two cores busy, its fetch loop and its page thread: bench/RESULTS.md). More
+ * only help worker types that mostly wait (rate-limited APIs, slow or distant hosts).
+ * @param cpus CPUs of the box (a cgroup quota may be fractional).
+ */
+export function busyProcesses(cpus: number): number {
+  return defaultProcesses(Math.floor(cpus));
 }
 
 function variant(
@@ -74,12 +88,15 @@ function variant(
     if (!(e instanceof UsageError)) throw e;
     refused = e.message;
   }
+  const processes = entries.reduce((a, e) => a + e.processes, 0);
   return {
     entries,
-    processes: entries.reduce((a, e) => a + e.processes, 0),
+    processes,
     peakBytes,
     share: peakBytes / input.limits.memoryBytes,
     refused,
+    // one process per worker type is the least a plan can have
+    overCpus: processes > Math.max(entries.length, busyProcesses(input.limits.cpus)),
   };
 }
 
@@ -112,7 +129,8 @@ export function computePlan(input: PlanInput): Plan {
     input,
     input.types.map((t) => ({ ...t })),
   );
-  let total = Math.max(input.types.length, defaultProcesses(Math.floor(input.limits.cpus)));
+  const busy = busyProcesses(input.limits.cpus);
+  let total = Math.max(input.types.length, busy);
   let recommended = variant(
     input,
     input.types.map((t, i) => ({
@@ -132,7 +150,7 @@ export function computePlan(input: PlanInput): Plan {
   const perProcess =
     (configured.peakBytes - SHARED_CODE - DEFAULT_WORKER_RSS) / Math.max(1, configured.processes);
   const mostThatFits = Math.max(0, Math.floor((budgetBytes - SHARED_CODE - DEFAULT_WORKER_RSS) / perProcess));
-  return { input, budgetBytes, configured, recommended, mostThatFits };
+  return { input, budgetBytes, configured, recommended, mostThatFits, busyProcesses: busy };
 }
 
 function columns(rows: string[][]): string {
@@ -177,10 +195,11 @@ export function renderPlan(p: Plan): string {
     formatBytes(v.peakBytes),
     pct(v.share),
     v.refused ? `refused: over ${pct(fraction)}` : 'ok',
+    v.overCpus ? `over: ${limits.cpus} CPUs keep ~${p.busyProcesses} busy` : 'ok',
   ];
   lines.push(
     columns([
-      ['plan', 'processes × concurrency', 'processes', 'peak memory', 'of limit', 'memory guard'],
+      ['plan', 'processes × concurrency', 'processes', 'peak memory', 'of limit', 'memory guard', 'CPUs'],
       row('configured', p.configured),
       row('recommended', p.recommended),
     ]),
@@ -188,8 +207,15 @@ export function renderPlan(p: Plan): string {
   lines.push('');
   lines.push(
     `recommended: 1 process per 2 CPUs (each keeps its fetch loop and its page thread busy), at least 1 per worker type; ` +
-      `at most ${p.mostThatFits} processes fit at the configured concurrency`,
+      `at most ${p.mostThatFits} processes fit in memory at the configured concurrency; ${limits.cpus} CPUs keep ` +
+      `about ${p.busyProcesses} busy crawling flat out`,
   );
   if (p.configured.refused) lines.push(`configured plan refused: ${p.configured.refused}`);
+  if (p.configured.overCpus)
+    lines.push(
+      `configured plan: ${p.configured.processes} processes on ${limits.cpus} CPUs, more than the cores keep busy ` +
+        `(about ${p.busyProcesses} crawling flat out): the others wait for a core and add memory; more processes ` +
+        'only help worker types that mostly wait (rate-limited APIs, slow hosts)',
+    );
   return `${lines.join('\n')}\n`;
 }

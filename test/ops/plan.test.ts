@@ -43,6 +43,33 @@ describe('collector plan', () => {
     expect(p.recommended.peakBytes).toBe((48 + 56 + 60 + 58) * MB);
     expect(p.recommended.refused).toBe(null);
     expect(p.mostThatFits).toBe(25);
+    // 32 processes on 2 CPUs: more than the cores keep busy; the recommendation is not
+    expect(p.busyProcesses).toBe(1);
+    expect(p.configured.overCpus).toBe(true);
+    expect(p.recommended.overCpus).toBe(false);
+  });
+
+  it('processes over what the CPUs keep busy are said, memory permitting or not; one per worker type is never over', () => {
+    const one = (cpus: number, processes: number, types = 1) =>
+      computePlan({
+        limits: box(cpus, 64 * GB),
+        fraction: 0.8,
+        types: Array.from({ length: types }, (_, i) => ({
+          name: `t${i}`,
+          source: 'crawl',
+          processes,
+          concurrency: 8,
+        })),
+        measured: null,
+        statusPss: null,
+        probe: null,
+      }).configured;
+    expect(one(2, 50)).toMatchObject({ refused: null, overCpus: true });
+    expect(one(2, 1).overCpus).toBe(false);
+    expect(one(2, 1, 3).overCpus).toBe(false); // three worker types, one process each
+    expect(one(8, 4).overCpus).toBe(false);
+    expect(one(8, 5).overCpus).toBe(true);
+    expect(one(1.5, 1).overCpus).toBe(false); // a fractional quota
   });
 
   it('2C4G: the same plan fits (49%); 4C8G: 25%, and at most 108 processes fit', () => {
@@ -97,7 +124,11 @@ describe('collector plan', () => {
       /^box: 2 CPUs \(--cpus\), memory limit 2 GB \(--memory-limit\); budget 80% = 1.6 GB/,
     );
     expect(r.stdout).toMatch(/configured\s+docs 24 × 16, news 8 × 8\s+32\s+2 GB\s+98%\s+refused: over 80%/);
-    expect(r.stdout).toMatch(/recommended\s+docs 1 × 16, news 1 × 8\s+2\s+222 MB\s+11%\s+ok/);
+    expect(r.stdout).toMatch(
+      /configured\s+docs 24 × 16, news 8 × 8\s+32\s+2 GB\s+98%\s+refused: over 80%\s+over: 2 CPUs keep ~1 busy/,
+    );
+    expect(r.stdout).toMatch(/recommended\s+docs 1 × 16, news 1 × 8\s+2\s+222 MB\s+11%\s+ok\s+ok/);
+    expect(r.stdout).toContain('configured plan: 32 processes on 2 CPUs, more than the cores keep busy');
     const j = JSON.parse(
       (await runCli(['plan', '--config', config, '--cpus', '4', '--memory-limit', '8G', '--json'])).stdout,
     );
