@@ -24,7 +24,11 @@ export interface StatusCounts {
   pagesPerSec: number;
   /** Items per second since the supervisor started. */
   pagesPerSecAvg: number;
+  /** Items that are errors in the items files, earlier runs included (the scope of `items`). */
   errors: number;
+  /** Errors written since the supervisor started (the scope of `itemsThisRun`): the sum of `errorsByKind`. */
+  errorsThisRun: number;
+  /** `errorsThisRun` by `error.kind`. */
   errorsByKind: Record<string, number>;
   queue: number;
   inFlight: number;
@@ -98,6 +102,7 @@ function counts(ws: StatusWorker[], status: StatusFile, now: number): StatusCoun
     pagesPerSec: round1(ws.reduce((a, w) => a + w.pagesPerSec, 0)),
     pagesPerSecAvg: round1(c.items / uptimeSec),
     errors: sum('errors'),
+    errorsThisRun: Object.values(c.errorsByKind).reduce((a, n) => a + n, 0),
     errorsByKind: c.errorsByKind,
     queue: sum('queue'),
     inFlight: sum('inFlight'),
@@ -226,12 +231,20 @@ function slowedText(r: StatusReport): string {
   return hosts.length === 0 ? '' : `slowed hosts: ${hosts.join(', ')}${more}\n`;
 }
 
+/**
+ * The errors column: all of them (earlier runs included, as the items column), and this run's by
+ * kind, which sum to the count they follow: `30 (this run 6: not-found 4, timeout 2)`.
+ */
 function errorsText(c: StatusCounts): string {
   const kinds = Object.entries(c.errorsByKind)
+    .filter(([, n]) => n > 0)
     .sort((a, b) => b[1] - a[1])
     .map(([k, n]) => `${k} ${n}`)
     .join(', ');
-  return kinds ? `${c.errors} (${kinds})` : String(c.errors);
+  if (kinds === '') return String(c.errors);
+  return c.errorsThisRun === c.errors
+    ? `${c.errors} (${kinds})`
+    : `${c.errors} (this run ${c.errorsThisRun}: ${kinds})`;
 }
 
 /** Columns of text, left-aligned, two spaces apart. */

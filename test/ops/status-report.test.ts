@@ -1,0 +1,84 @@
+import { describe, expect, it } from 'vitest';
+import { buildStatusReport, renderStatusReport } from '../../src/ops/status-report.js';
+import type { StatusFile, StatusWorker } from '../../src/supervision/status-format.js';
+import { emptyCounters } from '../../src/supervision/worker-counters.js';
+
+const NOW = Date.parse('2026-12-03T10:00:00Z');
+
+/** A worker line: `errors` over all runs, `byKind` this run's (its counters). */
+function worker(id: string, errors: number, byKind: Record<string, number>): StatusWorker {
+  return {
+    id,
+    type: 'docs',
+    source: 'crawl',
+    pid: 4242,
+    pidStartTicks: 1,
+    state: 'running',
+    items: 100,
+    itemsThisRun: 20,
+    pagesPerSec: 1,
+    errors,
+    queue: 0,
+    inFlight: 0,
+    rssMB: 50,
+    pssMB: 40,
+    lastProgressAt: new Date(NOW - 1000).toISOString(),
+    restarts: 0,
+    lastError: null,
+    counters: { ...emptyCounters(), items: 20, errorsByKind: byKind },
+  };
+}
+
+function status(workers: StatusWorker[]): StatusFile {
+  return {
+    format: 2,
+    mode: 'supervisor',
+    supervisorPid: 4241,
+    supervisor: { pid: 4241, startTicks: 1 },
+    startedAt: new Date(NOW - 60_000).toISOString(),
+    updatedAt: new Date(NOW - 1000).toISOString(),
+    state: 'running',
+    launch: {} as StatusFile['launch'],
+    timings: {
+      statusIntervalMs: 2000,
+      restartBackoffMs: 1000,
+      joinTimeoutMs: 10_000,
+      stallTimeoutMs: 300_000,
+    },
+    expected: { docs: workers.length },
+    memoryLimitMB: 2048,
+    workers,
+    totals: { items: 0, errors: 0, queue: 0, pagesPerSec: 0 },
+  };
+}
+
+const report = (ws: StatusWorker[]) =>
+  buildStatusReport('/data', status(ws), { total: 0, items: 0, files: 0 } as never, {
+    now: NOW,
+    alive: () => true,
+  });
+
+describe('collector status: errors', () => {
+  it('a breakdown by kind sums to the count it follows: this run beside all runs', () => {
+    // 30 errors in the items files, 6 of them written since this supervisor started
+    const r = report([
+      worker('docs-0', 18, { 'not-found': 4 }),
+      worker('docs-1', 12, { 'not-found': 1, timeout: 1 }),
+    ]);
+    expect(r.totals).toMatchObject({
+      errors: 30,
+      errorsThisRun: 6,
+      errorsByKind: { 'not-found': 5, timeout: 1 },
+    });
+    expect(renderStatusReport(r)).toMatch(/^docs .* 30 \(this run 6: not-found 5, timeout 1\) /m);
+  });
+
+  it('a first run: one count, its kinds', () => {
+    const r = report([worker('docs-0', 3, { 'http-status': 2, timeout: 1 })]);
+    expect(r.totals).toMatchObject({ errors: 3, errorsThisRun: 3 });
+    expect(renderStatusReport(r)).toMatch(/ 3 \(http-status 2, timeout 1\) /);
+    expect(renderStatusReport(report([worker('docs-0', 0, {})]))).toMatch(
+      /^docs\s+1\/1\s+100\s+1\s+[\d.]+\s+0\s/m,
+    );
+  });
+});
