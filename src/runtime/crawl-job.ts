@@ -25,13 +25,13 @@ import { Supervisor, supervisorTimings } from '../supervision/supervisor.js';
 import type { WorkerCounters } from '../supervision/worker-counters.js';
 import { defaultPartition, splitPoliteness, type WorkerSpec } from '../supervision/worker-spec.js';
 import { canonicalize } from '../url/canonicalize.js';
-import { defaultCrawlId } from './crawl-id.js';
 import type { CrawlEnd, StopControl } from './crawl-end-report.js';
+import { defaultCrawlId } from './crawl-id.js';
 import { collectedNothing, NOTHING_COLLECTED_EXIT_CODE, nothingCollectedLine } from './exit-codes.js';
 import { openWorkerLog } from './logger.js';
 import { startOpsServer } from './ops-server.js';
 import { firstMissing, prepareOutput, readCrawlRecord, removeIfCreated } from './output-dir.js';
-import { lockOutput } from './output-lock.js';
+import { lockOutput, refuseIfInUse } from './output-lock.js';
 import { checkAndRecordPlan } from './plan-record.js';
 import { recordedPlan } from './plan-recovery.js';
 import { ProgressLine, printLine } from './progress-line.js';
@@ -159,6 +159,8 @@ async function crawlWith(
   const plan = [{ processes: opts.processes, concurrency: opts.concurrency }];
   checkPlan(plan, limit, opts.memoryLimitFraction, readMeasuredRss(opts.out));
   const ref = setup.loaded.ref;
+  // The real reason first: a collector running on --out (not "add --resume").
+  await refuseIfInUse(opts.out);
   const seeds = await prepareOutput(opts.out, given, opts.resume, {
     source: ref === null || (ref.kind === 'builtin' && ref.name === 'crawl') ? undefined : describeRef(ref),
     sourceOptions: Object.keys(setup.rawOptions).length > 0 ? setup.rawOptions : undefined,

@@ -78,16 +78,31 @@ export async function checkOutputFree(out: string, label = '--out'): Promise<voi
   await (await takeOutputLock(out, label)).release();
 }
 
+/**
+ * Refuses an output directory a running collector holds, without touching its lock: told before
+ * any other objection to the directory ("add --resume", "holds a one-shot crawl"), since the
+ * running collector is the real reason. A stale or unreadable lock passes (taking it decides).
+ * @throws UsageError naming the running holder.
+ */
+export async function refuseIfInUse(out: string, label = '--out'): Promise<void> {
+  const holder = await lockHolder(path.join(out, OUTPUT_LOCK_FILE));
+  if (holder !== null && holder !== 'unreadable' && holder.pid !== process.pid && isRunning(holder))
+    throw inUse(out, label, describeProcess(holder));
+}
+
+function inUse(out: string, label: string, who: string): UsageError {
+  return new UsageError(
+    `${label} ${out}: in use by another collector (${who}); stop it first or choose another ${label}`,
+  );
+}
+
 /** Take `<out>/collector.pid`. @throws UsageError naming the running holder. */
 async function takeOutputLock(out: string, label: string): Promise<HeldLock> {
   try {
     return await acquireLock(path.join(out, OUTPUT_LOCK_FILE));
   } catch (e) {
     if (!(e instanceof LockHeldError)) throw e;
-    const who = e.holder ? describeProcess(e.holder) : 'its lock file is being written';
-    throw new UsageError(
-      `${label} ${out}: in use by another collector (${who}); stop it first or choose another ${label}`,
-    );
+    throw inUse(out, label, e.holder ? describeProcess(e.holder) : 'its lock file is being written');
   }
 }
 

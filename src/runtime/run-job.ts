@@ -24,13 +24,19 @@ import type { StatusFile } from '../supervision/status-format.js';
 import { Supervisor, supervisorTimings } from '../supervision/supervisor.js';
 import { defaultPartition, splitPoliteness, type WorkerSpec } from '../supervision/worker-spec.js';
 import type { CrawlEnd, StopControl } from './crawl-end-report.js';
-import { canonicalSeeds, supervisedEnd, superviseUntilDone } from './crawl-job.js';
 import { typeCrawlId } from './crawl-id.js';
+import { canonicalSeeds, supervisedEnd, superviseUntilDone } from './crawl-job.js';
 import { NOTHING_COLLECTED_EXIT_CODE } from './exit-codes.js';
 import { openWorkerLog } from './logger.js';
 import { startOpsServer } from './ops-server.js';
-import { firstMissing, makeDirectory, removeIfCreated, unusableDirectory } from './output-dir.js';
-import { lockOutput } from './output-lock.js';
+import {
+  firstMissing,
+  makeDirectory,
+  readCrawlRecord,
+  removeIfCreated,
+  unusableDirectory,
+} from './output-dir.js';
+import { lockOutput, refuseIfInUse } from './output-lock.js';
 import { checkAndRecordPlan, type PlanRecord, type TypeLayout } from './plan-record.js';
 import { recordedPlan } from './plan-recovery.js';
 import { ProgressLine, printLine } from './progress-line.js';
@@ -185,6 +191,14 @@ async function runConfigIn(config: Config, flags: RunFlags, control: StopControl
     await fs.access(config.data, fs.constants.W_OK);
   } catch (e) {
     throw unusableDirectory('data', config.data, e);
+  }
+  // The real reason first: a collector running on it, then a one-shot crawl's output.
+  await refuseIfInUse(config.data, 'data');
+  if ((await readCrawlRecord(config.data)) !== null) {
+    throw new UsageError(
+      `data ${config.data}: holds a one-shot crawl (state/crawl.json, written by collector crawl); ` +
+        `continue it with collector crawl --resume --out ${config.data}, or give run another data directory`,
+    );
   }
   const unlock = await lockOutput(config.data, 'data');
   const layouts: PlanRecord = {};

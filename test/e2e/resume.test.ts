@@ -139,6 +139,11 @@ describe('crash safety and resume', () => {
     const r = await runCli([...args(out), '--resume']);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/in use by another collector/);
+    // without --resume too: the running collector is the reason given, not "add --resume"
+    const again = await runCli(args(out));
+    expect(again.code).toBe(2);
+    expect(again.stderr).toMatch(/^collector: --out .*: in use by another collector \(pid \d+/);
+    expect(again.stderr).not.toMatch(/--resume/);
     child.kill('SIGKILL');
     await exited;
   });

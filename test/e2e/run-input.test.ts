@@ -118,6 +118,24 @@ describe('collector run: bad input', () => {
     expect(fs.existsSync(path.join(data, 'collector.pid'))).toBe(false);
   });
 
+  it("refuses a one-shot crawl's --out as its data directory, leaving the crawl as it was", async () => {
+    const { dir, file } = config('');
+    const data = path.join(dir, 'data');
+    const crawled = await runCli(['crawl', SEED, '--out', data, '--no-robots', '--retries', '0', '--quiet']);
+    expect(crawled.code).toBe(69); // a dead seed: its item written all the same
+    const before = readItems(data);
+    expect(before).toHaveLength(1);
+    fs.writeFileSync(file, `data: ${data}\nworkers:\n  - source: crawl\n    seeds: [${SEED}]\n`);
+    const r = await runCli(['run', '--config', file]);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim()).toBe(
+      `collector: data ${data}: holds a one-shot crawl (state/crawl.json, written by collector crawl); ` +
+        `continue it with collector crawl --resume --out ${data}, or give run another data directory`,
+    );
+    expect(readItems(data)).toEqual(before);
+    expect(fs.existsSync(path.join(data, 'collector.pid'))).toBe(false);
+  });
+
   it('refuses more processes than the memory guard allows, naming the safe count', async () => {
     const { dir, file } = config(
       `data: DATA\nworkers:\n  - source: crawl\n    processes: 40\n    seeds: [${SEED}]\n`,
