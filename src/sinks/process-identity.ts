@@ -41,10 +41,14 @@ export function bootId(): string | null {
   return bootIdCache;
 }
 
-/** What `/proc/<pid>/stat` says about a live process: its state letter and start time. */
+/** What `/proc/<pid>/stat` says about a live process: its state letter, parent and start time. */
 export interface ProcStat {
   /** `R`, `S`, `D`, `T`, `Z` (zombie), `X` (dead)... */
   state: string;
+  /** The parent's pid (field 4). */
+  ppid: number;
+  /** The process group (field 5). */
+  pgrp: number;
   startTicks: number;
 }
 
@@ -63,7 +67,7 @@ export function parseProcStat(text: string): ProcStat | null {
   // fields[0] is field 3 (state); field 22 (starttime) is fields[19].
   const startTicks = Number(fields[19]);
   if (!fields[0] || !Number.isSafeInteger(startTicks)) return null;
-  return { state: fields[0], startTicks };
+  return { state: fields[0], ppid: Number(fields[1]), pgrp: Number(fields[2]), startTicks };
 }
 
 /** `/proc/<pid>/stat` of a process, or null when it is gone (or /proc is unavailable). */

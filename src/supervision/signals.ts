@@ -1,7 +1,9 @@
 /**
  * The stop signals of a collector process: the first SIGINT/SIGTERM asks for a graceful stop,
  * each later one for an immediate one (in-flight requests abandoned; state stays consistent).
+ * Under npm, the launcher going away counts as a SIGTERM (`launcher-watch.ts`).
  */
+import { watchLauncher } from './launcher-watch.js';
 
 /**
  * Handle SIGINT and SIGTERM until the returned function is called.
@@ -20,8 +22,13 @@ export function onStopSignals(
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  const offWatch = watchLauncher(() => {
+    process.stderr.write('collector: npm, which started it, is gone: stopping as for SIGTERM\n');
+    onSignal('SIGTERM');
+  });
   return () => {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
+    offWatch();
   };
 }

@@ -14,7 +14,13 @@ describe('process identity', () => {
     const fields = Array.from({ length: 50 }, (_, i) => String(i + 3));
     fields[0] = 'S';
     fields[19] = '123456';
-    expect(parseProcStat(`42 (a) b (c)) ${fields.join(' ')}\n`)).toEqual({ state: 'S', startTicks: 123456 });
+    // field 4 is the parent (4 here), field 5 the process group (5)
+    expect(parseProcStat(`42 (a) b (c)) ${fields.join(' ')}\n`)).toEqual({
+      state: 'S',
+      ppid: 4,
+      pgrp: 5,
+      startTicks: 123456,
+    });
     expect(parseProcStat('garbage')).toBeNull();
   });
 
