@@ -31,5 +31,7 @@ export interface CrawlEnd {
   failure: string | null;
   /** Nothing was left (rather than stopped early). */
   completed: boolean;
+  /** A signal or the caller (AbortSignal) stopped it, rather than it ending by itself. */
+  stopped?: boolean;
   totals: EndTotals;
 }

@@ -100,7 +100,9 @@ export async function runInProcess(
   const stopped = new Promise<void>((r) => {
     onStopped = r;
   });
+  let stoppedBy: string | null = null;
   const stop = (why: string) => {
+    stoppedBy ??= why;
     onStopped();
     log.info({ why }, 'stopping');
     inProcess.stopping();
@@ -169,6 +171,7 @@ export async function runInProcess(
     code,
     failure,
     completed,
+    stopped: stoppedBy !== null,
     totals: {
       items: s.items,
       itemsThisRun: s.itemsThisRun,

@@ -196,8 +196,24 @@ async function crawlWith(
   }
   // Every seed failed: the summary still says what was done, then the failure line says why.
   const summarized = end.failure === null || end.code === NOTHING_COLLECTED_EXIT_CODE;
-  if (!opts.quiet && summarized) process.stderr.write(summaryLine(opts, end.totals));
+  if (!opts.quiet && summarized)
+    process.stderr.write(summaryLine(opts, end.totals, continuesText(opts, end)));
   return end;
+}
+
+/**
+ * What the summary says of the URLs left: `--resume continues` them, unless the page budget
+ * ended the crawl — then that is said, with each process's share (`--max-pages` is split evenly
+ * among the processes, and a process stops at its share while others may have had fewer pages).
+ */
+export function continuesText(opts: Pick<CrawlOptions, 'maxPages' | 'processes'>, end: CrawlEnd): string {
+  if (opts.maxPages === undefined || end.stopped === true) return '--resume continues';
+  const n = opts.processes;
+  const share =
+    n > 1
+      ? ` (${Math.ceil(opts.maxPages / n)} per process over ${n} processes: each stops at its share)`
+      : '';
+  return `--max-pages ${opts.maxPages} reached${share}; --resume with a larger --max-pages or none continues`;
 }
 
 /**
@@ -331,6 +347,7 @@ export function supervisedEnd(sup: Supervisor, code = 0): CrawlEnd {
           : null,
     // `finished`, not `stopped`: the plan ended by itself.
     completed: t.queue === 0 && status.state === 'finished',
+    stopped: sup.wasStopped,
     totals: {
       ...t,
       queued: t.queue + inFlight,

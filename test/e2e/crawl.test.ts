@@ -144,8 +144,14 @@ describe('collector crawl (end to end)', () => {
     expect(readItems(out1).some((i) => i.url.endsWith('/deep/d1.html'))).toBe(false);
 
     const out2 = tempDir();
-    await runCli(crawlArgs(`${site.origin}/site/`, out2, '--max-pages', '3'));
+    const budget = await runCli(
+      crawlArgs(`${site.origin}/site/`, out2, '--max-pages', '3').filter((a) => a !== '--quiet'),
+    );
     expect(readItems(out2)).toHaveLength(3);
+    // the summary says why URLs were left, and what continues them
+    expect(budget.stderr).toMatch(
+      /queued \(stopped: --max-pages 3 reached; --resume with a larger --max-pages or none continues\)/,
+    );
 
     const out3 = tempDir();
     await runCli(crawlArgs(`${site.origin}/site/`, out3, '--scope', 'host'));
