@@ -1,19 +1,10 @@
-import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { crawlArgs, readItems, runCli, startCli, tempDir, waitExit, waitFor } from '../fixtures/cli.js';
 import { type FixtureServer, page, startServer } from '../fixtures/site-server.js';
-import {
-  gzipMembers,
-  type ParsedRecord,
-  parseRecords,
-  readWarc,
-  readWithWarcio,
-  sha1Base32,
-  warcioCdxj,
-} from '../fixtures/warc-files.js';
+import { expectSoundWarc, members } from '../fixtures/warc-files.js';
 
 // Issue 29: --warc records every fetch (robots.txt, each redirect hop, each page) as WARC 1.1,
 // read back by warcio and by a parser of the test's own; each item names its records; after a
@@ -71,104 +62,6 @@ afterAll(async () => {
 
 const args = (out: string, ...extra: string[]) =>
   crawlArgs(`${site.origin}/p/0.html`, out, '--warc', '--scope', 'host', ...extra);
-
-interface Member {
-  file: string;
-  offset: number;
-  length: number;
-  record: ParsedRecord;
-}
-
-/** Every record of every WARC file of `out`, with where its gzip member is. */
-function members(out: string): Member[] {
-  const dir = path.join(out, 'warc');
-  const all: Member[] = [];
-  for (const name of fs.readdirSync(dir).filter((f) => f.endsWith('.warc.gz'))) {
-    for (const m of gzipMembers(fs.readFileSync(path.join(dir, name)))) {
-      const [record] = parseRecords(m.data);
-      all.push({ file: `warc/${name}`, offset: m.offset, length: m.length, record });
-    }
-  }
-  return all;
-}
-
-/** The checks every crawl's WARC files must pass (see the file comment). */
-async function expectSoundWarc(out: string): Promise<void> {
-  const items = readItems(out);
-  const all = members(out);
-  const dir = path.join(out, 'warc');
-  // warcio reads every file with no error, record for record as our parser does.
-  for (const name of fs.readdirSync(dir).filter((f) => f.endsWith('.warc.gz'))) {
-    const file = path.join(dir, name);
-    const ours = readWarc(file);
-    const theirs = await readWithWarcio(file);
-    expect(theirs.map((r) => [r.type, r.uri])).toEqual(
-      ours.map((r) => [r.fields['warc-type'], r.fields['warc-target-uri']]),
-    );
-    // The CDXJ beside it is warcio's index of it.
-    const cdxj = fs
-      .readFileSync(file.replace(/\.warc\.gz$/, '.cdxj'), 'utf8')
-      .trimEnd()
-      .split('\n')
-      .sort();
-    expect(cdxj).toEqual(await warcioCdxj(file, name));
-  }
-  const records = all.map((m) => m.record);
-  const byId = new Map(records.map((r) => [r.fields['warc-record-id'], r]));
-  // One request per response, linked by WARC-Concurrent-To; digests match the bytes.
-  const requests = records.filter((r) => r.fields['warc-type'] === 'request');
-  const responses = records.filter((r) => ['response', 'revisit'].includes(r.fields['warc-type']));
-  expect(requests.length).toBe(responses.length);
-  for (let i = 0; i < records.length; i++) {
-    const r = records[i];
-    const type = r.fields['warc-type'];
-    if (type === 'request') {
-      const next = records[i + 1];
-      expect(r.fields['warc-concurrent-to']).toBe(next.fields['warc-record-id']);
-      expect(next.fields['warc-target-uri']).toBe(r.fields['warc-target-uri']);
-      expect(r.httpHead?.startsWith('GET ')).toBe(true);
-    }
-    if (type === 'metadata')
-      expect(byId.get(r.fields['warc-concurrent-to'])?.fields['warc-type']).toBe('response');
-    if (type !== 'warcinfo') expect(r.fields['warc-block-digest']).toBe(sha1Base32(r.block));
-    if (type === 'response') {
-      expect(r.fields['warc-payload-digest']).toBe(sha1Base32(r.payload));
-      expect(r.fields['warc-ip-address']).toBe('127.0.0.1');
-    }
-  }
-  // Every record but the warcinfo ones lies in exactly one item's range; each range is whole
-  // records, its first request the item's own URL (or its robots.txt), its last response the
-  // item's status.
-  const owners = new Map<Member, number>();
-  for (const item of items) {
-    if (item.warc === undefined) {
-      expect(item.status).toBeNull();
-      continue;
-    }
-    const { file, offset, length } = item.warc;
-    const inRange = all.filter((m) => m.file === file && m.offset >= offset && m.offset < offset + length);
-    expect(inRange.reduce((a, m) => a + m.length, 0)).toBe(length);
-    for (const m of inRange) owners.set(m, (owners.get(m) ?? 0) + 1);
-    const targets = inRange
-      .filter((m) => m.record.fields['warc-type'] === 'request')
-      .map((m) => m.record.fields['warc-target-uri']);
-    expect(targets.filter((t) => !t.endsWith('/robots.txt'))[0]).toBe(item.url);
-    const last = inRange.filter((m) => ['response', 'revisit'].includes(m.record.fields['warc-type'])).at(-1);
-    expect(last?.record.httpHead?.split(' ')[1]).toBe(String(item.status));
-    // The payload is the body as transferred: the item's sha256 is of it, decoded.
-    if (item.status === 200 && last !== undefined) {
-      const payload = last.record.payload;
-      const body = /content-encoding: gzip/i.test(last.record.httpHead ?? '')
-        ? zlib.gunzipSync(payload)
-        : payload;
-      expect(createHash('sha256').update(body).digest('hex')).toBe(item.sha256);
-    }
-  }
-  for (const m of all) {
-    if (m.record.fields['warc-type'] === 'warcinfo') expect(owners.has(m)).toBe(false);
-    else expect(owners.get(m), `${m.file}@${m.offset}`).toBe(1);
-  }
-}
 
 describe('--warc', () => {
   it('records each fetch as request + response, readable by warcio, digests matching, each item naming its records', async () => {
