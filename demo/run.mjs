@@ -8,6 +8,7 @@
  *   npm run demo                       crawl into a new temporary directory, then exit
  *   npm run demo -- --out DIR          crawl into DIR (new or empty)
  *   npm run demo -- --serve            keep serving the corpus after the crawl (Ctrl-C ends)
+ *   npm run demo -- --warc             also record the crawl as WARC files (docs/warc.md)
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -20,7 +21,11 @@ import { serveDirectory } from './serve.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { values: args } = parseArgs({
-  options: { out: { type: 'string' }, serve: { type: 'boolean', default: false } },
+  options: {
+    out: { type: 'string' },
+    serve: { type: 'boolean', default: false },
+    warc: { type: 'boolean', default: false },
+  },
 });
 
 const bin = path.join(root, 'bin', 'collector.js');
@@ -37,7 +42,7 @@ const { server, url } = await serveDirectory(corpusDir);
 const seed = `${url}/docs/`;
 process.stderr.write(
   `demo: serving ${pages} documentation pages of the packages in node_modules/ at ${seed} (gzip)\n` +
-    `demo: collector crawl ${seed} --out ${out} --markdown all --delay 0 --host-concurrency 8\n`,
+    `demo: collector crawl ${seed} --out ${out} --markdown all --delay 0 --host-concurrency 8${args.warc ? ' --warc' : ''}\n`,
 );
 
 // Ctrl-C reaches the crawl too (same process group): it stops gracefully and the demo ends after
@@ -62,6 +67,7 @@ const child = spawn(
     '8',
     '--processes',
     '1',
+    ...(args.warc ? ['--warc'] : []),
   ],
   { stdio: 'inherit' },
 );
@@ -72,7 +78,8 @@ process.stderr.write(
   `demo: output in ${out}\n` +
     `demo:   items (one JSON line per URL): ${items}/crawl-0.jsonl\n` +
     `demo:   pages as served, each with its main content as Markdown beside it (.md): ${path.join(out, 'files')}/\n` +
-    `demo:   log: ${path.join(out, 'logs', 'crawl-0.log')}\n`,
+    `demo:   log: ${path.join(out, 'logs', 'crawl-0.log')}\n` +
+    (args.warc ? `demo:   WARC files and their CDXJ indexes: ${path.join(out, 'warc')}/\n` : ''),
 );
 
 if (args.serve) {

@@ -145,6 +145,11 @@ export function registerCrawl(program: Command): void {
     .option('--no-robots', 'ignore robots.txt')
     .option('--proxy <url>', 'proxy for all requests (default: HTTP_PROXY/HTTPS_PROXY)')
     .option('--no-store', 'do not store bodies under <out>/files')
+    .option('--warc', 'record every fetch as WARC 1.1 in <out>/warc/, with a CDXJ index (docs/warc.md)')
+    .option(
+      '--warc-max-size <size>',
+      def('with --warc: start a new WARC file past this size', formatSize(d.warcMaxSize)),
+    )
     .option(
       '--no-near-duplicates',
       "do not mark pages whose main text nearly repeats an earlier page's (data.nearDuplicateOf)",

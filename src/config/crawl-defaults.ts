@@ -50,6 +50,8 @@ export const CRAWL_DEFAULTS = {
   joinTimeout: 10_000,
   /** bytes */
   maxPendingBytes: 64 * 1024 * 1024,
+  /** bytes: a WARC file is closed, and the next begun, once it holds this much (the usual 1 GB) */
+  warcMaxSize: 1024 ** 3,
   backend: 'embedded',
   /** ms: a machine silent this long (no heartbeat in Redis) is dead and its leases are taken back */
   leaseTimeout: 30_000,

@@ -153,6 +153,16 @@ export const CrawlOptionsSchema = z.object({
   /** Store response bodies under `<out>/files/`. Default true. */
   storeBodies: z.boolean().default(true),
   /**
+   * Record every fetch as WARC 1.1 in `<out>/warc/<worker>-<seq>.warc.gz` (request, response or
+   * revisit, metadata records; one gzip member each), with a CDXJ index beside each file
+   * (`docs/warc.md`). Default false.
+   */
+  warc: z.boolean().default(false),
+  /** With `warc`: a WARC file is closed and the next begun once it holds this many bytes. Default 1 GiB. */
+  warcMaxSize: size
+    .pipe(z.number().min(1024 * 1024, { error: 'expected at least 1MB' }))
+    .default(D.warcMaxSize),
+  /**
    * Mark a page whose main text is nearly that of a page this process wrote before (SimHash
    * fingerprints in `data.simhash`, from the source, within 3 bits; Manku et al. 2007) with
    * `data.nearDuplicateOf: <url>`. Default true; `--no-near-duplicates` turns it off. Each process

@@ -14,6 +14,7 @@ import { SpillQueue } from '../frontier/spill-queue.js';
 import { Fetcher } from '../http/fetcher.js';
 import { RobotsCache } from '../http/robots.js';
 import type { HeldLock } from '../sinks/lock-file.js';
+import { WarcWriter } from '../sinks/warc-writer.js';
 import type { EngineRequest } from '../sources/request.js';
 import { authorizeHeaders, type RunningSource, scopeUrls } from '../sources/source-runner.js';
 import { Scope } from '../url/scope.js';
@@ -45,6 +46,7 @@ import { Revisits } from './revisits.js';
 import { type RoundKeeper, type RoundParts, Rounds } from './rounds.js';
 import { SpillRefill } from './spill-refill.js';
 import { lockWorkerState } from './state-lock.js';
+import { WarcRecorder, warcinfoFields } from './warc-recorder.js';
 
 /** Smallest body limit for robots.txt (RFC 9309 §2.5: a parsing limit of at least 500 KiB). */
 const ROBOTS_MIN_PARSE_BYTES = 512 * 1024;
@@ -79,6 +81,8 @@ export interface NetworkParts {
   warnings: RetryWarnings;
   /** What is known of the pages fetched, to fetch them again (continuous collection only). */
   revisits: Revisits | null;
+  /** `--warc`: every fetch recorded with its item; null without it. */
+  warc: WarcRecorder | null;
 }
 
 /** A worker with siblings: who owns which URL, and the outbox of links owned by the others. */
@@ -129,6 +133,8 @@ export type OpenedState = Partial<Pick<StateParts, 'journal' | 'spill'>> & {
   politeness?: PolitenessState;
   /** This worker's lock on its state dir (state-lock.ts), held until the crawler closes. */
   stateLock?: HeldLock;
+  /** `--warc`: the recorder whose writer is open (closed with the crawler: its index sorted). */
+  warc?: WarcRecorder;
 };
 
 /** `<out>/items/<worker-id>.jsonl` */
@@ -146,6 +152,7 @@ export function buildNetworkParts(
   const { backend } = deps;
   const { source, writeLog } = openSource(deps, stats);
   const abort = new AbortController();
+  const warc = opts.warc ? new WarcRecorder(opts.interval !== undefined) : null;
   const fetcher = new Fetcher({
     userAgent: opts.userAgent,
     timeoutMs: opts.timeout,
@@ -154,6 +161,7 @@ export function buildNetworkParts(
     proxy: opts.proxy,
     cookies: opts.cookies,
     maxHeaderBytes: opts.maxHeaderBytes,
+    record: opts.warc,
   });
   const scope = new Scope({
     mode: opts.scope,
@@ -175,6 +183,7 @@ export function buildNetworkParts(
           // RFC 9309 §2.5: parse at least 500 KiB of a robots.txt, whatever --max-bytes says.
           const limit = Math.max(opts.maxBytes, ROBOTS_MIN_PARSE_BYTES);
           const r = await fetcher.fetchHop(url, abort.signal, true, limit);
+          if (r.exchange !== undefined) warc?.robotsFetched(r.exchange);
           return { status: r.status, location: r.location, body: r.body.toString('utf8') };
         },
       })
@@ -220,6 +229,7 @@ export function buildNetworkParts(
       conditional: revisits === null ? undefined : (url) => revisits.headersFor(url),
       onFetch: deps.onFetch,
       budget: hopBudget(source, deps.rateBudgets),
+      warc: warc ?? undefined,
     }),
     sessionIds,
     nearDuplicates: new NearDuplicateWatch(scope, (shape, url) =>
@@ -237,6 +247,7 @@ export function buildNetworkParts(
       opts.retries,
     ),
     revisits,
+    warc,
   };
 }
 
@@ -307,8 +318,11 @@ export async function openStateParts(
   // Its index of originals lives in this process only, rebuilt from the items file at resume.
   const nearDuplicateMarks = opts.nearDuplicates ? new NearDuplicateMarks() : null;
   let resumedItems = 0;
+  // Where the WARC records of the items end, per file: each file is cut back there.
+  const warcEnds = net.warc !== null && opts.resume ? new Map<string, number>() : undefined;
   if (opts.resume) {
     resumedItems = await restoreState({
+      warcEnds,
       ...replayed,
       itemsPath,
       contentIndex: net.contentIndex,
@@ -332,6 +346,25 @@ export async function openStateParts(
     onItemsWritten: backend.itemsFlushed?.bind(backend),
   });
   opened.journal = journal;
+  if (net.warc !== null) {
+    const { writer, repair } = WarcWriter.open(
+      {
+        outDir: opts.out,
+        worker: workerId,
+        maxSize: opts.warcMaxSize,
+        info: warcinfoFields(opts, workerId),
+      },
+      warcEnds ?? null,
+    );
+    net.warc.attach(writer);
+    opened.warc = net.warc;
+    if (repair.cutBytes > 0 || repair.removedFiles.length > 0) {
+      log.info(repair, 'WARC records without an item removed');
+    }
+    if (repair.shortFiles.length > 0) {
+      log.warn({ files: repair.shortFiles }, 'WARC files shorter than their items say: records lost');
+    }
+  }
   await net.revisits?.open(opts.resume, hooks.writeFailed);
   let handoff: Handoff | null = null;
   if (partition) {
@@ -349,6 +382,7 @@ export async function openStateParts(
     stats,
     log,
     storeBodies: opts.storeBodies,
+    warc: net.warc ?? undefined,
     onWritten: (item) => {
       // Kept until now: a URL fetched again after its body was lost follows its own redirects again.
       net.hops.forget(item.url);

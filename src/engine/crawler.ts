@@ -220,6 +220,8 @@ export class Crawler {
       await this.opened.politeness?.close();
       await this.opened.journal?.close();
     } finally {
+      // After the journal: the last file's CDXJ index is sorted.
+      this.opened.warc?.close();
       // After the journal: its last items are acknowledged before a shared backend lets go.
       await this.deps.backend.close?.();
       await this.opened.spill?.close();
@@ -289,7 +291,10 @@ export class Crawler {
     awaitingRetry.delete(entry.url);
     slots.release(entry, letsSlowDownDecay(outcome.item.status));
     const { item, bodyId, links, extension, markdown } = outcome;
-    if (links) this.follower.follow(links, entry.depth + 1, this.admission.roundOf(entry.url));
+    if (links) {
+      this.follower.follow(links, entry.depth + 1, this.admission.roundOf(entry.url));
+      this.net.warc?.links(entry.url, links);
+    }
     await this.store.storeAndWrite(entry, item, bodyId, extension, markdown);
   }
 

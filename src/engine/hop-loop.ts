@@ -24,6 +24,7 @@ import type { SessionIdStripper } from '../url/session-ids.js';
 import { HopTrail } from './hop-trail.js';
 import type { HostPolicy } from './host-policy.js';
 import { bodyHint, type HopBudget, isRateLimited, rateLimitHeaders } from './rate-gate.js';
+import type { WarcRecorder } from './warc-recorder.js';
 
 /** Largest number of redirect hops followed for one URL. */
 export const MAX_REDIRECTS = 10;
@@ -93,6 +94,8 @@ export interface HopLoopParts {
   conditional?: (url: string) => Record<string, string> | undefined;
   /** The source's rate budgets (`rateBudget`), when it has them. */
   budget?: HopBudget;
+  /** `--warc`: told every fetch (the fetcher records exchanges); absent without it. */
+  warc?: WarcRecorder;
 }
 
 /** Runs tries of URLs (see the module comment). One per worker. */
@@ -119,9 +122,10 @@ export class HopLoop {
     for (;;) {
       let res: HopResponse;
       let headers = entry.meta?.headers;
+      let secret: string[] | undefined;
       if (this.parts.authorize !== undefined) {
         try {
-          headers = await this.authorized(entry, url);
+          ({ headers, secret } = await this.authorized(entry, url));
         } catch (e) {
           const message = `authorize() failed: ${(e as Error)?.message ?? String(e)}`.split('\n')[0];
           return failure(url, 'source', message, null, false, null);
@@ -151,6 +155,7 @@ export class HopLoop {
       try {
         res = await fetcher.fetchHop(url, signal, false, undefined, headers);
         this.parts.onFetch?.(performance.now() - fetchStart);
+        if (res.exchange !== undefined) this.parts.warc?.fetched(entry.url, res.exchange, secret);
       } catch (e) {
         if (key !== null) budgets?.observe(key, null, {});
         if (signal.aborted) return null;
@@ -266,12 +271,17 @@ export class HopLoop {
    * The extra headers of one hop of a source with `authorize()`: the request's own, and on the
    * request's own origin those `authorize()` gives.
    */
-  private async authorized(entry: FrontierEntry, url: string): Promise<Record<string, string> | undefined> {
+  private async authorized(
+    entry: FrontierEntry,
+    url: string,
+  ): Promise<{ headers: Record<string, string> | undefined; secret?: string[] }> {
     const own = entry.meta?.headers;
     const authorize = this.parts.authorize;
-    if (authorize === undefined || originOf(url) !== originOf(entry.url)) return own;
+    if (authorize === undefined || originOf(url) !== originOf(entry.url)) return { headers: own };
     const secret = await authorize(url, entry.meta?.label);
-    return secret === null ? own : { ...own, ...secret };
+    if (secret === null) return { headers: own };
+    // Their names, so that a WARC request record leaves them out.
+    return { headers: { ...own, ...secret }, secret: Object.keys(secret).map((k) => k.toLowerCase()) };
   }
 
   /** robots.txt for one hop (and its Crawl-delay for the host). @returns a failure when denied. */
@@ -279,6 +289,7 @@ export class HopLoop {
     const robots = this.parts.robots;
     if (robots === null || entry.meta?.robots === false) return null;
     const verdict = robots.peek(url) ?? (await robots.check(url));
+    this.parts.warc?.claimRobots(entry.url);
     this.parts.policy.afterRobots(entry.host, verdict.crawlDelayMs);
     if (verdict.allowed) return null;
     if (verdict.reason === 'unreachable' && verdict.cause) {

@@ -18,6 +18,7 @@ import type { NearDuplicateMarks } from './near-duplicate-marks.js';
 
 import type { PageProcessor } from './page-processor.js';
 import { markdownId } from './page-work.js';
+import type { WarcRecorder } from './warc-recorder.js';
 
 /** Failed items logged per error kind (`item failed`); past this they are only counted. */
 export const ERROR_LOG_LIMIT = 20;
@@ -38,6 +39,8 @@ export interface ItemStoreParts {
   log: Logger;
   /** Bodies are stored (`--no-store` turns it off). */
   storeBodies: boolean;
+  /** `--warc`: an item's records are appended just before its line. */
+  warc?: WarcRecorder;
   /** Each item line written (queued in the journal). */
   onWritten(item: Item): void;
   /**
@@ -173,11 +176,22 @@ export class ItemStore {
   }
 
   /**
-   * Write the item line (the acknowledgement): near-duplicate mark, counters, journal, content
-   * index. Lines are marked in the order they are journaled, the order resume replays them in.
+   * Write the item line (the acknowledgement): its WARC records first (`--warc`), then the
+   * near-duplicate mark, counters, journal, content index. Lines are marked in the order they
+   * are journaled, the order resume replays them in. When the records cannot be written (a full
+   * disk), the item is not either: its URL stays pending, and the crawl stops.
    */
   write(item: Item): void {
-    const { stats, journal, contentIndex } = this.parts;
+    const { stats, journal, contentIndex, warc } = this.parts;
+    if (warc !== undefined) {
+      try {
+        const location = warc.write(item.url);
+        if (location !== undefined) item.warc = location;
+      } catch (e) {
+        this.parts.writeFailed(e as Error);
+        return;
+      }
+    }
     this.parts.beforeWrite?.(item);
     this.parts.nearDuplicateMarks?.mark(item);
     stats.items++;

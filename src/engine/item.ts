@@ -7,6 +7,7 @@ import type { FrontierEntry } from '../frontier/frontier-queue.js';
 import { decodeContent } from '../http/decompress.js';
 import type { FetchErrorKind } from '../http/fetch-error.js';
 import type { HopResponse } from '../http/fetcher.js';
+import type { WarcLocation } from '../sinks/warc-writer.js';
 
 /** One item line. Optional fields are absent (not null) when they do not apply. */
 export interface Item {
@@ -40,6 +41,12 @@ export interface Item {
   file?: string;
   /** Why the URL failed, after its retries; absent on success. */
   error?: ItemError;
+  /**
+   * With `--warc`: where this URL's WARC records are (`file` relative to `<out>`, `offset` and
+   * `length` in bytes: whole gzip members, every fetch of the URL, `docs/warc.md`); absent when
+   * it made no fetch.
+   */
+  warc?: WarcLocation;
   /**
    * Extra fields: the source's own (e.g. `encoding`; `simhash`, 16 hex digits, is the SimHash of
    * the page's main text, `extract/simhash.ts`), and the collector's: `duplicateOf` (URL of

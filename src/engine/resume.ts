@@ -36,6 +36,11 @@ export interface ResumeParts {
   partition?: ReplayPartition;
   /** Queue a pending URL (already in the seen-set and the frontier log), with its metadata. */
   queue(url: string, depth: number, meta: RequestMeta | undefined): void;
+  /**
+   * Filled with the end of the WARC records the items name, per file (relative to `<out>`):
+   * where each WARC file is cut back to (`--warc`).
+   */
+  warcEnds?: Map<string, number>;
 }
 
 /**
@@ -66,6 +71,7 @@ export async function restoreState(parts: ResumeParts): Promise<number> {
       }
       // Judged again in file order: the originals it had before (near-duplicate-marks.ts).
       nearDuplicateMarks?.replay(it);
+      if (parts.warcEnds !== undefined) noteWarcEnd(parts.warcEnds, it.warc);
     },
     (line) => contentIndex.appendLine(line.bytes),
     replay,
@@ -82,6 +88,16 @@ export async function restoreState(parts: ResumeParts): Promise<number> {
   );
   reportSkippedLines(replay, path.join(parts.stateDir, FRONTIER_LOG), parts.outDir, parts.log);
   return items;
+}
+
+/** Record the end of the WARC records an item names (`{file, offset, length}`), if it names any. */
+function noteWarcEnd(ends: Map<string, number>, warc: unknown): void {
+  const w = warc as { file?: unknown; offset?: unknown; length?: unknown } | undefined;
+  if (w === undefined || w === null || typeof w.file !== 'string') return;
+  const { offset, length } = w;
+  if (!Number.isSafeInteger(offset) || !Number.isSafeInteger(length)) return;
+  const end = (offset as number) + (length as number);
+  if (end > (ends.get(w.file) ?? 0)) ends.set(w.file, end);
 }
 
 /**

@@ -9,6 +9,15 @@ import { CRAWL_DEFAULTS } from '../config/crawl-defaults.js';
 import { CookieSession } from './cookie-jar.js';
 import { DecodeError, decodeContent, TooLargeError } from './decompress.js';
 import { Agent, EnvHttpProxyAgent, ProxyAgent } from './dispatchers.js';
+import {
+  awaitRequestHead,
+  type Exchange,
+  headerPairs,
+  pairsOfHeaders,
+  rebuiltRequestHead,
+  unwatchRequestHeads,
+  watchRequestHeads,
+} from './exchange.js';
 import { classifyError, describeError, FetchError } from './fetch-error.js';
 import { fetchLenient, isObsFoldError } from './lenient-fetch.js';
 import { headerUrl } from './location.js';
@@ -36,6 +45,11 @@ export interface FetcherOptions {
   maxHeaderBytes?: number;
   /** Keep a cookie jar for the session (RFC 6265). Default true. */
   cookies?: boolean;
+  /**
+   * Keep each hop's exchange as transferred ({@link HopResponse.exchange}) for a WARC writer:
+   * request head, response head and the body before Content-Encoding removal. Default false.
+   */
+  record?: boolean;
 }
 
 /** One response, body decoded from its Content-Encoding. */
@@ -54,6 +68,8 @@ export interface HopResponse {
   encoded?: boolean;
   /** Set when Content-Encoding was unknown, or claimed but absent; the raw bytes were kept. */
   encodingFlag?: 'unknown-encoding' | 'not-encoded';
+  /** The exchange as transferred, with the fetcher's `record` option (a redirect's body too). */
+  exchange?: Exchange;
 }
 
 function header(h: HopResponse['headers'], name: string): string | null {
@@ -120,6 +136,8 @@ export class Fetcher {
   private readonly cookies: CookieSession | null;
   /** Whether requests may go through a proxy (then the obs-fold fallback is not used). */
   private readonly proxied: boolean;
+  /** Whether exchanges are kept (`record`). */
+  private readonly record: boolean;
 
   constructor(private readonly opts: FetcherOptions) {
     this.dispatcher = makeDispatcher(opts);
@@ -128,6 +146,8 @@ export class Fetcher {
     this.proxied = Boolean(
       opts.proxy || env.HTTP_PROXY || env.http_proxy || env.HTTPS_PROXY || env.https_proxy,
     );
+    this.record = opts.record === true;
+    if (this.record) watchRequestHeads();
     this.headers = {
       'user-agent': opts.userAgent,
       accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8',
@@ -189,6 +209,26 @@ export class Fetcher {
       let location: string | null = null;
       const chunks: Buffer[] = [];
       let size = 0;
+      const path = target.pathname + target.search;
+      // With `record`: what the exchange needs besides the body (see exchange.ts).
+      const record = this.record;
+      const startedAt = record ? Date.now() : 0;
+      let requestHead: string | null = null;
+      let ip: string | null = null;
+      let rawHeaders: Array<[string, string]> = [];
+      let statusText = '';
+      let kept = 0;
+      const exchangeOf = (body: Buffer, truncated: boolean): Exchange => ({
+        url,
+        startedAt,
+        requestHead: requestHead ?? rebuiltRequestHead(url, sent),
+        ip: this.proxied ? null : ip,
+        status,
+        statusText,
+        headers: rawHeaders,
+        body,
+        ...(truncated ? { truncated } : {}),
+      });
 
       const abort = (reason: AbortReason): void => {
         if (done) return;
@@ -220,7 +260,8 @@ export class Fetcher {
         if (location !== null && !(e instanceof AbortReason && e.why === 'stop')) {
           // A redirect whose body was cut off, slow or over REDIRECT_BODY_LIMIT (drained): the
           // Location is what counts.
-          resolve(response(Buffer.alloc(0)));
+          const extra = record ? { exchange: exchangeOf(Buffer.concat(chunks, kept), true) } : undefined;
+          resolve(response(Buffer.alloc(0), extra));
           return;
         }
         if (e instanceof AbortReason) {
@@ -249,11 +290,22 @@ export class Fetcher {
         onRequestStart: (c) => {
           controller = c;
           if (pending !== null) c.abort(pending);
+          else if (record) {
+            awaitRequestHead(target.origin, path, (head, addr) => {
+              requestHead = head;
+              ip = addr;
+            });
+          }
         },
-        onResponseStart: (c, statusCode, h) => {
+        onResponseStart: (c, statusCode, h, message) => {
           if (statusCode < 200) return; // 1xx: the real response follows
           status = statusCode;
           headers = h as HopResponse['headers'];
+          if (record) {
+            rawHeaders = headerPairs((c as { rawHeaders?: Buffer[] }).rawHeaders);
+            if (rawHeaders.length === 0) rawHeaders = pairsOfHeaders(headers);
+            statusText = message ?? '';
+          }
           this.cookies?.receive(url, headers['set-cookie']);
           if (statusCode >= 300 && statusCode < 400) {
             const raw = header(headers, 'location');
@@ -270,6 +322,10 @@ export class Fetcher {
           if (location !== null) {
             // A redirect's body is drained (keeping the connection) up to a limit, never kept.
             if (size > REDIRECT_BODY_LIMIT) c.abort(new AbortReason('redirect-drained', 'redirect body'));
+            else if (record) {
+              chunks.push(chunk);
+              kept = size;
+            }
             return;
           }
           if (size > maxBytes) {
@@ -282,12 +338,14 @@ export class Fetcher {
           if (done) return;
           finish();
           if (location !== null) {
-            resolve(response(Buffer.alloc(0)));
+            const extra = record ? { exchange: exchangeOf(Buffer.concat(chunks, kept), false) } : undefined;
+            resolve(response(Buffer.alloc(0), extra));
             return;
           }
           const raw = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size);
+          const exchange = record ? exchangeOf(raw, false) : undefined;
           if (!decode) {
-            resolve(response(raw, { encoded: true }));
+            resolve(response(raw, exchange === undefined ? { encoded: true } : { encoded: true, exchange }));
             return;
           }
           try {
@@ -297,7 +355,7 @@ export class Fetcher {
               maxBytes,
               header(headers, 'content-type'),
             );
-            resolve(response(decoded.body, { encodingFlag: decoded.flag }));
+            resolve(response(decoded.body, { encodingFlag: decoded.flag, exchange }));
           } catch (e) {
             const type = header(headers, 'content-type');
             if (e instanceof TooLargeError) reject(new FetchError('too-large', url, e.message, status, type));
@@ -311,7 +369,7 @@ export class Fetcher {
         this.dispatcher.dispatch(
           {
             origin: target.origin,
-            path: target.pathname + target.search,
+            path,
             method: 'GET',
             headers: sent,
           },
@@ -335,6 +393,7 @@ export class Fetcher {
     maxBytes: number,
     sent: Record<string, string>,
   ): Promise<HopResponse> {
+    const startedAt = Date.now();
     const r = await fetchLenient(url, {
       headers: sent,
       timeoutMs: this.opts.timeoutMs,
@@ -353,6 +412,18 @@ export class Fetcher {
       body: r.body,
       contentEncoding: header(r.headers, 'content-encoding'),
     };
+    if (this.record) {
+      res.exchange = {
+        url,
+        startedAt,
+        requestHead: rebuiltRequestHead(url, { ...sent, connection: 'close' }),
+        ip: null,
+        status: r.status,
+        statusText: '',
+        headers: pairsOfHeaders(r.headers),
+        body: r.body,
+      };
+    }
     if (res.location !== null) return res;
     if (!decode) return { ...res, encoded: true };
     try {
@@ -371,6 +442,7 @@ export class Fetcher {
 
   /** Close the session's connections. */
   async close(): Promise<void> {
+    if (this.record) unwatchRequestHeads();
     await this.dispatcher.close().catch(() => {});
   }
 }

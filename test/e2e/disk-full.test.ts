@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readItems, runCli, tempDir } from '../fixtures/cli.js';
 import { type FixtureServer, page, startServer } from '../fixtures/site-server.js';
+import { expectSoundWarc } from '../fixtures/warc-files.js';
 
 // Issue 17 (5): a full disk stops the collector with one line and exit 75, no stack trace, the
 // lock released; a resume on the still-full disk says the same; after space is freed, --resume
@@ -116,4 +117,25 @@ describe.skipIf(canMount !== null)(`disk full (${canMount ?? 'a 1 MiB tmpfs'})`,
     },
     90_000,
   );
+
+  it('with --warc: stops with exit 75, and after --resume every item has its records, none cut short', async () => {
+    const mnt = tempDir('collector-diskfull-');
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', mnt]);
+    try {
+      const out = path.join(mnt, 'out');
+      const args = ['crawl', `${site.origin}/p/0.html`, '--processes', '1', '--delay', '0', '--no-robots'];
+      const warcArgs = [...args, '--warc', '--out', out];
+      expectDiskFullExit(await runCli(warcArgs));
+      expect(readItems(out).length).toBeLessThan(N);
+      execFileSync('mount', ['-o', 'remount,size=32m', mnt]);
+      const r = await runCli([...warcArgs, '--resume']);
+      expect(r.code, r.stderr).toBe(0);
+      const urls = readItems(out).map((i) => i.url);
+      expect(urls.length).toBe(N);
+      expect(new Set(urls).size).toBe(N);
+      await expectSoundWarc(out);
+    } finally {
+      execFileSync('umount', [mnt]);
+    }
+  }, 90_000);
 });
