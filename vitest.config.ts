@@ -12,7 +12,7 @@ export default defineConfig({
     pool: 'forks',
     // Four test files at once on two cores: an end-to-end test mostly waits (fixture latency,
     // politeness delays, timeouts, child processes starting), so more files fill the idle
-    // time; measured in README's contributing section.
+    // time (four files at once ran the suite faster than three on the 2-core machine).
     maxWorkers: 4,
     // Builds dist/ first when src/ is newer: the end-to-end tests run bin/collector.js over it.
     globalSetup: ['test/fixtures/build-once.ts'],

@@ -1,14 +1,14 @@
 #!/usr/bin/env node
 /**
  * Cost of near-duplicate marking: `simhash64` (dist/extract/simhash.js) in µs per 5 KB of text
- * (slices of this repository's README, real prose), and the near-duplicate index
+ * (slices of this repository's README and docs/, real prose), and the near-duplicate index
  * (dist/dedup/near-duplicate-index.js) holding N pages as a crawl fills it: µs per lookup (a
  * random fingerprint, which misses, and one 1–3 bits from a page in, which hits) and bytes per
  * page of its arrays.
  *
  *   npm run build && node bench/near-duplicates.js [--pages 100000,1000000] [--lookups 200000]
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -35,17 +35,29 @@ function mulberry32(seed) {
   };
 }
 
-// simhash64: 5 KB slices of the README, each hashed many times.
-const readme = readFileSync(path.join(root, 'README.md'), 'utf8');
+// simhash64: 5 KB slices of the README and docs/ (the README alone is too short for 20), each
+// hashed many times.
+const readme = [
+  'README.md',
+  ...readdirSync(path.join(root, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .sort()
+    .map((f) => `docs/${f}`),
+]
+  .map((f) => readFileSync(path.join(root, f), 'utf8'))
+  .join('\n');
 const SLICE = 5 * 1024;
 const texts = [];
-for (let at = 0; at + SLICE <= readme.length && texts.length < 20; at += SLICE) texts.push(readme.slice(at, at + SLICE));
+for (let at = 0; at + SLICE <= readme.length && texts.length < 20; at += SLICE)
+  texts.push(readme.slice(at, at + SLICE));
 for (let i = 0; i < 200; i++) for (const t of texts) simhash64(t); // warm-up (JIT)
 const rounds = 100;
 let t0 = process.hrtime.bigint();
 for (let i = 0; i < rounds; i++) for (const t of texts) simhash64(t);
 const perText = Number(process.hrtime.bigint() - t0) / 1000 / (rounds * texts.length);
-console.log(`simhash64: ${perText.toFixed(1)} µs per 5 KB of text (${texts.length} README slices × ${rounds})`);
+console.log(
+  `simhash64: ${perText.toFixed(1)} µs per 5 KB of text (${texts.length} README and docs slices × ${rounds})`,
+);
 
 console.log('| pages | bytes/page | µs per lookup, miss | µs per lookup, hit (1–3 bits) | hits found |');
 console.log('| ---: | ---: | ---: | ---: | ---: |');

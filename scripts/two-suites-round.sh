@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One "two suites at once" round (README, Development): clone this repository's HEAD twice into
+# One "two suites at once" round (docs/contributing.md): clone this repository's HEAD twice into
 # OUT, `npm ci` in each, then start `npm test` in both in the same second and report each suite's
 # passed/failed/skipped counts, its time (vitest's JSON report: its start to the last test's end)
 # and every failure. Not part of `npm test`; install redis-server and chromium first, or their

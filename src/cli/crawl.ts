@@ -46,7 +46,7 @@ export function registerCrawl(program: Command): void {
     .argument('[url...]', 'seed URLs (http/https); optional with --resume or a --source with seeds()')
     .option(
       '--source <name|path>',
-      'source: a built-in (crawl, sitemap, feed, urls) or an ES module path exporting defineSource({...}) (default: crawl)',
+      'source: a built-in (crawl, sitemap, feed, urls, github-trending, github-search) or an ES module path exporting defineSource({...}) (default: crawl)',
     )
     .option('--source-option <key=value>', "the source's own option (repeatable)", collect)
     .option('--sitemaps', "also read each seed site's sitemaps (robots.txt Sitemap: lines, /sitemap.xml)")
@@ -87,8 +87,8 @@ export function registerCrawl(program: Command): void {
       def('minimum gap between requests to one host (500, 500ms, 2s)', formatDuration(d.delay)),
     )
     .option('--jitter <f>', def('random extra gap, 0..F × delay', d.jitter), num)
-    .option('--max-pages <n>', 'stop after this many URLs attempted', int(1))
-    .option('--max-depth <n>', 'do not follow links deeper than this', int(0))
+    .option('--max-pages <n>', 'stop after this many URLs attempted (default: unlimited)', int(1))
+    .option('--max-depth <n>', 'do not follow links deeper than this (default: unlimited)', int(0))
     .option('--max-bytes <bytes>', def('largest response body (10MB, 512KB)', formatSize(d.maxBytes)))
     .addOption(
       new Option('--scope <mode>', def('which links to follow', d.scope)).choices([

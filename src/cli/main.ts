@@ -2,38 +2,12 @@
  * The `collector` command line: parses the command, runs it, and turns user mistakes into one
  * line on stderr with exit code 2 (DESIGN §3).
  */
-import { Command, CommanderError } from 'commander';
-import { PACKAGE_VERSION } from '../config/package-info.js';
+import { CommanderError } from 'commander';
 import { UsageError } from '../config/usage-error.js';
 import { DISK_FULL_EXIT_CODE, diskFullLine, diskFullPath, isDiskFull } from '../sinks/disk-full.js';
-import { registerCrawl } from './crawl.js';
-import { registerInstall } from './install.js';
-import { registerPlan } from './plan.js';
-import { registerRun } from './run.js';
-import { registerSize } from './size.js';
-import { registerStatus } from './status.js';
-import { registerStop } from './stop.js';
-import { registerWatchdog } from './watchdog.js';
+import { buildProgram } from './program.js';
 
-const program = new Command();
-program
-  .name('collector')
-  .description('High-throughput, multi-process web collector for small servers')
-  .version(PACKAGE_VERSION)
-  .exitOverride()
-  .configureOutput({
-    writeErr: (s) => process.stderr.write(s),
-    outputError: (s, write) => write(`collector: ${s.replace(/^error: /, '').trim()}\n`),
-  });
-registerCrawl(program);
-registerRun(program);
-registerStatus(program);
-registerStop(program);
-registerWatchdog(program);
-registerSize(program);
-registerPlan(program);
-registerInstall(program);
-for (const c of program.commands) c.exitOverride();
+const program = buildProgram();
 
 try {
   await program.parseAsync(process.argv);

@@ -2,7 +2,7 @@
  * `collector size [--data DIR] [--every 100MB] [--target 1GB]`: for cron; silent unless the data
  * passed the next milestone since the last report, then one line (also sent to notify:).
  */
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import { sizeFlag } from './ops-flags.js';
 
 /** Register the `size` command. */
@@ -11,7 +11,11 @@ export function registerSize(program: Command): void {
     .command('size')
     .description('for cron: one line each time the collected data passes the next milestone, else silent')
     .option('--data <dir>', 'data directory (--out of a crawl, data: of a config)', './data')
-    .option('--every <size>', 'milestone step (100MB, 1G)', sizeFlag, 100 * 1024 * 1024)
+    .addOption(
+      new Option('--every <size>', 'milestone step (100MB, 1G)')
+        .argParser(sizeFlag)
+        .default(100 * 1024 * 1024, '100MB'),
+    )
     .option('--target <size>', 'target size: adds the share reached and an ETA', sizeFlag)
     .option(
       '--config <file>',

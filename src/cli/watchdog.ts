@@ -3,7 +3,7 @@
  * while healthy; otherwise restarts the collector as recorded and prints one line (exit 1), or
  * says why it could not (exit 3).
  */
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import { countFlag, durationFlag } from './ops-flags.js';
 
 /** Register the `watchdog` command. */
@@ -19,14 +19,17 @@ export function registerWatchdog(program: Command): void {
       'fewer live workers than this is unhealthy (default: all planned)',
       countFlag,
     )
-    .option(
-      '--stall <duration>',
-      'no new item for this long with work pending is a stall',
-      durationFlag,
-      600_000,
+    .addOption(
+      new Option('--stall <duration>', 'no new item for this long with work pending is a stall')
+        .argParser(durationFlag)
+        .default(600_000, '10m'),
     )
     .option('--max-restarts <n>', 'restarts within an hour before giving up', countFlag, 3)
-    .option('--settle <duration>', 'time a restarted collector gets to become healthy', durationFlag, 60_000)
+    .addOption(
+      new Option('--settle <duration>', 'time a restarted collector gets to become healthy')
+        .argParser(durationFlag)
+        .default(60_000, '60s'),
+    )
     .option(
       '--config <file>',
       'config with notify: settings (default: the one the collector was started with)',

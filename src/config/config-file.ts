@@ -115,7 +115,7 @@ export const ConfigFileSchema = z
     /**
      * `embedded` (files on local disk) or `redis://host:port/db`: every collector started with
      * this config (on any machine) shares each worker type's crawl, rounds included, through
-     * that Redis (README "Several machines"). Default embedded.
+     * that Redis (docs/redis.md). Default embedded.
      */
     backend: CrawlOptionsSchema.shape.backend,
     /**

@@ -252,7 +252,7 @@ export const CrawlOptionsSchema = z.object({
   /**
    * Where the frontier, seen-set, politeness clock, leases, stop and status live: `embedded`
    * (this process's memory and files) or `redis://host:port/db`, shared by every collector given
-   * the same crawl id (README "Several machines"). Default embedded.
+   * the same crawl id (docs/redis.md). Default embedded.
    */
   backend: z
     .string()

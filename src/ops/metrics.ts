@@ -2,7 +2,7 @@
  * Prometheus metrics of a collector (prom-client), read at each scrape from the latest status
  * snapshot: counters since the supervisor started, summed over each worker type's processes and
  * carried over their restarts; per-worker gauges; the fetch latency histogram; the data size.
- * The documented series are listed in {@link METRIC_NAMES} (README "Operating it").
+ * The documented series are listed in {@link METRIC_NAMES} (docs/operating.md).
  */
 import client from 'prom-client';
 import type { StatusFile, StatusWorker } from '../supervision/status-format.js';

@@ -1,7 +1,7 @@
 /**
  * `collector status`: the report built from status.json, the live process table and the data
  * size — as a compact table for people, or as the versioned JSON document scripts rely on
- * (README "Operating it"). Exit codes: 0 healthy, 1 degraded, 3 not running.
+ * (docs/operating.md). Exit codes: 0 healthy, 1 degraded, 3 not running.
  */
 
 import { isRunning } from '../supervision/process-identity.js';

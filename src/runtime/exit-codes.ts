@@ -1,5 +1,5 @@
 /**
- * The exit codes of `collector crawl` and `collector run` (DESIGN §3; README, Usage): 0 finished
+ * The exit codes of `collector crawl` and `collector run` (DESIGN §3; docs/operating.md, Exit codes): 0 finished
  * or stopped by a signal, 1 runtime failure, 2 bad usage, and {@link NOTHING_COLLECTED_EXIT_CODE}
  * when the crawl ran to its end and collected nothing because every seed failed.
  */

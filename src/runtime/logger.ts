@@ -34,7 +34,7 @@ export function openWorkerLog(
   const file = path.join(dir, `${workerId}.log`);
   const dest = new LogFile(file, rotation);
   // ISO 8601 times (`"time":"2026-05-01T12:00:00.000Z"`), readable as they are; `npx pino-pretty`
-  // renders the lines for a person (README, Output).
+  // renders the lines for a person (docs/output.md, Logs).
   const log = pino(
     { base: { worker: workerId, pid: process.pid }, timestamp: pino.stdTimeFunctions.isoTime },
     dest,

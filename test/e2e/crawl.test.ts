@@ -295,7 +295,7 @@ describe('bad input', () => {
     expect(fs.existsSync(path.dirname(out))).toBe(false);
   });
 
-  it('shows byte sizes and counts in --help as the README writes them', async () => {
+  it('shows byte sizes and counts in --help as docs/config.md writes them', async () => {
     const r = await runCli(['crawl', '--help']);
     const help = r.stdout.replace(/\s+/g, ' ');
     expect(help).toContain('largest response body (10MB, 512KB) (default: 10MB)');

@@ -52,7 +52,7 @@ const BUILTINS = new Set(
 );
 
 describe('npm pack', () => {
-  it('ships the bundle, the status page, the command, examples and README; no per-module output, no source maps', () => {
+  it('ships the bundle, the status page, the command, examples, README and docs/; no per-module output, no source maps', () => {
     const files = packedFiles().map((f) => f.path);
     for (const f of [
       'bin/collector.js',
@@ -63,6 +63,8 @@ describe('npm pack', () => {
       'dist/status-page.html',
       'examples/collector.yaml',
       'README.md',
+      'docs/cli.md',
+      'docs/operating.md',
       'package.json',
     ]) {
       expect(files).toContain(f);
@@ -116,6 +118,7 @@ describe('the packed package, installed beside its runtime dependencies only', (
     for (const f of [
       'package.json',
       'README.md',
+      'docs',
       'bin',
       'examples',
       'dist/bundle',

@@ -2,7 +2,7 @@
  * The status page in a real browser (headless Chromium): served by a running collector at `/`,
  * self-contained (no request leaves the collector's address), rendering the worker table and the
  * three charts; its numbers agree with `/metrics`. A screenshot is taken (set
- * UPDATE_SCREENSHOT=1 to refresh docs/status-page.png for the README).
+ * UPDATE_SCREENSHOT=1 to refresh docs/status-page.png for docs/operating.md).
  */
 import fs from 'node:fs';
 import path from 'node:path';

@@ -1,5 +1,5 @@
 /**
- * Stopping on a signal, as README promises: the first SIGINT/SIGTERM lets in-flight requests
+ * Stopping on a signal, as docs/operating.md promises: the first SIGINT/SIGTERM lets in-flight requests
  * finish for at most 10 s (the join timeout), a second one abandons them at once; either way the
  * state stays consistent and `--resume` fetches what was abandoned, every URL exactly once. For
  * one process (`crawl --processes 1`) and for a supervisor with two workers.
@@ -14,7 +14,7 @@ import { describe, expect, it, type TestContext } from 'vitest';
 import { crawlArgs, readItems, runCli, startCli, tempDir, waitExit, waitFor } from '../fixtures/cli.js';
 import { type FixtureServer, html, page, startServer } from '../fixtures/site-server.js';
 
-/** The join timeout README documents, ms. */
+/** The join timeout docs/operating.md documents, ms. */
 const JOIN_TIMEOUT = 10_000;
 const LEAVES = ['held.html', 'hang.html', 'l1.html', 'l2.html', 'l3.html'];
 

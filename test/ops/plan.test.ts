@@ -6,7 +6,7 @@ import { runCli, tempDir } from '../fixtures/cli.js';
 
 const MB = 1024 * 1024;
 const GB = 1024 * MB;
-// The README's example: docs 24 × 16 and news 8 × 8.
+// The example of docs/operating.md: docs 24 × 16 and news 8 × 8.
 const TYPES = [
   { name: 'docs', source: 'crawl', processes: 24, concurrency: 16 },
   { name: 'news', source: 'crawl', processes: 8, concurrency: 8 },
@@ -137,7 +137,7 @@ describe('collector plan', () => {
     expect((await runCli(['plan', '--cpus', 'two'])).code).toBe(2);
   });
 
-  it("the README's three boxes for examples/collector.yaml (2C2G, 2C4G, 4C8G)", async () => {
+  it("docs/operating.md's three boxes for examples/collector.yaml (2C2G, 2C4G, 4C8G)", async () => {
     const example = path.resolve(import.meta.dirname, '../../examples/collector.yaml');
     const shown = [
       ['2', '2G', '14%', '11%', 26],

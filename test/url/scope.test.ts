@@ -145,7 +145,7 @@ describe('Scope include/exclude', () => {
   });
 
   it("a page requisite is in scope on a seed's site in every mode; --include does not apply to it, --exclude does", () => {
-    // README, --page-requisites: the label a source gives such a request
+    // docs/config.md, --page-requisites: the label a source gives such a request
     expect(REQUISITE_LABEL).toBe('requisite');
     for (const mode of ['prefix', 'host', 'domain'] as const) {
       const s = scope({
