@@ -50,8 +50,8 @@ function describeOption(option) {
   return { def: def === '' ? '' : /\s/.test(def) ? cell(def) : code(def), meaning };
 }
 
-/** The Markdown of one command. */
-function commandSection(cmd, program) {
+/** The Markdown of one command (`examples`: its `--help` examples, shown as text). */
+function commandSection(cmd, program, examples = []) {
   const help = cmd.createHelp();
   const lines = [`## collector ${cmd.name()}`, '', code(`collector ${cmd.name()} ${cmd.usage()}`), ''];
   lines.push(`${cell(cmd.description())}.`, '');
@@ -68,6 +68,8 @@ function commandSection(cmd, program) {
     const { def, meaning } = describeOption(o);
     lines.push(`| ${code(o.flags)} | ${def} | ${meaning} |`);
   }
+  if (examples.length > 0)
+    lines.push('', 'Examples:', '', '```text', ...examples.map((e) => `$ ${e}`), '```');
   if (program.commands.length === 0) lines.push('');
   return lines.join('\n');
 }
@@ -75,9 +77,10 @@ function commandSection(cmd, program) {
 /**
  * The reference page for a commander program.
  * @param {import('commander').Command} program the `collector` program (nothing is parsed or run)
+ * @param {Record<string, readonly string[]>} [examples] each command's `--help` examples (src/cli/help-examples.ts)
  * @returns {string} Markdown, ending with a newline
  */
-export function renderCliDocs(program) {
+export function renderCliDocs(program, examples = {}) {
   const help = program.createHelp();
   const out = [
     '# Command line reference',
@@ -98,7 +101,7 @@ export function renderCliDocs(program) {
     ...help.visibleOptions(program).map((o) => `| ${code(o.flags)} | ${cell(o.description)} |`),
     '',
   ];
-  for (const cmd of program.commands) out.push(commandSection(cmd, program), '');
+  for (const cmd of program.commands) out.push(commandSection(cmd, program, examples[cmd.name()]), '');
   return `${out.join('\n').trimEnd()}\n`;
 }
 
@@ -109,7 +112,10 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
     process.exit(2);
   }
   const { buildProgram } = await import(pathToFileURL(built).href);
-  const page = renderCliDocs(buildProgram());
+  const { HELP_EXAMPLES } = await import(
+    pathToFileURL(path.join(root, 'dist', 'cli', 'help-examples.js')).href
+  );
+  const page = renderCliDocs(buildProgram(), HELP_EXAMPLES);
   if (process.argv.includes('--write')) {
     writeFileSync(PAGE, page);
     process.stderr.write(`cli-docs: wrote ${path.relative(process.cwd(), PAGE)}\n`);

@@ -3,8 +3,9 @@
  * (every machine, from Redis) and `collector stop --backend … --crawl-id …` (all of them stop
  * gracefully). Loaded only when `--backend` is given.
  */
-import { CRAWL_ID_PATTERN } from '../backends/redis/crawl-keys.js';
+
 import { readCluster, stopCluster } from '../backends/redis/cluster-view.js';
+import { CRAWL_ID_PATTERN } from '../backends/redis/crawl-keys.js';
 import { UsageError } from '../config/usage-error.js';
 import { NOT_RUNNING_EXIT, renderCluster } from '../ops/cluster-report.js';
 

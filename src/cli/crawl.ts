@@ -71,7 +71,7 @@ export function registerCrawl(program: Command): void {
         'HTML pages whose main content is stored as Markdown (.md beside the body): all, articles, none (default: articles)',
       ).choices(['all', 'articles', 'none']),
     )
-    .option('--out <dir>', def('output directory', d.out))
+    .option('-o, --out <dir>', def('output directory', d.out))
     .option('--processes <n>', 'worker processes (default: CPU count / 2, at least 1)', int(1))
     .addOption(
       new Option(
@@ -87,7 +87,7 @@ export function registerCrawl(program: Command): void {
       def('minimum gap between requests to one host (500, 500ms, 2s)', formatDuration(d.delay)),
     )
     .option('--jitter <f>', def('random extra gap, 0..F × delay', d.jitter), num)
-    .option('--max-pages <n>', 'stop after this many URLs attempted (default: unlimited)', int(1))
+    .option('-n, --max-pages <n>', 'stop after this many URLs attempted (default: unlimited)', int(1))
     .option('--max-depth <n>', 'do not follow links deeper than this (default: unlimited)', int(0))
     .option('--max-bytes <bytes>', def('largest response body (10MB, 512KB)', formatSize(d.maxBytes)))
     .addOption(
@@ -185,7 +185,7 @@ export function registerCrawl(program: Command): void {
       num,
     )
     .option('--resume', 'continue the crawl stored in --out')
-    .option('--quiet', 'no progress line')
+    .option('-q, --quiet', 'no progress line')
     .action(async (urls: string[], o: Record<string, unknown>) => {
       // Flags as written; absent ones are undefined and get the schema's default.
       const {

@@ -26,7 +26,7 @@ export function registerInstall(program: Command): void {
     .option('--cron', 'crontab block: start at boot, watchdog and size every 5 minutes under flock', false)
     .option('--systemd', 'systemd unit (and an environment file for tokens, mode 0600)', false)
     .option('--write', 'install it: the crontab of this user, or the unit in --unit-dir', false)
-    .option('--config <file>', 'config file to run', 'collector.yaml')
+    .option('-c, --config <file>', 'config file to run', 'collector.yaml')
     .option('--name <name>', 'unit / block name', 'collector')
     .option('--unit-dir <dir>', 'where --write puts the unit', '/etc/systemd/system')
     .option('--secrets-file <file>', 'environment file for tokens (default /etc/collector/<name>.env)')

@@ -9,6 +9,12 @@ import { buildProgram } from './program.js';
 
 const program = buildProgram();
 
+// `collector status --json | head`: the reader went away; the command's work is done, not failed.
+process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+  if (e.code !== 'EPIPE') throw e;
+  process.exit(process.exitCode ?? 0);
+});
+
 try {
   await program.parseAsync(process.argv);
 } catch (e) {

@@ -12,7 +12,7 @@ export function registerPlan(program: Command): void {
     .description(
       'processes × concurrency per worker type for this box, expected peak memory, what would be refused',
     )
-    .option('--config <file>', 'config file to plan (default: a crawl with default options)')
+    .option('-c, --config <file>', 'config file to plan (default: a crawl with default options)')
     .option(
       '--data <dir>',
       "data directory whose measurements to use (default: the config's data, else ./data)",

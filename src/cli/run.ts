@@ -3,6 +3,7 @@
  */
 import path from 'node:path';
 import { type Command, InvalidArgumentError } from 'commander';
+import { listenAddress } from '../config/listen-address.js';
 import { parseSize } from '../config/units.js';
 import { UsageError } from '../config/usage-error.js';
 
@@ -12,6 +13,7 @@ interface RunCommandFlags {
   memoryLimit?: number;
   backend?: string;
   crawlId?: string;
+  metrics?: string;
   quiet: boolean;
 }
 
@@ -20,7 +22,7 @@ export function registerRun(program: Command): void {
   program
     .command('run')
     .description('run every worker type of a config file under one supervisor')
-    .option('--config <file>', 'config file (.yaml, .json, .mjs)', 'collector.yaml')
+    .option('-c, --config <file>', 'config file (.yaml, .json, .mjs)', 'collector.yaml')
     .option(
       '--memory-limit <size>',
       'memory limit of the process tree, e.g. 2G (default: cgroup limit or RAM)',
@@ -37,7 +39,16 @@ export function registerRun(program: Command): void {
       "share every worker type's crawl through Redis: redis://host:port/db (overrides backend:)",
     )
     .option('--crawl-id <name>', "with a Redis backend: the shared crawls' name (overrides crawlId:)")
-    .option('--quiet', 'print nothing but errors', false)
+    .option(
+      '--metrics <host:port>',
+      'serve Prometheus /metrics and the status page / (e.g. 127.0.0.1:9464; overrides metrics.listen)',
+      (v) => {
+        const r = listenAddress.safeParse(v);
+        if (!r.success) throw new InvalidArgumentError('expected HOST:PORT, e.g. 127.0.0.1:9464');
+        return r.data;
+      },
+    )
+    .option('-q, --quiet', 'print nothing but errors', false)
     .action(async (o: RunCommandFlags) => {
       const { loadConfig } = await import('../config/config-file.js');
       const { runConfig } = await import('../runtime/run-job.js');
@@ -45,6 +56,7 @@ export function registerRun(program: Command): void {
       const { config } = await loadConfig(o.config);
       const { sharedBackendFlags } = await import('../config/shared-backend-flags.js');
       Object.assign(config, sharedBackendFlags(o));
+      if (o.metrics !== undefined) config.metrics = { ...config.metrics, listen: o.metrics };
       try {
         process.exitCode = await runConfig(config, {
           memoryLimit: o.memoryLimit,

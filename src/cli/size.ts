@@ -18,7 +18,7 @@ export function registerSize(program: Command): void {
     )
     .option('--target <size>', 'target size: adds the share reached and an ETA', sizeFlag)
     .option(
-      '--config <file>',
+      '-c, --config <file>',
       'config with notify: settings (default: the one the collector was started with)',
     )
     .action(async (o: { data: string; every: number; target?: number; config?: string }) => {

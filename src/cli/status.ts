@@ -12,7 +12,11 @@ export function registerStatus(program: Command): void {
     .command('status')
     .description('show workers, rates, errors and data size; exit 0 healthy, 1 degraded, 3 not running')
     .option('--data <dir>', 'data directory (--out of a crawl, data: of a config)', './data')
-    .option('--json', 'print the versioned JSON document (docs/operating.md: "collector status --json")', false)
+    .option(
+      '--json',
+      'print the versioned JSON document (docs/operating.md: "collector status --json")',
+      false,
+    )
     .option(
       '--stall <duration>',
       'no new item for this long with work pending is a stall (default: 10m)',

@@ -31,7 +31,7 @@ export function registerWatchdog(program: Command): void {
         .default(60_000, '60s'),
     )
     .option(
-      '--config <file>',
+      '-c, --config <file>',
       'config with notify: settings (default: the one the collector was started with)',
     )
     .action(

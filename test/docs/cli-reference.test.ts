@@ -63,6 +63,6 @@ describe('docs/cli.md', () => {
     expect(section(md, 'crawl')).toContain('| `--delay <ms>` | `500ms` |');
     expect(section(md, 'watchdog')).toContain('| `--stall <duration>` | `10m` |');
     expect(section(md, 'size')).toContain('| `--every <size>` | `100MB` |');
-    expect(section(md, 'run')).toContain('| `--config <file>` | `collector.yaml` |');
+    expect(section(md, 'run')).toContain('| `-c, --config <file>` | `collector.yaml` |');
   });
 });
