@@ -103,27 +103,17 @@ console.log(JSON.stringify([a, b]));
     fs.writeFileSync(
       path.join(project, 'check.ts'),
       `import { crawl, defineSource, type Item, type Page, type CrawlSummary } from '${NAME}';
-const s = defineSource({ name: 'x', handle: (p: Page) => ({ title: p.label ?? null, follow: [{ url: 'a', label: 'l' }] }) });
+const s = defineSource({ name: 'x', handle: (p: Page) => ({ title: p.label ?? String(p.body.length), follow: [{ url: 'a', label: 'l' }] }) });
 const summary: Promise<CrawlSummary> = crawl({ seeds: ['http://127.0.0.1/'], source: s, maxPages: 1 });
 const it: Item | null = null;
 void summary;
 void it;
 `,
     );
-    fs.writeFileSync(
-      path.join(project, 'tsconfig.json'),
-      JSON.stringify({
-        compilerOptions: {
-          module: 'NodeNext',
-          moduleResolution: 'NodeNext',
-          strict: true,
-          noEmit: true,
-          skipLibCheck: true,
-          types: [],
-        },
-        files: ['check.ts'],
-      }),
-    );
+    // The tsconfig a new project gets from `tsc --init`, as it is (no "types": ["node"]).
+    await run(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '--init'], {
+      cwd: project,
+    });
     await run(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', project], {
       cwd: project,
     });
