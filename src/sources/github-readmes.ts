@@ -56,6 +56,27 @@ export function githubToken(o: ReadmeOptions): string | null {
   return process.env[o.github.tokenEnv] || null;
 }
 
+/**
+ * The error of a 401 from the API: GitHub refused the credential. Named by its environment
+ * variable, never by its value; no retry can fix it, so the page's item says it (`source` error)
+ * and, when every seed failed, the crawl's last line does.
+ */
+export function rejectedToken(page: Page, o: ReadmeOptions): Error {
+  let why = 'Bad credentials';
+  try {
+    const message = (page.json() as { message?: unknown }).message;
+    if (typeof message === 'string' && message.trim() !== '') why = message.trim().slice(0, 200);
+  } catch {
+    // not JSON: GitHub's usual reason
+  }
+  const env = o.github.tokenEnv;
+  return new Error(
+    githubToken(o) === null
+      ? `GitHub answered 401 (${why}) to a request without a token: set ${env}`
+      : `GitHub rejected the token (${why}): check ${env}`,
+  );
+}
+
 /** The README request of `repo`, as the listing described it. */
 export function readmeFollow(
   repo: RepoRef,
@@ -82,6 +103,7 @@ export function handleReadme(page: Page, ctx: SourceContext<ReadmeOptions>): Han
   const ud = page.userData as ReadmeUserData;
   const repo = parseRepoSlug(ud.repo) as RepoRef;
   const o = ctx.options;
+  if (page.status === 401) throw rejectedToken(page, o);
   const data: Record<string, unknown> = { repo: repo.slug, ...ud.listing };
   if (page.status === 404) {
     const next = ud.via === 'raw' && ud.name !== null ? nextReadmeName(ud.name, o.readmeNames) : null;
@@ -128,8 +150,8 @@ export function handleReadme(page: Page, ctx: SourceContext<ReadmeOptions>): Han
 
 /** The source hooks both GitHub sources share (token, budget, scope, 404s). */
 export const githubHooks = {
-  /** `404`: a README that is not there (next name, or none). */
-  statuses: [404] as readonly number[],
+  /** `404`: a README that is not there (next name, or none); `401`: a token GitHub rejects (said by name). */
+  statuses: [404, 401] as readonly number[],
   /** `Authorization: Bearer <token>` on requests below the API base only. */
   authorize(request: { url: string }, ctx: SourceContext<ReadmeOptions>): Record<string, string> {
     return githubAuthHeaders(request.url, ctx.options.github, githubToken(ctx.options));

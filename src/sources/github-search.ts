@@ -8,7 +8,7 @@ import type { z } from 'zod';
 import { GithubSearchOptionsSchema } from '../config/github-options.js';
 import { GITHUB_API_VERSION, GITHUB_JSON } from '../extract/github-readme.js';
 import { nextSearchUrl, parseSearchPage, searchRequests } from '../extract/github-search.js';
-import { githubHooks, handleReadme, README_LABEL, readmeFollow } from './github-readmes.js';
+import { githubHooks, handleReadme, README_LABEL, readmeFollow, rejectedToken } from './github-readmes.js';
 import { defineSource, type RequestSpec } from './source.js';
 
 /** Label of search result pages. */
@@ -48,6 +48,7 @@ export const githubSearchSource = defineSource<GithubSearchOptions>({
 
   handle(page, ctx) {
     if (page.label === README_LABEL) return handleReadme(page, ctx);
+    if (page.status === 401) throw rejectedToken(page, ctx.options);
     const { query, page: n } = (page.userData ?? {}) as { query?: string; page?: number };
     if (page.status === 404) return { data: { query, page: n }, missing: `search ${page.url}: not found` };
     const o = ctx.options;

@@ -40,6 +40,8 @@ export const githubTrendingSource = defineSource<GithubTrendingOptions>({
 
   handle(page, ctx) {
     if (page.label === README_LABEL) return handleReadme(page, ctx);
+    // a web page carries no token: a 401 there is the site's, not a rejected credential
+    if (page.status === 401) throw new Error(`HTTP 401 from ${page.url}`);
     if (page.status !== 200 && page.status !== 203) return { data: { repos: 0 } };
     const { language, since } = (page.userData ?? {}) as { language?: string; since?: string };
     const trending = { language: language ?? null, since: since ?? null };

@@ -320,4 +320,45 @@ describe('github-search: a primary limit spent by someone else (a 403 with X-Rat
     expect(readmes.filter((i) => i.status === 403)).toEqual([]);
     expectReadmesOnce(gh, out);
   });
+
+  it('a token GitHub rejects is named by its variable, never by its value, on the item and in the last line', async () => {
+    const gh = await fixture({ tokens: [TOKEN] });
+    const out = tempDir();
+    const bad = 'ghp_notTheRightToken000000000000000';
+    const r = await runCli(
+      [
+        'crawl',
+        '--source',
+        'github-search',
+        '--source-option',
+        `github.web=${gh.bases.web}`,
+        '--source-option',
+        `github.api=${gh.bases.api}`,
+        '--source-option',
+        `github.raw=${gh.bases.raw}`,
+        '--source-option',
+        'topics=[llm]',
+        '--out',
+        out,
+        '--delay',
+        '0',
+      ],
+      { GITHUB_TOKEN: bad },
+    );
+    expect(r.code).toBe(69); // nothing collected
+    expect(r.stderr).toMatch(
+      /every seed failed: .*: GitHub rejected the token \(Bad credentials\): check GITHUB_TOKEN/,
+    );
+    const [item] = readItems(out);
+    expect(item).toMatchObject({
+      status: 401,
+      error: {
+        kind: 'source',
+        message: 'source github-search: GitHub rejected the token (Bad credentials): check GITHUB_TOKEN',
+      },
+    });
+    expect(gh.log.filter((e) => e.path.startsWith('/search/'))).toHaveLength(1); // not retried
+    expectNowhere(out, bad);
+    expect(r.stderr).not.toContain(bad);
+  });
 });

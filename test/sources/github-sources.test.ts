@@ -57,10 +57,10 @@ afterEach(() => {
 });
 
 describe('github-trending', () => {
-  it('is a built-in whose results are checked like a user source; 404s reach handle', () => {
+  it('is a built-in whose results are checked like a user source; 404s and 401s reach handle', () => {
     expect(trending.name).toBe('github-trending');
     expect(isBuiltin(trending)).toBe(false);
-    expect(trending.statuses).toEqual([404]);
+    expect(trending.statuses).toEqual([404, 401]);
   });
 
   it('a round: every language × period, web pages (robots.txt applies), not stored', async () => {
