@@ -72,6 +72,8 @@ for (const n of wanted)
 // A scenario's ceiling runs in the same run, before it.
 const selected = new Set(wanted);
 for (const n of wanted) if (byName.get(n).ceiling) selected.add(byName.get(n).ceiling);
+// …and so does its peer (another crawler on the same corpus).
+for (const n of wanted) if (byName.get(n).peer) selected.add(byName.get(n).peer);
 const order = SCENARIOS.filter((s) => selected.has(s.name) && s.kind !== 'custom').sort(
   (a, b) => Number(isCeiling(b)) - Number(isCeiling(a)),
 );
@@ -428,6 +430,21 @@ function printTable() {
       `${name} ÷ corpus-tmpfs pages/s: ${speed.toFixed(2)}× (median of per-run ratios; target ≥ 1.5×). ` +
         `nginx (${workers} worker${workers === 1 ? '' : 's'}) was busy ${(100 * busy).toFixed(0)}% of the crawl's wall time ` +
         `(of at most ${workers * 100}%)${busy > 0.8 * workers ? ': the server is near saturation' : ''}.`,
+    );
+  }
+  // Against another crawler in the same run (issue 31: the ratio is what the README quotes).
+  for (const sc of order) {
+    if (!sc.peer) continue;
+    const mine = (records.get(sc.name) ?? []).filter(Boolean);
+    const theirs = (records.get(sc.peer) ?? []).filter(Boolean);
+    const pairs = mine.map((r) => [r, theirs.find((o) => o.run === r.run)]).filter(([, o]) => o);
+    if (!pairs.length) continue;
+    const speed = median(pairs.map(([r, o]) => r.pps / o.pps));
+    const cpu = median(pairs.map(([r, o]) => r.cpuS / r.pages / (o.cpuS / o.pages)));
+    const rss = median(pairs.map(([r, o]) => r.peakRssBytes / o.peakRssBytes));
+    notes.push(
+      `${sc.name} ÷ ${sc.peer}, same runs: pages/s ${speed.toFixed(2)}×, CPU per page ${cpu.toFixed(2)}×, ` +
+        `peak RSS ${rss.toFixed(1)}× (medians of per-run ratios).`,
     );
   }
   if (notes.length) process.stdout.write(`\n${notes.map((n) => `- ${n}`).join('\n')}\n`);

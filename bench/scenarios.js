@@ -5,6 +5,8 @@
  *   needs     fixtures to start first: 'corpus' (nginx serving the PostgreSQL docs)
  *   ceiling   optional: name of the scenario whose pages/s this one is divided by ("ratio to
  *             ceiling"); that scenario then runs in every run before this one
+ *   peer      optional: name of another crawler's scenario (wget) run in every run with this one;
+ *             a note under the table gives pages/s and CPU per page as ratios to it
  *   prepare(ctx) → { argv, cwd?, out? } the command to measure (argv[0] is the program);
  *             `out` is a directory removed after the run
  *   result(ctx, prepared, measured) → { pages, seconds?, expectedPages?, exactlyOnce?, phases?, warnings? }
@@ -76,6 +78,31 @@ function corpusCrawl(name, where, extraArgs = []) {
   };
 }
 
+/**
+ * GNU wget (Debian's package) mirroring the corpus, the peer the issue measures against: one
+ * connection, no compression (wget's defaults), robots.txt obeyed, every page written to tmpfs.
+ * `-A html` keeps it to the pages the collector fetches (no style sheet or images). wget saves
+ * `/pg/` and `/pg/index.html` as one file: pages = files + 1, as the collector's items count both.
+ */
+const wgetCorpus = {
+  name: 'wget-tmpfs',
+  needs: ['corpus'],
+  prepare(ctx) {
+    const out = ctx.outDir('tmpfs');
+    return { out, argv: ['wget', '-r', '-np', '-q', '-l', 'inf', '-A', 'html', '-P', out, ctx.corpus.url] };
+  },
+  result(ctx, prepared) {
+    const files = readdirSync(prepared.out, { recursive: true, withFileTypes: true }).filter((f) =>
+      f.isFile(),
+    );
+    const pages = files.length + 1;
+    const expectedPages = ctx.corpus.pages + 1;
+    const warnings =
+      pages === expectedPages ? [] : [`wget wrote ${files.length} files, ${expectedPages - 1} expected`];
+    return { pages, expectedPages, exactlyOnce: pages === expectedPages, warnings };
+  },
+};
+
 export const SCENARIOS = [
   {
     name: 'fetch-ceiling',
@@ -101,7 +128,9 @@ export const SCENARIOS = [
     },
   },
   // `crawl` defaults to one process per CPU: the one-process rows say --processes 1.
-  corpusCrawl('corpus-tmpfs', 'tmpfs', ['--processes', '1']),
+  wgetCorpus,
+  // `peer`: measured in the same run; a note gives this row's pages/s and CPU per page against it
+  { ...corpusCrawl('corpus-tmpfs', 'tmpfs', ['--processes', '1']), peer: 'wget-tmpfs' },
   corpusCrawl('corpus-disk', 'disk', ['--processes', '1']),
   corpusCrawl('corpus-2proc', 'tmpfs', ['--processes', '2', '--partition', 'url']),
   corpusCrawl('corpus-4proc', 'tmpfs', ['--processes', '4', '--partition', 'url']),

@@ -9,7 +9,6 @@
  */
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { LineCounter, hasExited, sleep, startProcess, startServer, stopProcess } from './proc.js';
 import {
   descendants,
   machineBusySeconds,
@@ -18,6 +17,7 @@ import {
   treeCpuSeconds,
   treeRssBytes,
 } from './measure.js';
+import { hasExited, LineCounter, sleep, startProcess, startServer, stopProcess } from './proc.js';
 
 const MB = 2 ** 20;
 const fmt0 = (n) => Math.round(n).toLocaleString('en-US');
