@@ -33,6 +33,7 @@ import {
   firstMissing,
   makeDirectory,
   readCrawlRecord,
+  refuseLinks,
   removeIfCreated,
   unusableDirectory,
 } from './output-dir.js';
@@ -200,6 +201,7 @@ async function runConfigIn(config: Config, flags: RunFlags, control: StopControl
         `continue it with collector crawl --resume --out ${config.data}, or give run another data directory`,
     );
   }
+  await refuseLinks(config.data, 'data');
   const unlock = await lockOutput(config.data, 'data');
   const layouts: PlanRecord = {};
   for (const sp of specs) layouts[sp.group] = { processes: sp.count, partition: sp.partition };
