@@ -12,6 +12,7 @@
 import path from 'node:path';
 import { checkOutputFree } from '../runtime/output-lock.js';
 import { type DiskSpace, diskSpace, freeMegabytes, isDiskFull } from '../sinks/disk-full.js';
+import { credentialWarnings } from '../supervision/launch-record.js';
 import { readStatusFile, type StatusFile } from '../supervision/status-format.js';
 import { restartLogPath, startCollector, stopCollector } from './collector-process.js';
 import { ago, assessHealth, DEFAULT_STALL_MS, type Health } from './health.js';
@@ -321,7 +322,10 @@ export async function runWatchdog(opts: WatchdogOptions): Promise<WatchdogResult
     const h = after.health as Health;
     const result =
       after.status?.state === 'finished' ? 'it finished' : `${h.workersUp}/${h.workersNeeded} workers up`;
-    return { line: `restarted: ${found}${killed}; ${result}`, exitCode: 1 };
+    // Restarted with this watchdog's environment: a token it lacks, the collector lacks too.
+    const without = credentialWarnings(after.status?.launch ?? {});
+    const but = without.length > 0 ? `; but ${without.join('; ')}` : '';
+    return { line: `restarted: ${found}${killed}; ${result}${but}`, exitCode: 1 };
   }
   return {
     line: `restart failed: ${found}${killed}; started again but ${after.why} (see ${restartLogPath(opts.dataDir)})`,

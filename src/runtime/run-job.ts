@@ -37,6 +37,7 @@ import {
   removeIfCreated,
   unusableDirectory,
 } from './output-dir.js';
+import { checkCredentials } from './credential-check.js';
 import { lockOutput, refuseIfInUse } from './output-lock.js';
 import { checkAndRecordPlan, type PlanRecord, type TypeLayout } from './plan-record.js';
 import { recordedPlan } from './plan-recovery.js';
@@ -128,6 +129,7 @@ export async function runWorkerSpecs(config: Config, baseDir: string): Promise<W
         intervalMs: w.interval,
         source: ref,
         sourceOptions: setup.rawOptions,
+        credentialEnv: def.credentialEnv?.(setup.options) ?? [],
       });
     }
   });
@@ -227,7 +229,10 @@ async function runConfigIn(config: Config, flags: RunFlags, control: StopControl
     memoryLimitBytes: limit,
     limitFraction: config.memory.limitFraction,
     ...supervisorTimings(config.supervisor),
-    launch: launchRecord('run', config.data, flags.configFile),
+    launch: checkCredentials(
+      launchRecord('run', config.data, flags.configFile),
+      specs.map((s) => ({ type: s.group, env: s.credentialEnv ?? [] })),
+    ),
     onParked: (message) =>
       void notify(message, config.notify, { kind: 'crash-loop', dataDir: path.resolve(config.data) }, false),
     onWarning: (line, worker) => {
