@@ -31,6 +31,11 @@ export class AppendFile {
     }
   }
 
+  /** Bytes in the file: what was there at open and every chunk appended since. */
+  get bytes(): number {
+    return this.size;
+  }
+
   /**
    * Append `text` whole.
    * @throws the write's error (with `code`, e.g. ENOSPC) after truncating the file back to its
