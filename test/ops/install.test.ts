@@ -25,13 +25,14 @@ function target(dir: string, over: Partial<InstallTarget> = {}): InstallTarget {
   };
 }
 
-function writeConfig(dir: string): string {
+/** A config in `dir`: a crawl worker type by default. */
+function writeConfig(
+  dir: string,
+  yaml = 'data: ./data\nsupervisor: { joinTimeout: 30s }\nmemory: { limit: 1536M }\n' +
+    'workers:\n  - { name: docs, source: crawl, processes: 2, seeds: [http://127.0.0.1:9/] }\n',
+): string {
   const file = path.join(dir, 'collector.yaml');
-  fs.writeFileSync(
-    file,
-    'data: ./data\nsupervisor: { joinTimeout: 30s }\nmemory: { limit: 1536M }\n' +
-      'workers:\n  - { name: docs, source: crawl, processes: 2, seeds: [http://127.0.0.1:9/] }\n',
-  );
+  fs.writeFileSync(file, yaml);
   return file;
 }
 
@@ -121,15 +122,12 @@ describe('collector install --cron', () => {
 });
 
 describe('collector install --cron: the environment file', () => {
-  function githubConfig(dir: string): string {
-    const file = path.join(dir, 'collector.yaml');
-    fs.writeFileSync(
-      file,
+  const githubConfig = (dir: string) =>
+    writeConfig(
+      dir,
       'data: ./data\nworkers:\n  - { name: topics, source: github-search, processes: 1, topics: [llm] }\n' +
         '  - { name: hub, source: github-trending, processes: 1, github: { tokenEnv: HUB_TOKEN } }\n',
     );
-    return file;
-  }
 
   it('printed: the block alone on stdout; a missing file is said on stderr with the variables to put there', async () => {
     const dir = tempDir();
