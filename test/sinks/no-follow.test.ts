@@ -13,6 +13,7 @@ import { repairTornTail } from '../../src/frontier/log-lines.js';
 import { SpillQueue } from '../../src/frontier/spill-queue.js';
 import { FileSink } from '../../src/sinks/file-sink.js';
 import { findLinkBelow, NoFollowDirs, SymlinkRefused } from '../../src/sinks/no-follow.js';
+import { WarcWriter, warcFileName } from '../../src/sinks/warc-writer.js';
 
 let base: string;
 let out: string;
@@ -166,6 +167,33 @@ describe('state files are never opened through a link', () => {
     const file = path.join(out, 'spill.log');
     fs.symlinkSync(target(), file);
     await expect(SpillQueue.open(file)).rejects.toBeInstanceOf(SymlinkRefused);
+    expect(elsewhereNow()).toEqual(UNTOUCHED);
+  });
+});
+
+describe('WARC files are never written through a link', () => {
+  const info: Array<[string, string]> = [['software', 'test']];
+  const record = { bytes: Buffer.from('not really gzip') };
+
+  it('a link at the next WARC file (planted while it runs): the append fails with SymlinkRefused', () => {
+    fs.mkdirSync(path.join(out, 'warc'));
+    fs.symlinkSync(path.join(elsewhere, 'precious.txt'), path.join(out, 'warc', warcFileName('w-0', 0)));
+    const { writer } = WarcWriter.open({ outDir: out, worker: 'w-0', maxSize: 1 << 30, info }, null);
+    // a fresh crawl never writes into a file that is there: it starts the next one
+    const first = writer.append([record]);
+    expect(first.file).toBe(`warc/${warcFileName('w-0', 1)}`);
+    writer.close();
+    fs.symlinkSync(path.join(elsewhere, 'precious.txt'), path.join(out, 'warc', warcFileName('w-0', 2)));
+    expect(() => writer.append([record])).toThrow(SymlinkRefused);
+    expect(() => writer.append([record])).toThrow(`warc/${warcFileName('w-0', 2)} is a symbolic link`);
+    expect(elsewhereNow()).toEqual(UNTOUCHED);
+  });
+
+  it('warc/ itself a link: refused at open', () => {
+    plantDirLink('warc');
+    expect(() => WarcWriter.open({ outDir: out, worker: 'w-0', maxSize: 1 << 30, info }, null)).toThrow(
+      SymlinkRefused,
+    );
     expect(elsewhereNow()).toEqual(UNTOUCHED);
   });
 });
