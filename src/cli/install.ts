@@ -1,6 +1,7 @@
 /**
  * `collector install --cron | --systemd [--write]`: print (or install) the crontab block or the
- * systemd unit that runs a config unattended, with the watchdog and size reports.
+ * systemd unit that runs a config unattended, with the watchdog and size reports, and the
+ * environment file (mode 0600) both read the tokens from.
  */
 import type { Command } from 'commander';
 import { sizeFlag } from './ops-flags.js';
@@ -29,24 +30,37 @@ export function registerInstall(program: Command): void {
     .option('-c, --config <file>', 'config file to run', 'collector.yaml')
     .option('--name <name>', 'unit / block name', 'collector')
     .option('--unit-dir <dir>', 'where --write puts the unit', '/etc/systemd/system')
-    .option('--secrets-file <file>', 'environment file for tokens (default /etc/collector/<name>.env)')
+    .option(
+      '--secrets-file <file>',
+      'environment file for tokens, mode 0600 (default: systemd /etc/collector/<name>.env, cron ~/.config/collector/<name>.env)',
+    )
     .option('--memory-limit <size>', 'MemoryMax (default: memory.limit, else what the plan needs)', sizeFlag)
     .option('--every <size>', 'size milestone step for the size report', '100MB')
     .option('--log <file>', 'cron: append output to this file instead of mailing it')
     .action(async (o: InstallFlags) => {
       const fs = await import('node:fs');
+      const os = await import('node:os');
       const path = await import('node:path');
       const { UsageError } = await import('../config/usage-error.js');
       const { loadConfig } = await import('../config/config-file.js');
       const { estimatePlan, readMeasuredRss } = await import('../supervision/memory-guard.js');
       const { boxLimits } = await import('../ops/box-limits.js');
-      const { cronBlock, systemdUnit } = await import('../ops/install.js');
+      const { cronBlock, envFileTemplate, systemdUnit } = await import('../ops/install.js');
+      const { runWorkerSpecs } = await import('../runtime/run-job.js');
+      const { credentialsOf } = await import('../supervision/launch-record.js');
       if (o.cron === o.systemd) throw new UsageError('install: give one of --cron or --systemd');
       sizeFlag(o.every);
       if (!/^[A-Za-z0-9_.@-]+$/.test(o.name))
         throw new UsageError(`--name ${o.name}: expected letters, digits, "_", ".", "@" or "-"`);
       const { config } = await loadConfig(o.config);
       const configPath = path.resolve(o.config);
+      // The credential variables the sources read, each with its worker types (for the env file).
+      const specs = await runWorkerSpecs(config, path.dirname(configPath));
+      const credentials = credentialsOf(specs.map((s) => ({ type: s.group, env: s.credentialEnv ?? [] })));
+      const template = envFileTemplate(credentials);
+      const defaultEnvFile = o.cron
+        ? path.join(os.homedir(), '.config', 'collector', `${o.name}.env`)
+        : `/etc/collector/${o.name}.env`;
       const dataDir = path.resolve(path.dirname(configPath), config.data);
       const plan = config.workers.map((w) => ({ processes: w.processes, concurrency: w.concurrency }));
       // MemoryMax: the limit as configured, else room for the plan at the guard's fraction.
@@ -62,16 +76,25 @@ export function registerInstall(program: Command): void {
         name: o.name,
         joinTimeoutMs: config.supervisor.joinTimeout ?? 10_000,
         memoryMaxBytes,
-        envFile: path.resolve(o.secretsFile ?? `/etc/collector/${o.name}.env`),
+        envFile: path.resolve(o.secretsFile ?? defaultEnvFile),
         sizeEvery: o.every,
         cronLog: o.log ? path.resolve(o.log) : null,
       };
       if (o.cron) {
         const block = cronBlock(target);
-        if (!o.write) process.stdout.write(block);
-        else {
+        if (!o.write) {
+          process.stdout.write(block);
+          // stdout is the block alone (it is pasted); what it needs besides goes to stderr
+          if (!fs.existsSync(target.envFile)) {
+            const names = Object.keys(credentials);
+            process.stderr.write(
+              `collector: note: ${target.envFile} does not exist; each line sources it: create it (mode 0600, ` +
+                `KEY=value lines${names.length > 0 ? `: ${names.join(', ')}` : ''}), or run with --write\n`,
+            );
+          }
+        } else {
           const { writeCrontab } = await import('../ops/install-writer.js');
-          process.stdout.write(`${writeCrontab(o.name, block)}\n`);
+          process.stdout.write(`${writeCrontab(o.name, block, target.envFile, template).join('\n')}\n`);
         }
         return;
       }
@@ -81,7 +104,7 @@ export function registerInstall(program: Command): void {
         return;
       }
       const { writeSystemd } = await import('../ops/install-writer.js');
-      const said = await writeSystemd(path.resolve(o.unitDir), o.name, unit, target.envFile);
+      const said = await writeSystemd(path.resolve(o.unitDir), o.name, unit, target.envFile, template);
       process.stdout.write(`${said.join('\n')}\n`);
     });
 }

@@ -7,7 +7,7 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { CrawlOptions } from '../config/crawl-options.js';
 import type { ContentDedup } from '../dedup/content-dedup.js';
-import { Journal } from '../frontier/journal.js';
+import { FRONTIER_LOG, Journal } from '../frontier/journal.js';
 import type { RequestMeta } from '../frontier/request-meta.js';
 import { RevisitPolicy } from '../frontier/revisit-policy.js';
 import { SpillQueue } from '../frontier/spill-queue.js';
@@ -40,7 +40,8 @@ import { openPageProcessor } from './page-processor-choice.js';
 import { pageVersions } from './page-versions.js';
 import { PolitenessState } from './politeness-state.js';
 import { hopBudget } from './rate-gate.js';
-import { restoreHandedOff, restoreState } from './resume.js';
+import { LinkRecovery } from './lost-links.js';
+import { type Restored, restoreHandedOff, restoreState } from './resume.js';
 import { RetryWarnings } from './retry-warnings.js';
 import { Revisits } from './revisits.js';
 import { type RoundKeeper, type RoundParts, Rounds } from './rounds.js';
@@ -101,6 +102,8 @@ export interface StateParts {
   handoff: Handoff | null;
   /** Items found in the items file at resume (they count against `--max-pages`). */
   resumedItems: number;
+  /** The frontier log lost lines: the stored pages to read again for their links; else null. */
+  linkRecovery: LinkRecovery | null;
 }
 
 /** What the assembled parts call back into the crawler. */
@@ -108,8 +111,11 @@ export interface CrawlerHooks {
   /** Something the dispatch loop waits for happened. */
   wake(): void;
   isStopping(): boolean;
-  /** Queue a URL this worker owns, when it is new. */
-  enqueue(url: string, depth: number, meta: RequestMeta | undefined): void;
+  /**
+   * Queue a URL this worker owns (found on a page of round `from`), when it is new.
+   * @returns whether it was new, and queued.
+   */
+  enqueue(url: string, depth: number, meta: RequestMeta | undefined, from?: number): boolean;
   /** The requests of a new round (never rejects: a failing `seeds()` is logged, and gives none). */
   roundRequests(): Promise<EngineRequest[]>;
   /** Queue the requests of round `round` (those this worker owns), seen or not. */
@@ -318,10 +324,11 @@ export async function openStateParts(
   // Its index of originals lives in this process only, rebuilt from the items file at resume.
   const nearDuplicateMarks = opts.nearDuplicates ? new NearDuplicateMarks() : null;
   let resumedItems = 0;
+  let restored: Restored | null = null;
   // Where the WARC records of the items end, per file: each file is cut back there.
   const warcEnds = net.warc !== null && opts.resume ? new Map<string, number>() : undefined;
   if (opts.resume) {
-    resumedItems = await restoreState({
+    restored = await restoreState({
       warcEnds,
       ...replayed,
       itemsPath,
@@ -336,6 +343,7 @@ export async function openStateParts(
         spill.push(url, depth, meta?.priority, meta);
       },
     });
+    resumedItems = restored.items;
   }
   const journal = await Journal.open({
     stateDir,
@@ -344,6 +352,7 @@ export async function openStateParts(
     saveIntervalMs: opts.saveInterval,
     onError: hooks.writeFailed,
     onItemsWritten: backend.itemsFlushed?.bind(backend),
+    lines: restored?.lines,
   });
   opened.journal = journal;
   if (net.warc !== null) {
@@ -439,5 +448,54 @@ export async function openStateParts(
     handoff,
     enqueue: hooks.enqueue,
   });
-  return { journal, spill, store, attempts, follower, rounds, handoff, resumedItems };
+  const linkRecovery =
+    restored?.relinkFrom == null
+      ? null
+      : recoverLinks(opts, deps, net, stats, handoff, hooks, attempts, admission, restored.relinkFrom);
+  return { journal, spill, store, attempts, follower, rounds, handoff, resumedItems, linkRecovery };
+}
+
+/**
+ * The re-read of the stored pages for the links a damaged frontier log lost (lost-links.ts), from
+ * items line `fromLine`; it counts the URLs it makes this worker queue.
+ */
+function recoverLinks(
+  opts: CrawlOptions,
+  deps: CrawlerDeps,
+  net: NetworkParts,
+  stats: CrawlStats,
+  handoff: Handoff | null,
+  hooks: CrawlerHooks,
+  attempts: Attempts,
+  admission: Admission,
+  fromLine: number,
+): LinkRecovery {
+  const stateDir = path.join(opts.out, 'state', deps.workerId);
+  let queued = 0;
+  const follower = new LinkFollower({
+    scope: net.scope,
+    sessionIds: net.sessionIds,
+    skipped: stats.skipped,
+    log: deps.log,
+    maxDepth: opts.maxDepth,
+    handoff,
+    enqueue: (url, depth, meta, from) => {
+      if (hooks.enqueue(url, depth, meta, from)) queued++;
+    },
+  });
+  return new LinkRecovery({
+    stateDir,
+    itemsPath: itemsPathOf(opts, deps.workerId),
+    outDir: opts.out,
+    fromLine,
+    pages: net.pages,
+    pageId: () => attempts.newPageId(),
+    follower,
+    round: (url) => admission.roundOf(url),
+    queued: () => queued,
+    maxBytes: opts.maxBytes,
+    log: deps.log,
+    isStopping: hooks.isStopping,
+    logName: path.join('state', deps.workerId, FRONTIER_LOG),
+  });
 }

@@ -81,6 +81,11 @@ type Failure = Omit<HopFailure, 'kind'>;
 export class Attempts {
   private nextPageId = 1;
 
+  /** An id for a page handed to the page processor that no other page of this worker has (> 0). */
+  newPageId(): number {
+    return this.nextPageId++;
+  }
+
   constructor(private readonly parts: AttemptParts) {}
 
   /** One try of `entry`. @returns its outcome, or null when it was abandoned at stop. */
@@ -145,7 +150,7 @@ export class Attempts {
     // concurrency) need not wait for decoding and parsing.
     this.parts.slots.releaseEarly(entry, letsSlowDownDecay(res.status));
     this.parts.wake();
-    const id = this.nextPageId++;
+    const id = this.newPageId();
     const ok = res.status >= 200 && res.status < 300;
     const handled = ok || this.parts.statuses.has(res.status);
     let page: WorkedPage;

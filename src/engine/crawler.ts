@@ -60,6 +60,8 @@ export class Crawler {
   private stopping = false;
   private paused = false;
   private endRequested = false;
+  /** The re-read of stored pages for the links a damaged frontier log lost, while it runs (lost-links.ts). */
+  private relinking: Promise<void> | null = null;
   private idleReported = false;
   /** The first failed write of state or of a body (a full disk...): the crawl stopped on it. */
   private writeFailure: Error | null = null;
@@ -188,8 +190,15 @@ export class Crawler {
    * @returns true when the crawl completed (nothing left), false when it was stopped early.
    */
   async run(): Promise<boolean> {
-    const { spill, handoff, rounds } = this.state;
+    const { spill, handoff, rounds, linkRecovery } = this.state;
     rounds.begin();
+    // The frontier log lost lines: the stored pages are read again for them while the crawl goes on.
+    if (linkRecovery !== null) {
+      this.relinking = linkRecovery.run().then(() => {
+        this.relinking = null;
+        this.wakeUp();
+      });
+    }
     while (!this.stopping) {
       this.dispatch();
       spill.refill();
@@ -318,9 +327,14 @@ export class Crawler {
     this.stop();
   }
 
-  /** Add a canonical URL (found on a page of round `from`) to the frontier and its log, if new. */
-  private enqueue(url: string, depth: number, meta: RequestMeta | undefined, from?: number): void {
-    if (this.admission.admit(url, meta, from)) this.push(url, depth, meta);
+  /**
+   * Add a canonical URL (found on a page of round `from`) to the frontier and its log, if new.
+   * @returns whether it was new (and is queued now).
+   */
+  private enqueue(url: string, depth: number, meta: RequestMeta | undefined, from?: number): boolean {
+    if (!this.admission.admit(url, meta, from)) return false;
+    this.push(url, depth, meta);
+    return true;
   }
 
   /**
@@ -351,6 +365,7 @@ export class Crawler {
   /** Nothing in flight or waiting for the disk, and nothing queued (or the page budget is spent). */
   private isIdle(): boolean {
     if (this.active > 0 || this.store.pendingBytes > 0 || this.state.rounds.busy) return false;
+    if (this.relinking !== null) return false;
     const queued = this.frontier.queued > 0 || this.state.spill.holdsUrls;
     return !queued || (!this.budgetLeft() && this.frontier.inFlight === 0);
   }
@@ -379,6 +394,8 @@ export class Crawler {
    */
   private async windDown(): Promise<void> {
     const { abort, fetcher, awaitingRetry } = this.net;
+    // Stopping: the re-read of stored pages saves where it is after its current page.
+    if (this.relinking !== null) await this.relinking;
     if (this.active > 0) {
       const deadline = Date.now() + this.opts.joinTimeout;
       while (this.active > 0 && Date.now() < deadline && !abort.signal.aborted) {

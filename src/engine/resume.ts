@@ -11,11 +11,12 @@ import type { Logger } from 'pino';
 import type { ContentDedup } from '../dedup/content-dedup.js';
 import { contentKeyFromHex } from '../dedup/content-index.js';
 import type { SeenSet } from '../dedup/seen-set.js';
-import { FRONTIER_LOG, readHandoffs, recoverJournal } from '../frontier/journal.js';
+import { FRONTIER_LOG, type LogLoss, readHandoffs, recoverJournal } from '../frontier/journal.js';
 import type { RequestMeta } from '../frontier/request-meta.js';
 import type { CrawlStats } from './crawl-stats.js';
 import { countsAsError } from './item.js';
 import { type ReplayPartition, reportSkippedLines, workerReplayFilter } from './log-replay.js';
+import { pendingRelink, saveRelink } from './lost-links.js';
 import type { NearDuplicateMarks } from './near-duplicate-marks.js';
 
 /** Where a worker's state is, and what is rebuilt from it. */
@@ -43,14 +44,67 @@ export interface ResumeParts {
   warcEnds?: Map<string, number>;
 }
 
+/** What {@link restoreState} found. */
+export interface Restored {
+  /** Items found in the items file. */
+  items: number;
+  /** Complete lines of the frontier log and the items file (for the journal's mark). */
+  lines: { frontier: number; items: number };
+  /**
+   * The items line from which the stored pages are to be read again for their links (lost-links.ts):
+   * the frontier log lost lines (now, or at an earlier resume whose re-read did not finish); null
+   * when nothing is to be found again.
+   */
+  relinkFrom: number | null;
+}
+
+/** `had → has` of a log as words: lines lost, or bytes when the lines are all there (rewritten shorter). */
+function lossWords(loss: LogLoss): string {
+  const lines = loss.had.lines - loss.has.lines;
+  return lines > 0
+    ? `lost ${lines} of its ${loss.had.lines} line${loss.had.lines === 1 ? '' : 's'}`
+    : `is ${loss.had.bytes - loss.has.bytes} bytes shorter`;
+}
+
+/**
+ * Say in one line each (log and stderr) what the frontier log and items file lost since the
+ * journal's last mark; when the frontier log lost lines, record that the stored pages are to be
+ * read again for the URLs it held (before the journal writes a mark that no longer shows it).
+ * @returns the items line to read the stored pages again from, or null.
+ */
+async function reportLoss(
+  parts: Pick<ResumeParts, 'stateDir' | 'itemsPath' | 'outDir' | 'log'>,
+  lost: { frontier?: LogLoss; items?: LogLoss },
+): Promise<number | null> {
+  const name = (file: string) => path.relative(parts.outDir, file);
+  if (lost.items) {
+    parts.log.warn({ file: parts.itemsPath, ...lost.items }, 'items file lost lines');
+    process.stderr.write(
+      `collector: ${name(parts.itemsPath)} ${lossWords(lost.items)} since its last save (truncated or replaced?): ` +
+        'the pages of the lost lines are fetched again\n',
+    );
+  }
+  if (lost.frontier) {
+    const file = path.join(parts.stateDir, FRONTIER_LOG);
+    parts.log.warn({ file, ...lost.frontier }, 'frontier log lost lines');
+    process.stderr.write(
+      `collector: ${name(file)} ${lossWords(lost.frontier)} since its last save (truncated or replaced?): ` +
+        "the URLs it held are looked for again in this worker's stored pages\n",
+    );
+    await saveRelink(parts.stateDir, 0);
+    return 0;
+  }
+  return pendingRelink(parts.stateDir);
+}
+
 /**
  * Rebuild the frontier, seen-set, counters, content index and near-duplicate index from the
  * frontier log and the items file (repairing a torn last line of either). Invalid frontier-log
- * lines are skipped, counted and reported in one warning.
- * @returns items found in the items file.
+ * lines are skipped, counted and reported in one warning; a file shorter than the journal's mark
+ * says it was is reported too (see {@link Restored.relinkFrom}).
  * @throws on I/O errors.
  */
-export async function restoreState(parts: ResumeParts): Promise<number> {
+export async function restoreState(parts: ResumeParts): Promise<Restored> {
   const { stats, contentIndex, nearDuplicateMarks } = parts;
   let items = 0;
   const replay = workerReplayFilter(parts.scope, parts.partition);
@@ -87,7 +141,8 @@ export async function restoreState(parts: ResumeParts): Promise<number> {
     'resumed',
   );
   reportSkippedLines(replay, path.join(parts.stateDir, FRONTIER_LOG), parts.outDir, parts.log);
-  return items;
+  const relinkFrom = await reportLoss(parts, rec.lost);
+  return { items, lines: rec.lines, relinkFrom };
 }
 
 /** Record the end of the WARC records an item names (`{file, offset, length}`), if it names any. */

@@ -3,7 +3,8 @@
  * disk writes what fits, then fails) is truncated back to the last complete chunk, so the file
  * never holds a torn line in its middle that a later append would glue to the next one.
  */
-import fs from 'node:fs/promises';
+import type fs from 'node:fs/promises';
+import { APPEND_NO_FOLLOW, openNoFollow } from '../sinks/no-follow.js';
 
 /** A file open for appending whole chunks. One writer at a time (the caller chains its writes). */
 export class AppendFile {
@@ -17,17 +18,22 @@ export class AppendFile {
   ) {}
 
   /**
-   * Open (creating) `file` for appending.
-   * @throws on I/O errors.
+   * Open (creating) `file` for appending; a symbolic link there is refused, never followed.
+   * @throws SymlinkRefused when `file` is a link; the fs error on other I/O errors.
    */
   static async open(file: string): Promise<AppendFile> {
-    const fh = await fs.open(file, 'a');
+    const fh = await openNoFollow(file, APPEND_NO_FOLLOW);
     try {
       return new AppendFile(file, fh, (await fh.stat()).size);
     } catch (e) {
       await fh.close();
       throw e;
     }
+  }
+
+  /** Bytes in the file: what was there at open and every chunk appended since. */
+  get bytes(): number {
+    return this.size;
   }
 
   /**

@@ -5,11 +5,21 @@
  * the acknowledgement). Both are buffered and flushed together, frontier log first, every N
  * items or T ms after the first unwritten line, and at close, so the log always holds the links
  * of every acknowledged page.
- * Saving is O(change): only new lines are written, never the whole set.
+ * Saving is O(change): only new lines are written, never the whole set. After each write the
+ * journal's mark (`journal.json`, journal-mark.ts) records how long both files are, so that
+ * resume can tell a file that lost lines.
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { AppendFile } from './append-file.js';
+import {
+  type JournalMark,
+  type LogLoss,
+  type LogSize,
+  lostFrom,
+  readJournalMark,
+  writeJournalMark,
+} from './journal-mark.js';
 import { type ItemsLine, readLines, readLinesWithPositions, repairTornTail } from './log-lines.js';
 import { ReplayFilter } from './replay-filter.js';
 import { encodeRequestMeta, type RequestMeta } from './request-meta.js';
@@ -28,6 +38,11 @@ export interface JournalOptions {
   onError?: (e: Error) => void;
   /** Told after each write of item lines, with how many (in the order they were recorded). */
   onItemsWritten?: (count: number) => void;
+  /**
+   * Complete lines the two files hold at open, as the recovery that read them counted
+   * ({@link RecoveredState.lines}); absent: counted at open.
+   */
+  lines?: { frontier: number; items: number };
 }
 
 export { type ItemsLine, readLines, readLinesWithPositions, repairTornTail } from './log-lines.js';
@@ -66,12 +81,22 @@ export class Journal {
   private unwritten: Batch | null = null;
   /** Items written to disk so far (this session). */
   itemsFlushed = 0;
+  /** Complete lines in the frontier log and the items file (for the mark). */
+  private frontierLines: number;
+  private itemsLines: number;
+  /** The mark write in progress; `markAgain`: the files grew meanwhile (one more write after it). */
+  private marking: Promise<void> | null = null;
+  private markAgain = false;
 
   private constructor(
     private readonly opts: JournalOptions,
     private readonly frontierFile: AppendFile,
     private readonly itemsFile: AppendFile,
-  ) {}
+    lines: { frontier: number; items: number },
+  ) {
+    this.frontierLines = lines.frontier;
+    this.itemsLines = lines.items;
+  }
 
   /**
    * Open (creating) both files for appending, after repairing torn tails.
@@ -83,12 +108,16 @@ export class Journal {
     const logPath = path.join(opts.stateDir, FRONTIER_LOG);
     await repairTornTail(logPath);
     await repairTornTail(opts.itemsPath);
+    const lines = opts.lines ?? {
+      frontier: await countLines(logPath),
+      items: await countLines(opts.itemsPath),
+    };
     const f = await AppendFile.open(logPath);
     const i = await AppendFile.open(opts.itemsPath).catch(async (e) => {
       await f.close();
       throw e;
     });
-    return new Journal(opts, f, i);
+    return new Journal(opts, f, i, lines);
   }
 
   /** Record that `url` entered the frontier at `depth`, with the request's metadata if it has some. */
@@ -163,8 +192,12 @@ export class Journal {
     // Lines a failed write left come first: files keep the order lines were recorded in.
     const b = this.unwritten === null ? taken : mergeBatches(this.unwritten, taken);
     this.unwritten = null;
+    const grew = b.frontier.length > 0 || b.items.length > 0;
     try {
-      if (b.frontier.length > 0) await this.frontierFile.append(b.frontier.join(''));
+      if (b.frontier.length > 0) {
+        await this.frontierFile.append(b.frontier.join(''));
+        this.frontierLines += b.frontier.length;
+      }
       b.frontier = [];
       for (const [owner, lines] of b.handoffs) {
         await (await this.handoffFile(owner)).append(lines.join(''));
@@ -172,14 +205,45 @@ export class Journal {
       }
       if (b.items.length > 0) {
         await this.itemsFile.append(b.items.join(''));
+        this.itemsLines += b.items.length;
         this.itemsFlushed += b.items.length;
         this.opts.onItemsWritten?.(b.items.length);
       }
     } catch (e) {
       this.unwritten = b;
+      if (grew) this.mark(); // what did get written (a frontier chunk before a failed items one)
       this.opts.onError?.(e as Error);
       throw e;
     }
+    if (grew) this.mark();
+  }
+
+  /** What the files hold now, as the mark records it. */
+  private sizes(): JournalMark {
+    return {
+      frontier: { bytes: this.frontierFile.bytes, lines: this.frontierLines },
+      items: { bytes: this.itemsFile.bytes, lines: this.itemsLines },
+    };
+  }
+
+  /**
+   * Record the files' sizes in the mark, after the write that made them: one mark write at a
+   * time, the latest sizes written once it is done (a mark never leads the files).
+   */
+  private mark(): void {
+    if (this.marking !== null) {
+      this.markAgain = true;
+      return;
+    }
+    this.marking = writeJournalMark(this.opts.stateDir, this.sizes())
+      .catch((e) => this.opts.onError?.(e as Error))
+      .finally(() => {
+        this.marking = null;
+        if (this.markAgain) {
+          this.markAgain = false;
+          this.mark();
+        }
+      });
   }
 
   private async handoffFile(owner: number): Promise<AppendFile> {
@@ -203,6 +267,7 @@ export class Journal {
     try {
       await this.flush();
     } finally {
+      while (this.marking !== null) await this.marking;
       await this.frontierFile.close();
       await this.itemsFile.close();
       for (const f of this.handoffFiles.values()) await f.close();
@@ -246,6 +311,15 @@ export async function readHandoffs(
   }
 }
 
+/** Complete (non-empty) lines of `file`; 0 when it does not exist. */
+async function countLines(file: string): Promise<number> {
+  let n = 0;
+  await readLines(file, () => {
+    n++;
+  });
+  return n;
+}
+
 /** What {@link recoverJournal} rebuilt. */
 export interface RecoveredState {
   /**
@@ -259,6 +333,13 @@ export interface RecoveredState {
   repairedBytes: number;
   /** Frontier-log lines of URLs already done or listed before (skipped). */
   repeated: number;
+  /** Complete lines of both files as read (after their torn tails were cut): for {@link Journal.open}. */
+  lines: { frontier: number; items: number };
+  /**
+   * Files found shorter than the journal's mark says it wrote (journal-mark.ts): lines lost since
+   * (truncated, emptied, replaced). Absent for a file that is whole, or without a mark.
+   */
+  lost: { frontier?: LogLoss; items?: LogLoss };
 }
 
 /**
@@ -281,11 +362,15 @@ export async function recoverJournal(
 ): Promise<RecoveredState> {
   const logPath = path.join(opts.stateDir, FRONTIER_LOG);
   const repairedBytes = (await repairTornTail(logPath)) + (await repairTornTail(opts.itemsPath));
+  const mark = await readJournalMark(opts.stateDir);
+  let itemsLines = 0;
+  let frontierLines = 0;
   // Redirect targets join the seen-set only after the frontier log: a target listed there on its
   // own (the redirect was recorded as `redirectSeen`) is still pending unless it has its own item.
   const finalUrls: string[] = [];
   let done = 0;
   await readLinesWithPositions(opts.itemsPath, (line, at) => {
+    itemsLines++;
     onLine?.(at);
     if (line.length === 0) return;
     let item: Record<string, unknown>;
@@ -303,6 +388,7 @@ export async function recoverJournal(
   const pending: RecoveredState['pending'] = [];
   let repeated = 0;
   await readLines(logPath, (line) => {
+    frontierLines++;
     const e = filter.parse(line);
     if (e === null) return;
     // Done or listed before: skipped without the cost of a check (it is never fetched again).
@@ -315,5 +401,30 @@ export async function recoverJournal(
     pending.push(e);
   });
   for (const u of finalUrls) seen.add(u);
-  return { pending, done, repairedBytes, repeated };
+  const lost: RecoveredState['lost'] = {};
+  if (mark !== null) {
+    const frontier = lostFrom(mark.frontier, { bytes: await sizeOf(logPath), lines: frontierLines });
+    const items = lostFrom(mark.items, { bytes: await sizeOf(opts.itemsPath), lines: itemsLines });
+    if (frontier !== null) lost.frontier = frontier;
+    if (items !== null) lost.items = items;
+  }
+  return {
+    pending,
+    done,
+    repairedBytes,
+    repeated,
+    lines: { frontier: frontierLines, items: itemsLines },
+    lost,
+  };
 }
+
+/** Bytes of `file`; 0 when it does not exist. */
+async function sizeOf(file: string): Promise<number> {
+  try {
+    return (await fs.stat(file)).size;
+  } catch {
+    return 0;
+  }
+}
+
+export type { LogLoss, LogSize };

@@ -6,15 +6,17 @@
 import { createReadStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import { createInterface } from 'node:readline';
+import { openNoFollow, UPDATE_NO_FOLLOW } from '../sinks/no-follow.js';
 
 /**
  * Truncate a torn last line (a line without its newline, left by a kill during a write).
  * @returns bytes removed (0 when the file ends cleanly or does not exist).
+ * @throws SymlinkRefused when `file` is a symbolic link (never truncated through); fs errors.
  */
 export async function repairTornTail(file: string): Promise<number> {
   let fh: fs.FileHandle;
   try {
-    fh = await fs.open(file, 'r+');
+    fh = await openNoFollow(file, UPDATE_NO_FOLLOW);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return 0;
     throw e;

@@ -5,7 +5,9 @@
  * The file is rebuilt at every start from the frontier log (enqueued minus done), so it needs no
  * crash safety of its own.
  */
+import { constants as fsConstants } from 'node:fs';
 import fs from 'node:fs/promises';
+import { openNoFollow } from '../sinks/no-follow.js';
 
 /** Bytes read from the spill file per refill. */
 const READ_CHUNK = 256 * 1024;
@@ -29,10 +31,11 @@ export class SpillQueue {
    * Create (or empty) the spill file.
    * @param onError told when a write fails (e.g. ENOSPC): the URLs spilled since are lost from
    *   this queue (not from the frontier log), so the crawl must stop; `take` rejects from then on.
-   * @throws on I/O errors.
+   * @throws SymlinkRefused when `file` is a symbolic link (never emptied through); other I/O errors.
    */
   static async open(file: string, onError: (e: Error) => void = () => {}): Promise<SpillQueue> {
-    return new SpillQueue(file, await fs.open(file, 'w+'), onError);
+    const flags = fsConstants.O_RDWR | fsConstants.O_CREAT | fsConstants.O_TRUNC; // 'w+'
+    return new SpillQueue(file, await openNoFollow(file, flags), onError);
   }
 
   /** URLs spilled and not yet taken back. */

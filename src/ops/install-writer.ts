@@ -1,20 +1,51 @@
 /**
  * `collector install --write`: puts the crontab block into the user's crontab (replacing an
- * earlier one) or writes the systemd unit and the 0600 environment file, checking the unit with
- * `systemd-analyze verify` where that tool exists.
+ * earlier one) or writes the systemd unit, each with its 0600 environment file (made first, so no
+ * job or unit names a file that is not there), checking the unit with `systemd-analyze verify`
+ * where that tool exists.
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { UsageError } from '../config/usage-error.js';
 import { writeFileAtomic } from '../sinks/atomic-file.js';
-import { envFileTemplate, withCronBlock } from './install.js';
+import { withCronBlock } from './install.js';
 
 /**
- * Install `block` in the crontab of the user running this.
- * @throws UsageError when `crontab` is missing or refuses the new table.
+ * Make the environment file (mode 0600, `template` as its content) when it is missing; tighten an
+ * existing one to 0600 when others may read it. Never changes what it holds.
+ * @returns one line saying what was done.
+ * @throws the fs error (EACCES...) when it cannot be made or changed.
  */
-export function writeCrontab(name: string, block: string): string {
+export function writeEnvFile(envFile: string, template: string): string {
+  fs.mkdirSync(path.dirname(envFile), { recursive: true, mode: 0o700 });
+  try {
+    fs.writeFileSync(envFile, template, { flag: 'wx', mode: 0o600 });
+    return `wrote ${envFile} (mode 0600): put the tokens there`;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+  }
+  if ((fs.statSync(envFile).mode & 0o077) !== 0) {
+    fs.chmodSync(envFile, 0o600);
+    return `${envFile}: mode set to 0600 (it holds secrets)`;
+  }
+  return `kept ${envFile}`;
+}
+
+/**
+ * Install `block` in the crontab of the user running this, after making its environment file.
+ * @returns lines saying what was done.
+ * @throws UsageError when the environment file cannot be made, `crontab` is missing or refuses
+ *   the new table.
+ */
+export function writeCrontab(name: string, block: string, envFile: string, template: string): string[] {
+  let said: string;
+  try {
+    said = writeEnvFile(envFile, template);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code ?? (e as Error).message;
+    throw new UsageError(`cannot write ${envFile} (${code}); give --secrets-file a file you can write`);
+  }
   const current = spawnSync('crontab', ['-l'], { encoding: 'utf8' });
   if (current.error) {
     throw new UsageError(
@@ -26,7 +57,7 @@ export function writeCrontab(name: string, block: string): string {
   const next = withCronBlock(table, name, block);
   const put = spawnSync('crontab', ['-'], { input: next, encoding: 'utf8' });
   if (put.status !== 0) throw new UsageError(`crontab: refused the new table: ${(put.stderr || '').trim()}`);
-  return 'crontab updated (crontab -l shows it)';
+  return [said, 'crontab updated (crontab -l shows it)'];
 }
 
 /**
@@ -42,8 +73,8 @@ export function verifyUnit(file: string): string[] | null {
 }
 
 /**
- * Write the unit (atomically) and, when missing, the environment file (mode 0600); tighten an
- * existing environment file to 0600.
+ * Write the environment file (see {@link writeEnvFile}), then the unit (atomically).
+ * @param template the environment file's content when it is made.
  * @returns lines saying what was done and what to run next.
  */
 export async function writeSystemd(
@@ -51,24 +82,15 @@ export async function writeSystemd(
   name: string,
   unit: string,
   envFile: string,
+  template: string,
 ): Promise<string[]> {
   const unitPath = path.join(unitDir, `${name}.service`);
   const said: string[] = [];
   try {
+    said.push(writeEnvFile(envFile, template));
     fs.mkdirSync(unitDir, { recursive: true });
     await writeFileAtomic(unitPath, unit);
     said.push(`wrote ${unitPath}`);
-    fs.mkdirSync(path.dirname(envFile), { recursive: true });
-    try {
-      fs.writeFileSync(envFile, envFileTemplate(), { flag: 'wx', mode: 0o600 });
-      said.push(`wrote ${envFile} (mode 0600)`);
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-      if ((fs.statSync(envFile).mode & 0o077) !== 0) {
-        fs.chmodSync(envFile, 0o600);
-        said.push(`${envFile}: mode set to 0600 (it holds secrets)`);
-      } else said.push(`kept ${envFile}`);
-    }
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code ?? (e as Error).message;
     throw new UsageError(

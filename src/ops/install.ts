@@ -3,7 +3,10 @@
  * collector started at boot; watchdog and size every 5 minutes, each under `flock -n` so a slow
  * run is never doubled, output mailed by cron or appended to a log) and a systemd unit
  * (Restart=on-failure, SIGTERM to the supervisor with a stop timeout above the join timeout,
- * MemoryMax from the plan) with an environment file for tokens, mode 0600.
+ * MemoryMax from the plan). Both read the tokens from one environment file, mode 0600 (the unit
+ * by `EnvironmentFile=`, each cron line by sourcing it), never from the unit or the crontab: cron
+ * starts jobs with an almost empty environment, and the watchdog passes its own environment to
+ * the collector it restarts, so the watchdog line must source it too.
  */
 import path from 'node:path';
 
@@ -25,7 +28,7 @@ export interface InstallTarget {
   joinTimeoutMs: number;
   /** MemoryMax, bytes (the memory limit the plan is made for). */
   memoryMaxBytes: number;
-  /** Environment file for tokens (systemd EnvironmentFile). */
+  /** Environment file for tokens (systemd EnvironmentFile; sourced by each cron line). */
   envFile: string;
   /** Milestone step for `size`, e.g. `100MB`. */
   sizeEvery: string;
@@ -46,19 +49,26 @@ export function shellQuote(s: string): string {
   return /^[A-Za-z0-9_@%+=:,./-]+$/.test(s) ? s : `'${s.replaceAll("'", "'\\''")}'`;
 }
 
-/** The crontab block (five lines between markers). */
+/**
+ * The crontab block (two comments and three jobs between markers). Each job sources the environment file first
+ * (`set -a && . FILE && set +a`: every assignment exported), so the collector started at boot and
+ * the one the watchdog restarts both have the tokens; a missing file fails the job loudly (cron
+ * mails the shell's error) rather than starting a collector without them.
+ */
 export function cronBlock(t: InstallTarget): string {
   const q = shellQuote;
   const cli = `${q(t.node)} ${q(t.bin)}`;
   const lock = (what: string) => q(path.join(t.dataDir, 'state', `${t.name}-${what}.flock`));
   const out = t.cronLog ? ` >> ${q(t.cronLog)} 2>&1` : '';
+  const env = `set -a && . ${q(t.envFile)} && set +a`;
   const { begin, end } = cronMarkers(t.name);
   return [
     begin,
     `# Silent while all is well: cron mails${t.cronLog ? ' nothing (output goes to the log)' : ' any output (set MAILTO)'}.`,
-    `@reboot cd ${q(t.workDir)} && mkdir -p ${q(path.join(t.dataDir, 'logs'))} && ${cli} run --config ${q(t.config)} --quiet >> ${q(path.join(t.dataDir, 'logs', 'collector.out'))} 2>&1`,
-    `*/5 * * * * cd ${q(t.workDir)} && flock -n ${lock('watchdog')} ${cli} watchdog --data ${q(t.dataDir)} --config ${q(t.config)}${out}`,
-    `*/5 * * * * cd ${q(t.workDir)} && flock -n ${lock('size')} ${cli} size --data ${q(t.dataDir)} --every ${q(t.sizeEvery)} --config ${q(t.config)}${out}`,
+    `# Tokens: ${t.envFile} (mode 0600, KEY=value lines), sourced by each line; never in this table.`,
+    `@reboot cd ${q(t.workDir)} && ${env} && mkdir -p ${q(path.join(t.dataDir, 'logs'))} && ${cli} run --config ${q(t.config)} --quiet >> ${q(path.join(t.dataDir, 'logs', 'collector.out'))} 2>&1`,
+    `*/5 * * * * cd ${q(t.workDir)} && ${env} && flock -n ${lock('watchdog')} ${cli} watchdog --data ${q(t.dataDir)} --config ${q(t.config)}${out}`,
+    `*/5 * * * * cd ${q(t.workDir)} && ${env} && flock -n ${lock('size')} ${cli} size --data ${q(t.dataDir)} --every ${q(t.sizeEvery)} --config ${q(t.config)}${out}`,
     end,
     '',
   ].join('\n');
@@ -100,10 +110,21 @@ export function systemdUnit(t: InstallTarget): string {
   ].join('\n');
 }
 
-/** The environment file's first content (written once, never overwritten). */
-export function envFileTemplate(): string {
+/**
+ * The environment file's first content (written once, never overwritten): KEY=value lines that
+ * both systemd (`EnvironmentFile=`) and sh (`.`) read, one commented line per credential variable
+ * the config's sources name.
+ * @param credentials each variable with the worker types that read it.
+ */
+export function envFileTemplate(credentials: Record<string, string[]> = {}): string {
+  const lines = Object.entries(credentials).map(
+    ([name, types]) =>
+      `# ${name}=...   # read by worker type${types.length > 1 ? 's' : ''} ${types.join(', ')}`,
+  );
   return [
-    '# Environment of the collector service (mode 0600: it holds secrets).',
+    '# Environment of the collector (mode 0600: it holds secrets): KEY=value lines, no spaces',
+    '# around "=", read by systemd (EnvironmentFile=) and by the cron lines (sh: set -a; . FILE).',
+    ...lines,
     '# COLLECTOR_METRICS_TOKEN=a-long-random-string   # needed when metrics.listen is not loopback',
     '',
   ].join('\n');

@@ -4,6 +4,7 @@
  * (docs/operating.md). Exit codes: 0 healthy, 1 degraded, 3 not running.
  */
 
+import { credentialWarnings } from '../supervision/launch-record.js';
 import { isRunning } from '../supervision/process-identity.js';
 import type { StatusFile, StatusProblem, StatusWorker } from '../supervision/status-format.js';
 import { addCounters, emptyCounters, type WorkerCounters } from '../supervision/worker-counters.js';
@@ -81,6 +82,11 @@ export interface StatusReport {
    * a long Crawl-delay. Longest wait first; empty when none (or not running).
    */
   slowedHosts: Array<{ worker: string; host: string; gapSec: number; pausedSec: number; reason: string }>;
+  /**
+   * What the collector started without, one line each: a credential variable its sources name
+   * that was unset (`GITHUB_TOKEN is not set: worker type topics runs without it`). Empty when none.
+   */
+  warnings: string[];
 }
 
 const round1 = (n: number) => Math.round(n * 10) / 10;
@@ -152,6 +158,7 @@ export function buildStatusReport(
       types: [],
       workers: [],
       slowedHosts: [],
+      warnings: [],
     };
   }
   const alive = options.alive ?? isRunning;
@@ -217,6 +224,7 @@ export function buildStatusReport(
         })),
       )
       .sort((a, b) => b.gapSec + b.pausedSec - (a.gapSec + a.pausedSec)),
+    warnings: credentialWarnings(status.launch),
   };
 }
 
@@ -257,7 +265,10 @@ function table(rows: string[][]): string {
 
 /** The report as a few lines of text for a terminal. */
 export function renderStatusReport(r: StatusReport): string {
-  const head = `collector: ${r.verdict.replace('-', ' ')}: ${r.summary}`;
+  const head = [
+    `collector: ${r.verdict.replace('-', ' ')}: ${r.summary}`,
+    ...r.warnings.map((w) => `warning: ${w}`),
+  ].join('\n');
   const dataLine = `data ${formatBytes(r.data.bytes)} (items ${formatBytes(r.data.itemsBytes)}, files ${formatBytes(r.data.filesBytes)}) in ${r.dataDir}`;
   if (!r.supervisor || !r.totals) return `${head}\n${dataLine}\n`;
   const s = r.supervisor;

@@ -4,13 +4,15 @@
  * with work pending, it stops what is left (only processes proven to be this collector's),
  * starts it again as recorded, waits until it is healthy, and says in one line what it found and
  * did. It never starts a second copy (the data-dir lock) and never loops: after `maxRestarts`
- * restarts within an hour it says "giving up" once, with the last error, and waits for the hour
- * to pass. Nor does it restart onto a full disk: below {@link RESTART_MIN_FREE_BYTES} free on the
- * data dir's filesystem it says so (once an hour) and restarts when space is freed.
+ * restarts within an hour it says "giving up" once per incident (until a restart is tried again,
+ * or the collector is healthy), with the last error, and waits for the hour to pass. Nor does it
+ * restart onto a full disk: below {@link RESTART_MIN_FREE_BYTES} or {@link RESTART_MIN_FREE_INODES}
+ * free on the data dir's filesystem it says which (once an hour) and restarts when space is freed.
  */
 import path from 'node:path';
 import { checkOutputFree } from '../runtime/output-lock.js';
-import { freeBytes, isDiskFull } from '../sinks/disk-full.js';
+import { type DiskSpace, diskSpace, freeMegabytes, isDiskFull } from '../sinks/disk-full.js';
+import { credentialWarnings } from '../supervision/launch-record.js';
 import { readStatusFile, type StatusFile } from '../supervision/status-format.js';
 import { restartLogPath, startCollector, stopCollector } from './collector-process.js';
 import { ago, assessHealth, DEFAULT_STALL_MS, type Health } from './health.js';
@@ -31,6 +33,11 @@ export const LOCK_RETRY_MS = 5000;
  * does not restart the collector (16 MiB): it would stop again at once with "disk full".
  */
 export const RESTART_MIN_FREE_BYTES = 16 * 1048576;
+/**
+ * Free inodes on the data dir's filesystem below which the watchdog does not restart the collector
+ * (1024): every stored page is a new file, so it would stop again at once with ENOSPC.
+ */
+export const RESTART_MIN_FREE_INODES = 1024;
 /** Longest wait for the supervisor to bring crashed workers back before acting, ms. */
 export const MAX_WORKER_GRACE_MS = 60_000;
 
@@ -44,6 +51,10 @@ export interface WatchdogOptions {
   stallMs?: number;
   maxRestarts?: number;
   settleMs?: number;
+  /** The clock, epoch ms (default `Date.now`): tests move it instead of waiting. */
+  now?: () => number;
+  /** Measures the data dir's filesystem (default {@link diskSpace}): tests hand in a full one. */
+  diskSpace?: (p: string) => DiskSpace | null;
 }
 
 /** What the watchdog concluded: the line to tell (null: stay silent) and the exit code. */
@@ -66,39 +77,69 @@ interface RestartRecord {
 interface WatchdogState {
   version: 1;
   restarts: RestartRecord[];
-  /** The last line said without an action (not running, giving up) and when: not repeated within the window. */
-  lastComplaint: { text: string; at: number } | null;
+  /**
+   * The last line said without an action (not running, giving up, disk full) and when: the same
+   * incident is not said again within the window. `incident` names it (a line's numbers change
+   * from run to run: "heartbeat 7m ago", "3.2 MB free"); absent in files of older versions, where
+   * the text is the incident.
+   */
+  lastComplaint: { text: string; at: number; incident?: string } | null;
 }
 
 const EMPTY: WatchdogState = { version: 1, restarts: [], lastComplaint: null };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function loadState(dataDir: string): Promise<WatchdogState> {
+async function loadState(dataDir: string, now: number): Promise<WatchdogState> {
   const s = await readOpsState<WatchdogState>(
     dataDir,
     'watchdog',
     EMPTY,
     (v) => (v as WatchdogState)?.version === 1 && Array.isArray((v as WatchdogState).restarts),
   );
-  return { ...s, restarts: s.restarts.filter((r) => Date.now() - r.at < RESTART_WINDOW_MS) };
+  return { ...s, restarts: s.restarts.filter((r) => now - r.at < RESTART_WINDOW_MS) };
 }
 
-/** A complaint said at most once per window (cron would otherwise mail it every 5 minutes). */
-async function complain(dataDir: string, state: WatchdogState, text: string): Promise<WatchdogResult> {
-  const now = Date.now();
+/**
+ * A complaint said once per incident and at most once per window (cron would otherwise mail it
+ * every 5 minutes): `incident` names what is wrong without the numbers that change between runs.
+ */
+async function complain(
+  dataDir: string,
+  state: WatchdogState,
+  incident: string,
+  text: string,
+  now: number,
+): Promise<WatchdogResult> {
+  const last = state.lastComplaint;
   const repeat =
-    state.lastComplaint !== null &&
-    state.lastComplaint.text === text &&
-    now - state.lastComplaint.at < RESTART_WINDOW_MS;
+    last !== null && (last.incident ?? last.text) === incident && now - last.at < RESTART_WINDOW_MS;
   if (!repeat) {
     try {
-      await writeOpsState(dataDir, 'watchdog', { ...state, lastComplaint: { text, at: now } });
+      await writeOpsState(dataDir, 'watchdog', { ...state, lastComplaint: { text, at: now, incident } });
     } catch (e) {
       // On a full disk the complaint cannot be remembered: it is said at every run until there is room.
       if (!isDiskFull(e)) throw e;
     }
   }
   return { line: repeat ? null : text, exitCode: 3 };
+}
+
+/**
+ * Why the data dir's filesystem has no room for a restarted collector (bytes or inodes), as the
+ * incident and the words of the complaint; null when there is room (or it cannot be measured).
+ */
+function noRoom(space: DiskSpace | null, dataDir: string): { incident: string; text: string } | null {
+  if (space === null) return null;
+  const mb = freeMegabytes(space.freeBytes);
+  if (space.freeBytes < RESTART_MIN_FREE_BYTES)
+    return { incident: 'disk-full', text: `disk full at ${dataDir} (${mb} MB free): free space` };
+  if (space.freeInodes !== null && space.freeInodes < RESTART_MIN_FREE_INODES) {
+    return {
+      incident: 'no-inodes',
+      text: `no free inodes on ${dataDir} (${space.freeInodes} left, ${mb} MB free): remove files`,
+    };
+  }
+  return null;
 }
 
 /** The last error the workers reported, for "giving up" and failed restarts. */
@@ -187,7 +228,8 @@ async function lockFree(dataDir: string): Promise<string | null> {
 /** Check the collector on `opts.dataDir` once, and act if it is unhealthy. */
 export async function runWatchdog(opts: WatchdogOptions): Promise<WatchdogResult> {
   const stallMs = opts.stallMs ?? DEFAULT_STALL_MS;
-  const state = await loadState(opts.dataDir);
+  const clock = opts.now ?? Date.now;
+  const state = await loadState(opts.dataDir, clock());
   let status = await readStatusFile(opts.dataDir);
   if (typeof status === 'string') {
     const why = {
@@ -195,9 +237,9 @@ export async function runWatchdog(opts: WatchdogOptions): Promise<WatchdogResult
       unreadable: 'status.json is damaged: restart the collector by hand once',
       'old-format': 'status.json was written by an older collector: restart it by hand once',
     }[status];
-    return complain(opts.dataDir, state, `not running: ${why}`);
+    return complain(opts.dataDir, state, `not-running:${status}`, `not running: ${why}`, clock());
   }
-  let health = assessHealth(status, { minWorkers: opts.minWorkers, stallMs });
+  let health = assessHealth(status, { minWorkers: opts.minWorkers, stallMs, now: clock() });
   if (health.problem === 'workers-down' && health.restarting + health.workersUp >= health.workersNeeded) {
     // The supervisor is bringing crashed workers back: give it its backoff before acting.
     const grace = Math.min(
@@ -208,7 +250,7 @@ export async function runWatchdog(opts: WatchdogOptions): Promise<WatchdogResult
     const again = await readStatusFile(opts.dataDir);
     if (typeof again !== 'string') {
       status = again;
-      health = assessHealth(status, { minWorkers: opts.minWorkers, stallMs });
+      health = assessHealth(status, { minWorkers: opts.minWorkers, stallMs, now: clock() });
     }
   }
   if (health.problem === null) {
@@ -217,29 +259,34 @@ export async function runWatchdog(opts: WatchdogOptions): Promise<WatchdogResult
     return { line: null, exitCode: 0 };
   }
   const found = health.summary;
-  const free = freeBytes(opts.dataDir);
-  if (free !== null && free < RESTART_MIN_FREE_BYTES) {
+  const full = noRoom((opts.diskSpace ?? diskSpace)(opts.dataDir), opts.dataDir);
+  if (full !== null) {
     // Not an attempt towards giving up: nothing was restarted.
-    const mb = (free / 1048576).toFixed(1);
     return complain(
       opts.dataDir,
       state,
-      `not restarted: ${found}; disk full at ${opts.dataDir} (${mb} MB free): free space, then the next watchdog run restarts it`,
+      full.incident,
+      `not restarted: ${found}; ${full.text}, then the next watchdog run restarts it`,
+      clock(),
     );
   }
   const maxRestarts = opts.maxRestarts ?? DEFAULT_MAX_RESTARTS;
   if (state.restarts.length >= maxRestarts) {
     const last = state.restarts.at(-1);
     const err = last?.error ?? lastError(status) ?? 'none recorded';
+    // One incident: these restarts. Its finding ("heartbeat 7m ago") changes from run to run;
+    // a new restart after the window makes a new incident.
     return complain(
       opts.dataDir,
       state,
+      `giving-up:${last?.at ?? 0}`,
       `giving up: ${state.restarts.length} restarts in the last hour and still unhealthy (${found}); ` +
         `last error: ${err}; see ${path.join(opts.dataDir, 'logs')}/`,
+      clock(),
     );
   }
   // Counted before acting: a watchdog killed mid-restart still used up an attempt.
-  const record: RestartRecord = { at: Date.now(), ok: false, found, error: null };
+  const record: RestartRecord = { at: clock(), ok: false, found, error: null };
   await writeOpsState(opts.dataDir, 'watchdog', { ...state, restarts: [...state.restarts, record] });
   const stopped = await stopCollector(status, opts.dataDir);
   if (stopped.left.length > 0) {
@@ -275,7 +322,10 @@ export async function runWatchdog(opts: WatchdogOptions): Promise<WatchdogResult
     const h = after.health as Health;
     const result =
       after.status?.state === 'finished' ? 'it finished' : `${h.workersUp}/${h.workersNeeded} workers up`;
-    return { line: `restarted: ${found}${killed}; ${result}`, exitCode: 1 };
+    // Restarted with this watchdog's environment: a token it lacks, the collector lacks too.
+    const without = credentialWarnings(after.status?.launch ?? {});
+    const but = without.length > 0 ? `; but ${without.join('; ')}` : '';
+    return { line: `restarted: ${found}${killed}; ${result}${but}`, exitCode: 1 };
   }
   return {
     line: `restart failed: ${found}${killed}; started again but ${after.why} (see ${restartLogPath(opts.dataDir)})`,

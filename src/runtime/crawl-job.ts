@@ -18,7 +18,7 @@ import { UsageError } from '../config/usage-error.js';
 import { diskFullLine } from '../sinks/disk-full.js';
 import { describeRef, sourceRef } from '../sources/load-source.js';
 import type { SourceDefinition } from '../sources/source.js';
-import { launchRecord } from '../supervision/launch-record.js';
+import { type LaunchRecord, launchRecord } from '../supervision/launch-record.js';
 import { checkPlan, memoryLimitBytes, readMeasuredRss } from '../supervision/memory-guard.js';
 import type { StatusFile } from '../supervision/status-format.js';
 import { Supervisor, supervisorTimings } from '../supervision/supervisor.js';
@@ -31,6 +31,7 @@ import { collectedNothing, NOTHING_COLLECTED_EXIT_CODE, nothingCollectedLine } f
 import { openWorkerLog } from './logger.js';
 import { startOpsServer } from './ops-server.js';
 import { firstMissing, prepareOutput, readCrawlRecord, removeIfCreated } from './output-dir.js';
+import { checkCredentials } from './credential-check.js';
 import { lockOutput, refuseIfInUse } from './output-lock.js';
 import { checkAndRecordPlan } from './plan-record.js';
 import { recordedPlan } from './plan-recovery.js';
@@ -184,7 +185,7 @@ async function crawlWith(
     else {
       // Loaded only here: the supervisor process of a multi-process crawl never loads the crawler.
       const { runInProcess } = await import('./crawl-in-process.js');
-      const launch = launchRecord('crawl', opts.out);
+      const launch = crawlLaunch(opts, setup);
       end = await runInProcess(
         opts,
         { seeds, source: setup, launch, memoryLimitBytes: limit, crawlId },
@@ -259,6 +260,12 @@ export function partitionFor(opts: CrawlOptions, seeds: string[]): 'host' | 'url
   return opts.partition ?? defaultPartition(seeds);
 }
 
+/** The launch record of a crawl, with the credentials its source names that are unset (said on stderr). */
+function crawlLaunch(opts: CrawlOptions, setup: SourceSetup): LaunchRecord {
+  const env = setup.loaded.def.credentialEnv?.(setup.options) ?? [];
+  return checkCredentials(launchRecord('crawl', opts.out), [{ type: 'crawl', env }]);
+}
+
 /** Worker specs of a multi-process crawl: ownership by host, or by URL for a single-host site. */
 export function crawlWorkerSpecs(opts: CrawlOptions, seeds: string[], setup: SourceSetup): WorkerSpec[] {
   const n = opts.processes;
@@ -299,7 +306,7 @@ async function runSupervised(
     limitFraction: opts.memoryLimitFraction,
     ...supervisorTimings(SupervisorSettingsSchema.parse({})),
     joinTimeoutMs: opts.joinTimeout,
-    launch: launchRecord('crawl', opts.out),
+    launch: crawlLaunch(opts, setup),
     onWarning: (line) => {
       if (!opts.quiet) printLine(progress, line);
     },

@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import pino, { type Logger } from 'pino';
+import { APPEND_NO_FOLLOW } from '../sinks/no-follow.js';
 
 /** Rotation settings. */
 export interface LogRotation {
@@ -65,7 +66,8 @@ class LogFile {
 
   private open(): void {
     try {
-      this.fd = fs.openSync(this.file, 'a');
+      // a link is refused (the run checked logs/ at start): no line is written through it
+      this.fd = fs.openSync(this.file, APPEND_NO_FOLLOW);
       this.size = fs.fstatSync(this.fd).size;
     } catch {
       this.fd = null; // retried at the next rotation; lines meanwhile are dropped

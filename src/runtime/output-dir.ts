@@ -7,6 +7,7 @@ import path from 'node:path';
 import { UsageError } from '../config/usage-error.js';
 import { writeFileAtomic } from '../sinks/atomic-file.js';
 import { isDiskFull } from '../sinks/disk-full.js';
+import { findLinkBelow } from '../sinks/no-follow.js';
 
 /** What a crawl remembers about itself in `<out>/state/crawl.json`. */
 export interface CrawlRecord {
@@ -115,6 +116,23 @@ export function unusableDirectory(label: string, dir: string, e: unknown): Usage
   return new UsageError(`${label} ${dir}: ${why} (${code}); choose a directory you can write to`);
 }
 
+/**
+ * Refuse an output directory that holds a symbolic link where the collector writes (`files`,
+ * `state`, `items`, `warc`, `logs`, and what they hold but the pages: see `findLinkBelow`), before
+ * anything is written there: nothing below `--out` is written through a link.
+ * @param label how the directory is named: `--out` or `data`.
+ * @throws UsageError naming the link and its target.
+ */
+export async function refuseLinks(out: string, label: string): Promise<void> {
+  const link = await findLinkBelow(out);
+  if (link === null) return;
+  const rel = path.relative(path.resolve(out), link.path);
+  throw new UsageError(
+    `${label} ${out}: ${rel} is a symbolic link (to ${link.target}); the collector never writes through a link ` +
+      `below ${label}: replace it with a directory or file of its own (or link ${label} itself), or choose another ${label}`,
+  );
+}
+
 async function nonEmptyDir(p: string): Promise<boolean> {
   try {
     return (await fs.readdir(p)).length > 0;
@@ -151,6 +169,7 @@ export async function prepareOutput(
     if (isDiskFull(e)) throw e; // reported as a full disk, not as a user mistake
     throw unusableDirectory('--out', out, e);
   }
+  await refuseLinks(out, '--out');
   const recordPath = path.join(out, 'state', 'crawl.json');
   const hasCrawl =
     (await nonEmptyDir(path.join(out, 'items'))) || (await nonEmptyDir(path.join(out, 'state')));

@@ -33,9 +33,11 @@ import {
   firstMissing,
   makeDirectory,
   readCrawlRecord,
+  refuseLinks,
   removeIfCreated,
   unusableDirectory,
 } from './output-dir.js';
+import { checkCredentials } from './credential-check.js';
 import { lockOutput, refuseIfInUse } from './output-lock.js';
 import { checkAndRecordPlan, type PlanRecord, type TypeLayout } from './plan-record.js';
 import { recordedPlan } from './plan-recovery.js';
@@ -127,6 +129,7 @@ export async function runWorkerSpecs(config: Config, baseDir: string): Promise<W
         intervalMs: w.interval,
         source: ref,
         sourceOptions: setup.rawOptions,
+        credentialEnv: def.credentialEnv?.(setup.options) ?? [],
       });
     }
   });
@@ -200,6 +203,7 @@ async function runConfigIn(config: Config, flags: RunFlags, control: StopControl
         `continue it with collector crawl --resume --out ${config.data}, or give run another data directory`,
     );
   }
+  await refuseLinks(config.data, 'data');
   const unlock = await lockOutput(config.data, 'data');
   const layouts: PlanRecord = {};
   for (const sp of specs) layouts[sp.group] = { processes: sp.count, partition: sp.partition };
@@ -225,7 +229,10 @@ async function runConfigIn(config: Config, flags: RunFlags, control: StopControl
     memoryLimitBytes: limit,
     limitFraction: config.memory.limitFraction,
     ...supervisorTimings(config.supervisor),
-    launch: launchRecord('run', config.data, flags.configFile),
+    launch: checkCredentials(
+      launchRecord('run', config.data, flags.configFile),
+      specs.map((s) => ({ type: s.group, env: s.credentialEnv ?? [] })),
+    ),
     onParked: (message) =>
       void notify(message, config.notify, { kind: 'crash-loop', dataDir: path.resolve(config.data) }, false),
     onWarning: (line, worker) => {

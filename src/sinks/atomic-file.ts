@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import { copyFile, link, open, readFile, rename, unlink } from 'node:fs/promises';
 import nodePath from 'node:path';
+import { READ_NO_FOLLOW, UPDATE_NO_FOLLOW } from './no-follow.js';
 
 /** Infix of temp file names: `<name>.part-<12 hex>`. Leftovers after a crash are safe to delete. */
 export const TEMP_INFIX = '.part-';
@@ -77,7 +78,8 @@ export async function writeFileAtomic(
         await link(temp, path);
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-        const existing = await readFile(path).catch(() => null);
+        // A link there counts as different (never read through): the caller's clash handling.
+        const existing = await readFile(path, { flag: READ_NO_FOLLOW }).catch(() => null);
         const bytes = typeof data === 'string' ? Buffer.from(data) : data;
         if (existing === null || !existing.equals(bytes)) throw error;
       }
@@ -122,7 +124,12 @@ export function writeFileAtomicSync(
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
         let existing: Buffer | null = null;
         try {
-          existing = fs.readFileSync(path);
+          const fd = fs.openSync(path, READ_NO_FOLLOW); // a link there counts as different
+          try {
+            existing = fs.readFileSync(fd);
+          } finally {
+            fs.closeSync(fd);
+          }
         } catch {
           // unreadable: treated as different
         }
@@ -215,11 +222,12 @@ export function linkAtomicSync(source: string, path: string, options: { tempDir?
  * new space when `data` is no longer than the file (cutting frees blocks). Not atomic: a crash
  * midway leaves old and new bytes mixed, so use it only for a file whose readers take damage
  * in their stride (status.json: "damaged").
- * @throws the fs error: ENOENT when there is no file, ENOSPC when `data` is longer and the disk full.
+ * @throws the fs error: ENOENT when there is no file, ENOSPC when `data` is longer and the disk full,
+ *   ELOOP when `path` is a symbolic link (never written through).
  */
 export async function overwriteInPlace(path: string, data: string | Buffer): Promise<void> {
   const bytes = typeof data === 'string' ? Buffer.from(data) : data;
-  const handle = await open(path, 'r+');
+  const handle = await open(path, UPDATE_NO_FOLLOW);
   try {
     await handle.write(bytes, 0, bytes.length, 0);
     await handle.truncate(bytes.length);

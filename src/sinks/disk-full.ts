@@ -1,9 +1,10 @@
 /**
  * A full disk (ENOSPC, or EDQUOT: a quota reached) is not a crash: the collector stops taking
  * URLs, writes what it still can, and exits with {@link DISK_FULL_EXIT_CODE} and one line
- * (`disk full at <path> (N MB free): stopped; --resume continues`). Nothing acknowledged is lost
- * and nothing is written twice: a page whose body or item could not be written has no item
- * line, so `--resume` fetches it again once there is room.
+ * (`disk full at <path> (N MB free): stopped; --resume continues`, or `no free inodes on <path>
+ * …` when the filesystem ran out of inodes rather than bytes: ENOSPC says either). Nothing
+ * acknowledged is lost and nothing is written twice: a page whose body or item could not be
+ * written has no item line, so `--resume` fetches it again once there is room.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -40,27 +41,69 @@ export function locateDiskFull(e: unknown, dir: string): unknown {
 }
 
 /**
- * Bytes available to this user on the filesystem holding `p` (statfs `bavail × bsize`), from the
- * nearest directory of `p` that exists; null when it cannot be read.
+ * What is left on a filesystem: bytes for this user (statfs `bavail × bsize`) and free inodes
+ * (statfs `ffree`; null on a filesystem without a fixed inode table, such as btrfs, which reports
+ * 0 of 0). A disk can be "full" either way: every new file needs an inode as well as bytes.
  */
-export function freeBytes(p: string): number | null {
+export interface DiskSpace {
+  /** Bytes available to this user. */
+  freeBytes: number;
+  /** Free inodes, or null when the filesystem has no inode limit. */
+  freeInodes: number | null;
+}
+
+/**
+ * The free bytes and inodes of the filesystem holding `p`, read from the nearest directory of `p`
+ * that exists; null when none can be read. The one place the collector measures a disk (a test
+ * hands its own numbers to the callers that take a `diskSpace` function instead).
+ */
+export function diskSpace(p: string): DiskSpace | null {
   for (let d = path.resolve(p); ; d = path.dirname(d)) {
     try {
       const s = fs.statfsSync(d);
-      return s.bavail * s.bsize;
+      return { freeBytes: s.bavail * s.bsize, freeInodes: s.files === 0 ? null : s.ffree };
     } catch {
       if (path.dirname(d) === d) return null;
     }
   }
 }
 
-/** The one line that reports a full disk (no `collector:` prefix, no newline). */
-export function diskFullLine(at: string, free: number | null = freeBytes(at)): string {
-  const mb =
-    free === null
-      ? '?'
-      : free >= 10 * 1048576
-        ? String(Math.round(free / 1048576))
-        : (free / 1048576).toFixed(1);
-  return `disk full at ${at} (${mb} MB free): stopped; --resume continues`;
+/**
+ * Bytes available to this user on the filesystem holding `p` (statfs `bavail × bsize`), from the
+ * nearest directory of `p` that exists; null when it cannot be read.
+ */
+export function freeBytes(p: string): number | null {
+  return diskSpace(p)?.freeBytes ?? null;
+}
+
+/** Megabytes for a person: whole above 10 MB, one decimal below, `?` when unknown. */
+export function freeMegabytes(bytes: number | null): string {
+  if (bytes === null) return '?';
+  return bytes >= 10 * 1048576 ? String(Math.round(bytes / 1048576)) : (bytes / 1048576).toFixed(1);
+}
+
+/**
+ * Free inodes at or below which a filesystem counts as out of them: the temp files removed after
+ * a failed write give a few back before anyone measures.
+ */
+export const INODES_EXHAUSTED = 64;
+
+/**
+ * Whether a full disk is one out of inodes rather than bytes: the filesystem has an inode limit
+ * and (next to) none left, so no file can be created whatever bytes are free.
+ */
+export function outOfInodes(space: DiskSpace | null): boolean {
+  return space !== null && space.freeInodes !== null && space.freeInodes <= INODES_EXHAUSTED;
+}
+
+/**
+ * The one line that reports a full disk (no `collector:` prefix, no newline), naming the cause:
+ * `disk full at <path> (N MB free): …`, or `no free inodes on <path> (N MB free): …` when the
+ * bytes are there but the files are not.
+ * @param space the measured disk (default: measured now at `at`).
+ */
+export function diskFullLine(at: string, space: DiskSpace | null = diskSpace(at)): string {
+  const mb = freeMegabytes(space?.freeBytes ?? null);
+  const what = outOfInodes(space) ? `no free inodes on ${at}` : `disk full at ${at}`;
+  return `${what} (${mb} MB free): stopped; --resume continues`;
 }

@@ -13,8 +13,8 @@
  * at its page's path and never replaced.
  */
 import { createHash } from 'node:crypto';
-import { lstatSync, mkdirSync, readdirSync, unlinkSync } from 'node:fs';
-import { mkdir, readdir, unlink } from 'node:fs/promises';
+import { lstatSync, readdirSync, unlinkSync } from 'node:fs';
+import { readdir, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import {
   linkAtomic,
@@ -24,6 +24,7 @@ import {
   writeFileAtomicSync,
 } from './atomic-file.js';
 import { CONFLICTS_DIR, filePathFor, versionExtension, versionPathFor } from './file-path.js';
+import { NoFollowDirs } from './no-follow.js';
 
 /** Default number of bodies written to disk at the same time. */
 export const DEFAULT_MAX_CONCURRENT_WRITES = 8;
@@ -112,6 +113,10 @@ export function resolveInside(root: string, relative: string): string {
  *   SHA-1(url)>` instead.
  * - Bounded: at most `maxConcurrentWrites` writes run at once; the rest queue in FIFO
  *   order, holding their bodies in memory (see {@link pendingBytes} for backpressure).
+ * - Never through a symbolic link: `files/`, each directory below it and the temp directory are
+ *   made or checked one component at a time, once per directory ({@link NoFollowDirs}); a link
+ *   fails the write with `SymlinkRefused` (the item records it as its `storeError`). A final
+ *   link is replaced by the rename, or (exclusive writes) makes a clash, never written through.
  *
  * Not safe for two sinks (or processes) writing the same host directory concurrently
  * beyond what rename atomicity gives; ownership by host keeps that from happening.
@@ -121,10 +126,10 @@ export class FileSink {
   readonly filesRoot: string;
   /** Absolute `<outDir>/state/tmp`: temp files of writes in progress ({@link bodyTempDir}). */
   private readonly tempDir: string;
-  private tempDirMade = false;
+  /** Directories below `<out>` made or checked so far (links refused). */
+  private readonly dirs: NoFollowDirs;
   private readonly maxConcurrent: number;
   private readonly versions: VersionOptions | undefined;
-  private readonly createdDirs = new Set<string>();
   private readonly queue: Array<WriteJob | undefined> = [];
   private queueHead = 0;
   private active = 0;
@@ -144,6 +149,7 @@ export class FileSink {
     this.versions = opts.versions;
     this.filesRoot = path.resolve(opts.outDir, 'files');
     this.tempDir = bodyTempDir(opts.outDir);
+    this.dirs = new NoFollowDirs(path.resolve(opts.outDir));
   }
 
   /** Writes queued or in progress. */
@@ -316,29 +322,18 @@ export class FileSink {
     return `files/${relative}`;
   }
 
-  /** Creates the directory of an absolute target (once per directory) and the temp directory. */
+  /**
+   * Creates (or checks) the directory of an absolute target and the temp directory, each once,
+   * without following a link (see the class comment).
+   */
   private async ensureDir(target: string): Promise<void> {
-    const dir = path.dirname(target);
-    if (!this.createdDirs.has(dir)) {
-      await mkdir(dir, { recursive: true });
-      this.createdDirs.add(dir);
-    }
-    if (!this.tempDirMade) {
-      await mkdir(this.tempDir, { recursive: true });
-      this.tempDirMade = true;
-    }
+    await this.dirs.ensure(path.dirname(target));
+    await this.dirs.ensure(this.tempDir);
   }
 
   private ensureDirSync(target: string): void {
-    const dir = path.dirname(target);
-    if (!this.createdDirs.has(dir)) {
-      mkdirSync(dir, { recursive: true });
-      this.createdDirs.add(dir);
-    }
-    if (!this.tempDirMade) {
-      mkdirSync(this.tempDir, { recursive: true });
-      this.tempDirMade = true;
-    }
+    this.dirs.ensureSync(path.dirname(target));
+    this.dirs.ensureSync(this.tempDir);
   }
 
   private conflictPath(relative: string, url: string): string {

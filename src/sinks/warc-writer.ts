@@ -11,6 +11,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { writeFileAtomicSync } from './atomic-file.js';
+import { APPEND_NO_FOLLOW, NoFollowDirs, refusedLink } from './no-follow.js';
 import { type CdxEntry, cdxjLine, gzipRecord, type RecordParts, recordId, warcDate } from './warc-record.js';
 
 /** Where an item's records are: `file` relative to `<out>`, the byte range of its gzip members. */
@@ -103,7 +104,8 @@ export class WarcWriter {
     ends: ReadonlyMap<string, number> | null,
   ): { writer: WarcWriter; repair: WarcRepair } {
     const dir = path.join(opts.outDir, WARC_DIR);
-    fs.mkdirSync(dir, { recursive: true });
+    // never through a link below <out> (no-follow.ts)
+    new NoFollowDirs(opts.outDir).ensureSync(path.resolve(dir));
     const repair: WarcRepair = { cutBytes: 0, removedFiles: [], shortFiles: [] };
     let last = -1;
     const pattern = new RegExp(`^${escapeRegExp(opts.worker)}-(\\d{${SEQ_DIGITS}})\\.warc\\.gz$`);
@@ -197,13 +199,19 @@ export class WarcWriter {
   private openFile(): OpenFile {
     const name = warcFileName(this.opts.worker, this.seq);
     const file = path.join(this.dir, name);
-    const fd = fs.openSync(file, 'a');
+    // A link there (planted while it ran) is refused, never appended through.
+    let fd: number;
+    try {
+      fd = fs.openSync(file, APPEND_NO_FOLLOW, 0o666);
+    } catch (e) {
+      throw refusedLink(e, file, this.opts.outDir);
+    }
     let cdxFd: number;
     try {
-      cdxFd = fs.openSync(cdxjFileOf(file), 'a');
+      cdxFd = fs.openSync(cdxjFileOf(file), APPEND_NO_FOLLOW, 0o666);
     } catch (e) {
       fs.closeSync(fd);
-      throw e;
+      throw refusedLink(e, cdxjFileOf(file), this.opts.outDir);
     }
     this.current = {
       seq: this.seq,

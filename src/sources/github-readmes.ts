@@ -156,6 +156,10 @@ export const githubHooks = {
   authorize(request: { url: string }, ctx: SourceContext<ReadmeOptions>): Record<string, string> {
     return githubAuthHeaders(request.url, ctx.options.github, githubToken(ctx.options));
   },
+  /** The token's variable (`github.tokenEnv`, default `GITHUB_TOKEN`): said at start when unset. */
+  credentialEnv(options: ReadmeOptions): string[] {
+    return [options.github.tokenEnv];
+  },
   /** API requests spend the token's (or the anonymous) `search`/`core` budget; raw ones `raw`. */
   rateBudget(request: { url: string }, ctx: SourceContext<ReadmeOptions>): RateBudgetKey | null {
     const identity = credentialIdentity(githubToken(ctx.options));

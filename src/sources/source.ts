@@ -242,6 +242,13 @@ export interface SourceDefinition<O = Record<string, unknown>> {
     request: { url: string; label: string | undefined },
     ctx: SourceContext<O>,
   ): AuthorizeHeaders | Promise<AuthorizeHeaders>;
+  /**
+   * The names of the environment variables holding the credentials `authorize` reads (e.g.
+   * `['GITHUB_TOKEN']`), given the parsed options; names only, never values. Each one unset when
+   * the collector starts is said on stderr and in status (`warnings`), and `collector install`
+   * lists them in the environment file it writes. Default none.
+   */
+  credentialEnv?(options: O): string[];
 }
 
 /**

@@ -20,6 +20,51 @@ export interface LaunchRecord {
   dataDir: string;
   /** Absolute path of the config file of `run` (notify and metrics settings), else null. */
   configFile: string | null;
+  /**
+   * Credential variables its sources name (`credentialEnv`) that were unset or empty at start, each
+   * with the worker types that read it: names only, never values. Absent when none.
+   */
+  unsetEnv?: Record<string, string[]>;
+}
+
+/**
+ * Every credential variable of `types`, each with the worker types that read it.
+ * @param types each worker type with the variables its source names (`credentialEnv`).
+ */
+export function credentialsOf(
+  types: Array<{ type: string; env: readonly string[] }>,
+): Record<string, string[]> {
+  const all: Record<string, string[]> = {};
+  for (const t of types) {
+    for (const name of t.env) {
+      all[name] ??= [];
+      if (!all[name].includes(t.type)) all[name].push(t.type);
+    }
+  }
+  return all;
+}
+
+/**
+ * The credential variables of `types` that are unset or empty in `env`, each with the worker
+ * types that read it (for {@link LaunchRecord.unsetEnv}); empty when all are set.
+ */
+export function unsetCredentials(
+  types: Array<{ type: string; env: readonly string[] }>,
+  env: NodeJS.ProcessEnv = process.env,
+): Record<string, string[]> {
+  return Object.fromEntries(Object.entries(credentialsOf(types)).filter(([name]) => !env[name]));
+}
+
+/**
+ * One line per credential variable the collector started without (no `collector:` prefix):
+ * `GITHUB_TOKEN is not set: worker type topics runs without it`. Said at start, by `status`
+ * (`warnings`) and by the watchdog after a restart.
+ */
+export function credentialWarnings(launch: Pick<LaunchRecord, 'unsetEnv'>): string[] {
+  return Object.entries(launch.unsetEnv ?? {}).map(([name, types]) => {
+    const who = types.length === 1 ? `worker type ${types[0]} runs` : `worker types ${types.join(', ')} run`;
+    return `${name} is not set: ${who} without it`;
+  });
 }
 
 /**

@@ -29,6 +29,8 @@ export interface WorkerSpec {
   sourceOptions: Record<string, unknown>;
   /** Pause between rounds for continuous sources, ms; undefined = one round (one-shot). */
   intervalMs?: number;
+  /** Names of the environment variables holding the source's credentials (its `credentialEnv`). */
+  credentialEnv?: string[];
 }
 
 /**

@@ -8,6 +8,8 @@ import { type FixtureServer, page, startServer } from '../fixtures/site-server.j
 // garbage state/plan.json is recovered from the state dirs (or the resume refused), and lines
 // appended to a frontier log — not a URL, an out-of-scope URL, a depth that is not a number, a
 // URL listed twice — are skipped and reported once, never fetched, never a hang.
+// Issue 28 (7): a frontier log that lost lines (emptied, truncated) is said at resume, and the
+// URLs it held are found again on the worker's stored pages; what cannot be found is said too.
 const N = 120;
 let site: FixtureServer;
 let other: FixtureServer; // out of scope: nothing may ever be requested from it
@@ -143,5 +145,69 @@ describe('damaged state', () => {
     const ok = await runCli(args(out, '--resume'));
     expect(ok.code, ok.stderr).toBe(0);
     expectExactlyOnce(out);
+  });
+
+  it.each([
+    ['emptied', (_text: string) => ''],
+    ['truncated to its first 5 lines', (text: string) => `${text.split('\n').slice(0, 5).join('\n')}\n`],
+  ])(
+    'a frontier log %s (one of two processes): said, the URLs found again on its stored pages, every page exactly once',
+    async (_how, damage) => {
+      const out = await partialCrawl();
+      const log = path.join(out, 'state', 'crawl-0', 'frontier.log');
+      const text = fs.readFileSync(log, 'utf8');
+      const had = text.trim().split('\n').length;
+      const kept = damage(text);
+      fs.writeFileSync(log, kept);
+      const marks = site.requests.length;
+      const r = await runCli(args(out, '--resume'));
+      expect(r.code, r.stderr).toBe(0);
+      const said = r.stderr.trim().split('\n');
+      const lost = had - (kept === '' ? 0 : 5);
+      expect(said[0]).toBe(
+        `collector: state/crawl-0/frontier.log lost ${lost} of its ${had} lines since its last save (truncated or replaced?): ` +
+          "the URLs it held are looked for again in this worker's stored pages",
+      );
+      expect(said[1]).toMatch(
+        /^collector: state\/crawl-0\/frontier\.log: \d+ stored pages read again, \d+ URLs queued again$/,
+      );
+      expect(said).toHaveLength(2);
+      expectExactlyOnce(out);
+      const fetched = site.requests.slice(marks).map((q) => q.path);
+      expect(fetched.length).toBe(new Set(fetched).size);
+      expect(fs.existsSync(path.join(out, 'state', 'crawl-0', 'relink.json'))).toBe(false);
+      // and the next resume finds the state whole
+      const again = await runCli(args(out, '--resume'));
+      expect({ code: again.code, stderr: again.stderr }).toEqual({ code: 0, stderr: '' });
+    },
+  );
+
+  it('bodies not stored (--no-store): the loss is said, and that the URLs found only on those pages stay lost', async () => {
+    const out = tempDir();
+    const noStore = (...extra: string[]) => [
+      'crawl',
+      `${site.origin}/p/0.html`,
+      '--delay',
+      '0',
+      '--no-robots',
+      '--quiet',
+      '--no-store',
+      '--out',
+      out,
+      ...extra,
+    ];
+    const first = await runCli(noStore('--max-pages', '20'));
+    expect(first.code, first.stderr).toBe(0);
+    const done = readItems(out).length;
+    fs.writeFileSync(path.join(out, 'state', 'crawl-0', 'frontier.log'), '');
+    const r = await runCli(noStore('--resume'));
+    expect(r.code, r.stderr).toBe(0);
+    const said = r.stderr.trim().split('\n');
+    expect(said[0]).toMatch(
+      /^collector: state\/crawl-0\/frontier\.log lost \d+ of its \d+ lines since its last save/,
+    );
+    expect(said[1]).toBe(
+      `collector: state/crawl-0/frontier.log: 0 stored pages read again, 0 URLs queued again; ${done} pages have no stored body: URLs found only there stay lost`,
+    );
   });
 });

@@ -138,4 +138,33 @@ describe.skipIf(canMount !== null)(`disk full (${canMount ?? 'a 1 MiB tmpfs'})`,
       execFileSync('umount', [mnt]);
     }
   }, 90_000);
+
+  it('no free inodes (bytes left): the stop line and the watchdog name inodes; resumes exactly once after more are given', async () => {
+    const mnt = tempDir('collector-inodes-');
+    // 64 MiB of room, 60 files: the inodes run out long before the bytes.
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64m,nr_inodes=60', 'tmpfs', mnt]);
+    try {
+      const out = path.join(mnt, 'out');
+      const args = ['crawl', `${site.origin}/p/0.html`, '--delay', '0', '--no-robots', '--out', out];
+      const full = await runCli(args);
+      expect(full.code, full.stderr).toBe(75);
+      expect(full.stderr.trim()).toMatch(
+        /^collector: no free inodes on \S+ \(\d+ MB free\): stopped; --resume continues$/,
+      );
+      expect(readItems(out).length).toBeLessThan(N);
+      const held = await runCli(['watchdog', '--data', out, '--settle', '60s']);
+      expect(held.stdout).toMatch(
+        /^not restarted: .+; no free inodes on \S+ \(\d+ left, \d+ MB free\): remove files, then the next watchdog run restarts it\n$/,
+      );
+      expect(held.code).toBe(3);
+      execFileSync('mount', ['-o', 'remount,nr_inodes=10000', mnt]);
+      const r = await runCli([...args, '--resume']);
+      expect(r.code, r.stderr).toBe(0);
+      const urls = readItems(out).map((i) => i.url);
+      expect(urls.length).toBe(N);
+      expect(new Set(urls).size).toBe(N);
+    } finally {
+      execFileSync('umount', [mnt]);
+    }
+  }, 90_000);
 });

@@ -476,7 +476,14 @@ describe('recoverJournal', () => {
   it('returns an empty state when nothing was written yet', async () => {
     const { s, seen } = seenSet();
     const r = await recoverJournal(options(), seen, () => {});
-    expect(r).toEqual({ pending: [], done: 0, repairedBytes: 0, repeated: 0 });
+    expect(r).toEqual({
+      pending: [],
+      done: 0,
+      repairedBytes: 0,
+      repeated: 0,
+      lines: { frontier: 0, items: 0 },
+      lost: {},
+    });
     expect(s.size).toBe(0);
   });
 });

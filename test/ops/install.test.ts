@@ -25,13 +25,14 @@ function target(dir: string, over: Partial<InstallTarget> = {}): InstallTarget {
   };
 }
 
-function writeConfig(dir: string): string {
+/** A config in `dir`: a crawl worker type by default. */
+function writeConfig(
+  dir: string,
+  yaml = 'data: ./data\nsupervisor: { joinTimeout: 30s }\nmemory: { limit: 1536M }\n' +
+    'workers:\n  - { name: docs, source: crawl, processes: 2, seeds: [http://127.0.0.1:9/] }\n',
+): string {
   const file = path.join(dir, 'collector.yaml');
-  fs.writeFileSync(
-    file,
-    'data: ./data\nsupervisor: { joinTimeout: 30s }\nmemory: { limit: 1536M }\n' +
-      'workers:\n  - { name: docs, source: crawl, processes: 2, seeds: [http://127.0.0.1:9/] }\n',
-  );
+  fs.writeFileSync(file, yaml);
   return file;
 }
 
@@ -44,14 +45,25 @@ describe('collector install --cron', () => {
     expect(lines.at(-1)).toBe('# END collector');
     const jobs = lines.filter((l) => !l.startsWith('#'));
     expect(jobs).toHaveLength(3);
+    // every job sources the environment file (tokens) first: the watchdog passes its environment on
+    const env = 'set -a && \\. \\S+\\/collector\\.env && set \\+a';
     expect(jobs[0]).toMatch(
-      /^@reboot cd \S+ && mkdir -p \S+ && \S+ \S+bin\/collector\.js run --config \S+collector\.yaml --quiet >> \S+collector\.out 2>&1$/,
+      new RegExp(
+        `^@reboot cd \\S+ && ${env} && mkdir -p \\S+ && \\S+ \\S+bin\\/collector\\.js run --config \\S+collector\\.yaml --quiet >> \\S+collector\\.out 2>&1$`,
+      ),
     );
     expect(jobs[1]).toMatch(
-      /^\*\/5 \* \* \* \* cd \S+ && flock -n \S+watchdog\.flock \S+ \S+ watchdog --data \S+\/data --config \S+$/,
+      new RegExp(
+        `^\\*\\/5 \\* \\* \\* \\* cd \\S+ && ${env} && flock -n \\S+watchdog\\.flock \\S+ \\S+ watchdog --data \\S+\\/data --config \\S+$`,
+      ),
     );
     expect(jobs[2]).toMatch(
-      /^\*\/5 \* \* \* \* cd \S+ && flock -n \S+size\.flock \S+ \S+ size --data \S+\/data --every 100MB --config \S+$/,
+      new RegExp(
+        `^\\*\\/5 \\* \\* \\* \\* cd \\S+ && ${env} && flock -n \\S+size\\.flock \\S+ \\S+ size --data \\S+\\/data --every 100MB --config \\S+$`,
+      ),
+    );
+    expect(lines[2]).toBe(
+      `# Tokens: ${path.join(dir, 'collector.env')} (mode 0600, KEY=value lines), sourced by each line; never in this table.`,
     );
     expect(cronBlock(target(dir, { cronLog: '/var/log/c.log' }))).toMatch(
       /watchdog .* >> \/var\/log\/c\.log 2>&1\n/,
@@ -78,7 +90,9 @@ describe('collector install --cron', () => {
     async () => {
       const dir = tempDir();
       const config = writeConfig(dir);
-      const r = await runCli(['install', '--cron', '--config', config]);
+      const envFile = path.join(dir, 'collector.env');
+      fs.writeFileSync(envFile, '', { mode: 0o600 });
+      const r = await runCli(['install', '--cron', '--config', config, '--secrets-file', envFile]);
       expect(r.code).toBe(0);
       const watchdog = r.stdout
         .split('\n')
@@ -105,6 +119,62 @@ describe('collector install --cron', () => {
       }
     },
   );
+});
+
+describe('collector install --cron: the environment file', () => {
+  const githubConfig = (dir: string) =>
+    writeConfig(
+      dir,
+      'data: ./data\nworkers:\n  - { name: topics, source: github-search, processes: 1, topics: [llm] }\n' +
+        '  - { name: hub, source: github-trending, processes: 1, github: { tokenEnv: HUB_TOKEN } }\n',
+    );
+
+  it('printed: the block alone on stdout; a missing file is said on stderr with the variables to put there', async () => {
+    const dir = tempDir();
+    const envFile = path.join(dir, 'none', 'collector.env');
+    const r = await runCli(['install', '--cron', '--config', githubConfig(dir), '--secrets-file', envFile]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^# BEGIN collector /);
+    expect(r.stdout).toContain(`set -a && . ${envFile} && set +a`);
+    expect(r.stderr).toBe(
+      `collector: note: ${envFile} does not exist; each line sources it: create it (mode 0600, KEY=value lines: GITHUB_TOKEN, HUB_TOKEN), or run with --write\n`,
+    );
+    expect(fs.existsSync(envFile)).toBe(false); // printing writes nothing
+  });
+
+  it('--write: the file first (0600, a line per variable the sources read), then the crontab; kept and tightened later', async () => {
+    const dir = tempDir();
+    // a stand-in `crontab` on PATH: -l prints the table, - replaces it (this user's real one is never touched)
+    const bin = path.join(dir, 'bin');
+    const table = path.join(dir, 'table');
+    fs.mkdirSync(bin);
+    fs.writeFileSync(
+      path.join(bin, 'crontab'),
+      `#!/bin/sh\nif [ "$1" = -l ]; then [ -f ${table} ] && cat ${table} && exit 0; echo "no crontab" >&2; exit 1; fi\n` +
+        `[ -f ${dir}/secrets/collector.env ] || exit 9\ncat > ${table}\n`,
+      { mode: 0o755 },
+    );
+    const envFile = path.join(dir, 'secrets', 'collector.env');
+    const args = ['install', '--cron', '--config', githubConfig(dir), '--secrets-file', envFile, '--write'];
+    const env = { PATH: `${bin}:${process.env.PATH}` };
+    const r = await runCli(args, env);
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toBe(
+      `wrote ${envFile} (mode 0600): put the tokens there\ncrontab updated (crontab -l shows it)\n`,
+    );
+    expect(fs.statSync(envFile).mode & 0o777).toBe(0o600);
+    const text = fs.readFileSync(envFile, 'utf8');
+    expect(text).toContain('# GITHUB_TOKEN=...   # read by worker type topics\n');
+    expect(text).toContain('# HUB_TOKEN=...   # read by worker type hub\n');
+    expect(fs.readFileSync(table, 'utf8')).toContain(`&& set -a && . ${envFile} && set +a && `);
+    fs.writeFileSync(envFile, 'GITHUB_TOKEN=mine\n');
+    fs.chmodSync(envFile, 0o644);
+    const again = await runCli(args, env);
+    expect(again.stdout.split('\n')[0]).toBe(`${envFile}: mode set to 0600 (it holds secrets)`);
+    expect(fs.readFileSync(envFile, 'utf8')).toBe('GITHUB_TOKEN=mine\n'); // never overwritten
+    expect(fs.statSync(envFile).mode & 0o777).toBe(0o600);
+    expect(fs.readFileSync(table, 'utf8').match(/# BEGIN collector/g)).toHaveLength(1);
+  });
 });
 
 describe('collector install --systemd', () => {
