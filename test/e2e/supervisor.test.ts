@@ -133,8 +133,12 @@ describe('supervisor: N worker processes', () => {
 
   it('resumes with the recorded process layout, and refuses a different one', async () => {
     const out = tempDir();
-    const first = await runCli([...args(out, 2), '--max-pages', '40']);
+    const first = await runCli([...args(out, 2).filter((a) => a !== '--quiet'), '--max-pages', '40']);
     expect(first.code).toBe(0);
+    // the summary says the page budget ended it, and how it was split (issue 30)
+    expect(first.stderr).toMatch(
+      /\d+ queued \(stopped: --max-pages 40 reached \(20 per process over 2 processes: each stops at its share\); --resume with a larger --max-pages or none continues\), 2 processes/,
+    );
     const before = fs.readFileSync(path.join(out, 'items', 'crawl-0.jsonl'));
     const other = await runCli([...args(out, 4), '--resume']);
     expect(other.code).toBe(2);
