@@ -7,6 +7,7 @@ import { PACKAGE_VERSION } from '../config/package-info.js';
 import { UsageError } from '../config/usage-error.js';
 import { DISK_FULL_EXIT_CODE, diskFullLine, diskFullPath, isDiskFull } from '../sinks/disk-full.js';
 import { registerCrawl } from './crawl.js';
+import { registerExport } from './export.js';
 import { registerInstall } from './install.js';
 import { registerPlan } from './plan.js';
 import { registerRun } from './run.js';
@@ -33,6 +34,7 @@ registerWatchdog(program);
 registerSize(program);
 registerPlan(program);
 registerInstall(program);
+registerExport(program);
 for (const c of program.commands) c.exitOverride();
 
 try {
