@@ -24,7 +24,7 @@ export interface LineBatch {
 }
 
 /** Bytes read from an items file at a time. */
-const CHUNK_BYTES = 1 << 20;
+const CHUNK_BYTES = 1 << 16;
 
 /**
  * The items files of `dataDir`, sorted by name (so by worker id), each with the length of its

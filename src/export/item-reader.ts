@@ -10,6 +10,7 @@ import type { Item } from '../engine/item.js';
 import { type DamagedLine, inFetchOrder } from './fetch-order.js';
 import { type ItemFilterOptions, itemFilter } from './item-filter.js';
 import { type ItemFile, listItemFiles } from './item-files.js';
+import { isUnchanged, parseItemLine, type ScannedLine, scanItemLine } from './item-line.js';
 import { ItemTextError, itemText } from './item-text.js';
 import { NewestVersions } from './newest-versions.js';
 
@@ -88,42 +89,53 @@ export class ItemReader {
       this.stats.damaged++;
       warn(`${file.name} line ${lineNo}: ${why}: skipped`);
     };
-    for await (const line of inFetchOrder(files, onDamaged)) {
+    for await (const { parsed, file, lineNo, id } of inFetchOrder(files, parseItemLine, onDamaged)) {
       this.stats.lines++;
-      if (accept !== null && !accept(line)) {
+      if (accept !== null && !accept(parsed)) {
         this.stats.filteredOut++;
         continue;
       }
-      if (newest !== null && !newest.isNewest(line.item.url, line.position)) {
+      if (newest !== null && !newest.isNewest(parsed.item.url, id)) {
         this.stats.olderVersions++;
         continue;
       }
       let text: string | null | undefined;
       if (withContent) {
         try {
-          text = await itemText(this.dataDir, line.item);
+          text = itemText(this.dataDir, parsed.item);
         } catch (e) {
           if (!(e instanceof ItemTextError)) throw e;
           this.stats.missingContent++;
-          warn(`${line.file.name} line ${line.lineNo}: content ${e.file}: ${e.message}`);
+          warn(`${file.name} line ${lineNo}: content ${e.file}: ${e.message}`);
           text = null;
         }
       }
       this.stats.records++;
-      yield { item: line.item, at: line.at, text };
+      yield { item: parsed.item, at: parsed.at, text };
     }
   }
 
-  /** The first pass: each URL's newest line among those `accept` takes. */
+  /**
+   * The first pass: each URL's newest line among those `accept` takes. Without filters a line is
+   * only scanned for its url, time and `unchanged` mark; with them it is parsed.
+   */
   private async newestVersions(
     files: ItemFile[],
     accept: ReturnType<typeof itemFilter>,
   ): Promise<NewestVersions> {
+    const scan =
+      accept === null
+        ? scanItemLine
+        : (line: string): (ScannedLine & { accepted?: boolean }) | string => {
+            const parsed = parseItemLine(line);
+            if (typeof parsed === 'string') return parsed;
+            const { item, at } = parsed;
+            return { url: item.url, at, unchanged: isUnchanged(item), accepted: accept(parsed) };
+          };
     const newest = new NewestVersions();
-    for await (const line of inFetchOrder(files, () => {})) {
-      if (accept !== null && !accept(line)) continue;
-      const data = line.item.data;
-      newest.record(line.item.url, line.position, data?.unchanged === true);
+    for await (const { parsed, id } of inFetchOrder(files, scan, () => {})) {
+      if ('accepted' in parsed && !parsed.accepted) continue;
+      newest.record(parsed.url, id, parsed.unchanged);
     }
     return newest;
   }

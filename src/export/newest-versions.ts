@@ -1,9 +1,9 @@
 /**
  * Which line is the newest version of each page, found in a first pass over the items in fetch
- * order without keeping the items: a compact table from each URL's 64-bit fingerprint to the
- * position (in that order) of its newest line, 12 bytes a slot, at most 3/4 full — 16 to 32
- * bytes per distinct URL (24 MB for 1,000,000 URLs at most), against ~200 for a `Map` of URLs.
- * The second pass, in the same order, emits a line only when it is the one recorded.
+ * order without keeping the items: a compact table from each URL's 64-bit fingerprint to the id
+ * of its newest line (fetch-order.ts: from its file and line number), 12 bytes a slot, at most
+ * 3/4 full — 16 to 32 bytes per distinct URL (24 MB for 1,000,000 URLs at most), against ~200
+ * for a `Map` of URLs. The second pass emits a line only when it is the one recorded.
  *
  * A page's versions are its lines (the same `url`: continuous collection fetches pages again,
  * src/engine/revisits.ts). The newest is the last in fetch order, except that a line marked
@@ -13,17 +13,17 @@
 import { fingerprint, fp } from '../url/fingerprint.js';
 
 const MAX_LOAD = 0.75;
-/** Set in a recorded position when that line is `unchanged`. */
+/** Set in a recorded id when that line is `unchanged`. */
 const UNCHANGED = 0x8000_0000;
 
-/** Lines a table can record: positions are 31-bit. */
-export const MAX_LINES = 0x7fff_ffff;
+/** The largest line id a table records (ids are 31-bit). */
+export const MAX_LINE_ID = 0x7fff_ffff;
 
 /** The newest line of each URL (see the module comment). */
 export class NewestVersions {
   /** (hi, lo) fingerprint pairs; (0, 0) is empty, and is stored as (0, 1). */
   private keys: Uint32Array;
-  /** Position of the newest line, with {@link UNCHANGED}. */
+  /** Id of the newest line, with {@link UNCHANGED}. */
   private values: Uint32Array;
   private mask: number;
   private count = 0;
@@ -46,14 +46,14 @@ export class NewestVersions {
   }
 
   /**
-   * Record the line at `position` (increasing from one call to the next) for `url`.
+   * Record line `id` of `url`, the newest so far (lines are recorded in fetch order).
    * @param unchanged the line is marked `data.unchanged`.
-   * @throws RangeError past {@link MAX_LINES} lines.
+   * @throws RangeError for an id over {@link MAX_LINE_ID} (over 2^31 lines in all).
    */
-  record(url: string, position: number, unchanged: boolean): void {
-    if (position > MAX_LINES) throw new RangeError(`more than ${MAX_LINES} item lines`);
+  record(url: string, id: number, unchanged: boolean): void {
+    if (id > MAX_LINE_ID) throw new RangeError(`item line id ${id} over ${MAX_LINE_ID}: too many item lines`);
     const i = this.slot(url);
-    const value = position | (unchanged ? UNCHANGED : 0);
+    const value = id | (unchanged ? UNCHANGED : 0);
     if (this.keys[i * 2] === 0 && this.keys[i * 2 + 1] === 0) {
       this.keys[i * 2] = fp[0];
       this.keys[i * 2 + 1] = fp[1] === 0 && fp[0] === 0 ? 1 : fp[1];
@@ -64,11 +64,11 @@ export class NewestVersions {
     if (!unchanged || (this.values[i] & UNCHANGED) !== 0) this.values[i] = value >>> 0;
   }
 
-  /** Whether the line at `position` is the one recorded for `url`. */
-  isNewest(url: string, position: number): boolean {
+  /** Whether line `id` is the one recorded for `url`. */
+  isNewest(url: string, id: number): boolean {
     const i = this.slot(url);
     if (this.keys[i * 2] === 0 && this.keys[i * 2 + 1] === 0) return false;
-    return (this.values[i] & ~UNCHANGED) === position;
+    return (this.values[i] & ~UNCHANGED) >>> 0 === id;
   }
 
   /** The slot of `url`'s fingerprint: its own, or the empty one where it would go. Sets `fp`. */
