@@ -12,7 +12,8 @@
  *                                         [--formats jsonl,csv,parquet] [--content both|no|yes]
  *                                         [--keep] [--dir /dev/shm/collector-export-bench-…]
  *
- * The data directory is removed at the end unless `--keep`; `--dir` reuses one kept before.
+ * The data directory is removed at the end unless `--keep`; `--dir` reuses one kept before. The
+ * CLI runs from a copy of bin/ and dist/bundle/ taken at start.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -182,10 +183,25 @@ if (dir === undefined) {
   );
 }
 
-const bin = path.join(root, 'bin', 'collector.js');
+// The CLI measured is a copy of bin/ and dist/bundle/ (node_modules linked), so a build during
+// the bench (the tests build) cannot swap its files mid-run.
+const code = fs.mkdtempSync(path.join(os.tmpdir(), 'collector-export-bench-code-'));
+for (const f of ['bin', 'dist/bundle', 'package.json'])
+  fs.cpSync(path.join(root, f), path.join(code, f), { recursive: true });
+fs.symlinkSync(path.join(root, 'node_modules'), path.join(code, 'node_modules'));
+process.on('exit', () => fs.rmSync(code, { recursive: true, force: true }));
+const bin = path.join(code, 'bin', 'collector.js');
+process.stderr.write(
+  `load average at start: ${os
+    .loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ')} (${os.cpus().length} CPUs)\n`,
+);
 const contents = opts.content === 'both' ? [false, true] : [opts.content === 'yes'];
-console.log(`| format | content | items exported | seconds | items/s | peak RSS MB |`);
-console.log(`| --- | --- | ---: | ---: | ---: | ---: |`);
+console.log(
+  `| format | content | items exported | seconds | items/s | CPU s | items per CPU s | peak RSS MB |`,
+);
+console.log(`| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |`);
 let failed = false;
 for (const withContent of contents) {
   for (const format of opts.formats.split(',')) {
@@ -204,7 +220,7 @@ for (const withContent of contents) {
     }
     process.stderr.write(`${r.stderr.trim()}\n`);
     console.log(
-      `| ${format} | ${withContent ? 'yes' : 'no'} | ${exported.toLocaleString('en')} | ${r.wallS.toFixed(1)} | ${Math.round(exported / r.wallS).toLocaleString('en')} | ${mb(r.peakRssBytes)} |`,
+      `| ${format} | ${withContent ? 'yes' : 'no'} | ${exported.toLocaleString('en')} | ${r.wallS.toFixed(1)} | ${Math.round(exported / r.wallS).toLocaleString('en')} | ${r.cpuS.toFixed(1)} | ${Math.round(exported / r.cpuS).toLocaleString('en')} | ${mb(r.peakRssBytes)} |`,
     );
     fs.rmSync(out, { force: true });
   }
