@@ -21,6 +21,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { killAll, measure } from './lib/measure.js';
+import { mulberry32 } from './lib/prng.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { values: opts } = parseArgs({
@@ -39,18 +40,6 @@ const WORKERS = Number(opts.workers);
 const REVISITS = Number(opts.revisits);
 const shm = fs.existsSync('/dev/shm') ? '/dev/shm' : os.tmpdir();
 process.on('exit', killAll);
-
-/** A deterministic generator (mulberry32), so every run builds the same data. */
-function mulberry32(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const WORDS =
   'the collector fetches pages politely stores their bodies and writes one item line per URL while a frontier keeps what is left to fetch and a page thread turns HTML into Markdown with tables code and math'.split(

@@ -12,6 +12,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { mulberry32 } from './lib/prng.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { values: opts } = parseArgs({
@@ -23,29 +24,20 @@ const { values: opts } = parseArgs({
 const { simhash64 } = await import(path.join(root, 'dist/extract/simhash.js'));
 const { NearDuplicateIndex } = await import(path.join(root, 'dist/dedup/near-duplicate-index.js'));
 
-/** A deterministic generator (mulberry32), so every run builds the same index. */
-function mulberry32(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 // simhash64: 5 KB slices of the README, each hashed many times.
 const readme = readFileSync(path.join(root, 'README.md'), 'utf8');
 const SLICE = 5 * 1024;
 const texts = [];
-for (let at = 0; at + SLICE <= readme.length && texts.length < 20; at += SLICE) texts.push(readme.slice(at, at + SLICE));
+for (let at = 0; at + SLICE <= readme.length && texts.length < 20; at += SLICE)
+  texts.push(readme.slice(at, at + SLICE));
 for (let i = 0; i < 200; i++) for (const t of texts) simhash64(t); // warm-up (JIT)
 const rounds = 100;
 let t0 = process.hrtime.bigint();
 for (let i = 0; i < rounds; i++) for (const t of texts) simhash64(t);
 const perText = Number(process.hrtime.bigint() - t0) / 1000 / (rounds * texts.length);
-console.log(`simhash64: ${perText.toFixed(1)} µs per 5 KB of text (${texts.length} README slices × ${rounds})`);
+console.log(
+  `simhash64: ${perText.toFixed(1)} µs per 5 KB of text (${texts.length} README slices × ${rounds})`,
+);
 
 console.log('| pages | bytes/page | µs per lookup, miss | µs per lookup, hit (1–3 bits) | hits found |');
 console.log('| ---: | ---: | ---: | ---: | ---: |');

@@ -14,6 +14,9 @@ import { isUnchanged, parseItemLine, type ScannedLine, scanItemLine } from './it
 import { ItemTextError, itemText } from './item-text.js';
 import { NewestVersions } from './newest-versions.js';
 
+/** A guess at the fewest bytes of an item line, to size the newest-version table. */
+const LINE_BYTES_LEAST = 500;
+
 /** What to read. */
 export interface ReadOptions extends ItemFilterOptions {
   /** Read each item's content as text (`text`; see item-text.ts). Default false. */
@@ -132,7 +135,8 @@ export class ItemReader {
             const { item, at } = parsed;
             return { url: item.url, at, unchanged: isUnchanged(item), accepted: accept(parsed) };
           };
-    const newest = new NewestVersions();
+    // Item lines are rarely under 500 bytes: room for that many URLs, so the table seldom grows.
+    const newest = new NewestVersions(files.reduce((n, f) => n + f.end, 0) / LINE_BYTES_LEAST);
     for await (const { parsed, id } of inFetchOrder(files, scan, () => {})) {
       if ('accepted' in parsed && !parsed.accepted) continue;
       newest.record(parsed.url, id, parsed.unchanged);

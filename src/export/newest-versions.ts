@@ -28,8 +28,14 @@ export class NewestVersions {
   private mask: number;
   private count = 0;
 
-  constructor() {
-    const cap = 1024;
+  /**
+   * @param expected URLs expected (e.g. from the files' sizes): the table is made that size at
+   *   once. Growing it later frees the old arrays, and freeing a native buffer over 128 KiB raises
+   *   glibc's mmap threshold, after which smaller buffers fragment the heap (see parquet-format.ts).
+   */
+  constructor(expected = 768) {
+    let cap = 1024;
+    while (cap * MAX_LOAD < expected) cap *= 2;
     this.keys = new Uint32Array(cap * 2);
     this.values = new Uint32Array(cap);
     this.mask = cap - 1;
