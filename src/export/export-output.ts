@@ -151,16 +151,16 @@ class FileOutput extends BufferedOutput {
       return;
     }
     try {
-      // A link never replaces a file made meanwhile (the check at open was no lock).
-      await fsp.link(this.temp, this.file);
+      // A link never replaces a file made meanwhile (the check at open was no lock); a filesystem
+      // without hard links gets a copy, never over an existing file either.
+      await fsp.link(this.temp, this.file).catch((e: NodeJS.ErrnoException) => {
+        if (e.code === 'EEXIST') throw e;
+        return fsp.copyFile(this.temp, this.file, fs.constants.COPYFILE_EXCL);
+      });
     } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code;
-      if (code === 'EEXIST') {
-        await this.abort();
-        throw new UsageError(`--out ${this.name}: exists (made while exporting); --force replaces it`);
-      }
-      // A filesystem without hard links: copy, never over an existing file.
-      await fsp.copyFile(this.temp, this.file, fs.constants.COPYFILE_EXCL);
+      await this.abort();
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+      throw new UsageError(`--out ${this.name}: exists (made while exporting); --force replaces it`);
     }
     await fsp.unlink(this.temp);
   }
