@@ -138,9 +138,11 @@ class FileOutput extends BufferedOutput {
     super();
   }
 
-  protected async send(bytes: Uint8Array): Promise<void> {
+  /** Synchronous, like the reads (item-files.ts): a file write through the thread pool idled the export. */
+  protected send(bytes: Uint8Array): undefined {
     let done = 0;
-    while (done < bytes.length) done += (await this.fh.write(bytes, done)).bytesWritten;
+    while (done < bytes.length) done += fs.writeSync(this.fh.fd, bytes, done);
+    return undefined;
   }
 
   async commit(): Promise<void> {

@@ -3,6 +3,7 @@
  * up to the last newline it had when it was listed, so a line a running collector is still
  * writing (a torn last line) is never read, and every pass over the files reads the same lines.
  */
+import fsSync from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 
@@ -79,20 +80,22 @@ async function wholeLinesEnd(file: string): Promise<number | null> {
 }
 
 /**
- * The lines of `file` up to its listed end, in batches (one per read of up to 1 MiB). Lines are
+ * The lines of `file` up to its listed end, in batches (one per read of up to 64 KiB). Lines are
  * split at LF bytes and decoded as UTF-8 (a newline byte never occurs inside a UTF-8 sequence).
+ * Reads are synchronous: an export is one long computation over the lines, and a read through the
+ * thread pool left the process idle a quarter of the time on a loaded 2-core machine.
  * @throws on I/O errors; a file that shrank meanwhile (a resume cut a torn tail) ends early.
  */
 export async function* readLineBatches(file: ItemFile): AsyncGenerator<LineBatch> {
   if (file.end === 0) return;
-  const fh = await fs.open(file.path, 'r');
+  const fd = fsSync.openSync(file.path, 'r');
   try {
     const chunk = Buffer.allocUnsafe(Math.min(CHUNK_BYTES, file.end));
     let carry: Buffer | null = null;
     let pos = 0;
     let lineNo = 1;
     while (pos < file.end) {
-      const { bytesRead } = await fh.read(chunk, 0, Math.min(chunk.length, file.end - pos), pos);
+      const bytesRead = fsSync.readSync(fd, chunk, 0, Math.min(chunk.length, file.end - pos), pos);
       if (bytesRead === 0) break;
       pos += bytesRead;
       const data = chunk.subarray(0, bytesRead);
@@ -111,6 +114,6 @@ export async function* readLineBatches(file: ItemFile): AsyncGenerator<LineBatch
       lineNo += lines.length;
     }
   } finally {
-    await fh.close();
+    fsSync.closeSync(fd);
   }
 }

@@ -25,14 +25,14 @@ export const ROW_GROUP_BYTES = 2 * 1024 * 1024;
 const JSON_BYTES = 256;
 
 /**
- * Size of the native buffers an export allocates (encoded strings, output blocks) and of a data
- * page: under glibc's 128 KiB mmap threshold. Freeing a larger buffer raises that threshold (up to
- * 32 MiB), after which such buffers come from the heap and fragment it: with 1 MiB buffers and
- * pages, a 1,000,000-item Parquet export with content reached 260 MB RSS with 50 MB live.
+ * Size of the native buffers the export allocates itself (encoded strings, output blocks) and of a
+ * data page: under glibc's 128 KiB mmap threshold, so that freeing them does not raise it (a raised
+ * threshold lets short-lived buffers fragment the heap). The encoder's own allocations still do:
+ * bench/RESULTS.md (2026-12-03, `collector export`).
  */
 const NATIVE_BLOCK_BYTES = 64 * 1024;
 
-/** Row group limits (tests make them small). */
+/** Row group limits (default {@link ROW_GROUP_ROWS}, {@link ROW_GROUP_BYTES}; tests make them small). */
 export interface ParquetLimits {
   rows?: number;
   bytes?: number;
