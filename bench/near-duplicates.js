@@ -12,6 +12,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { mulberry32 } from './lib/prng.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { values: opts } = parseArgs({
@@ -22,18 +23,6 @@ const { values: opts } = parseArgs({
 });
 const { simhash64 } = await import(path.join(root, 'dist/extract/simhash.js'));
 const { NearDuplicateIndex } = await import(path.join(root, 'dist/dedup/near-duplicate-index.js'));
-
-/** A deterministic generator (mulberry32), so every run builds the same index. */
-function mulberry32(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 // simhash64: 5 KB slices of the README and docs/ (the README alone is too short for 20), each
 // hashed many times.

@@ -19,6 +19,8 @@ const RANK = {
   // Beside the composition root: it starts the metrics server and notifies; the ops commands
   // read status.json (supervision) and use the data-dir lock (runtime).
   ops: 5,
+  // `collector export` and the library's items(): reads the items and stored content back.
+  export: 5,
   // Shared-backend implementations of the frontier and dedup interfaces; picked by runtime.
   backends: 2,
   supervision: 4,

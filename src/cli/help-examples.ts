@@ -23,6 +23,11 @@ export const HELP_EXAMPLES: Readonly<Record<string, readonly string[]>> = {
   ],
   size: ['collector size --data /srv/collector/data --every 1GB   # from cron: a line per milestone'],
   plan: ['collector plan -c collector.yaml', 'collector plan -c collector.yaml --cpus 2 --memory-limit 2G'],
+  export: [
+    'collector export --data data --format parquet --with-content --out pages.parquet',
+    'collector export --data data --format csv --fields url,status,title --out pages.csv',
+    'collector export --data data --ok-only --since 2026-12-01 > new.jsonl',
+  ],
   install: [
     'collector install --cron -c /srv/collector/collector.yaml            # print the crontab block',
     'sudo collector install --systemd -c /srv/collector/collector.yaml --write',

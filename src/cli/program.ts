@@ -6,6 +6,7 @@
 import { Command } from 'commander';
 import { PACKAGE_VERSION } from '../config/package-info.js';
 import { registerCrawl } from './crawl.js';
+import { registerExport } from './export.js';
 import { addHelpExamples } from './help-examples.js';
 import { registerInstall } from './install.js';
 import { registerPlan } from './plan.js';
@@ -38,6 +39,7 @@ export function buildProgram(): Command {
   registerSize(program);
   registerPlan(program);
   registerInstall(program);
+  registerExport(program);
   addHelpExamples(program);
   for (const c of program.commands) c.exitOverride();
   return program;

@@ -1,7 +1,8 @@
 /**
  * The exit codes of `collector crawl` and `collector run` (DESIGN §3; docs/operating.md, Exit codes): 0 finished
  * or stopped by a signal, 1 runtime failure, 2 bad usage, and {@link NOTHING_COLLECTED_EXIT_CODE}
- * when the crawl ran to its end and collected nothing because every seed failed.
+ * when the crawl ran to its end and collected nothing because every seed failed; and of
+ * `collector export` (docs/export.md): {@link NO_ITEMS_EXIT_CODE} when there is nothing to export.
  */
 
 /**
@@ -11,6 +12,12 @@
  * and curl 6 or 7 for the same; one code here, since the items say which.
  */
 export const NOTHING_COLLECTED_EXIT_CODE = 69;
+
+/**
+ * `collector export` found no item to export in the data directory (no items file, or none with a
+ * whole, readable line): the same 69, `EX_UNAVAILABLE`, as a crawl that collected nothing.
+ */
+export const NO_ITEMS_EXIT_CODE = NOTHING_COLLECTED_EXIT_CODE;
 
 /** The counts the decision reads (a crawl's, or a run's totals). */
 export interface CollectedCounts {

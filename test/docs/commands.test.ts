@@ -45,6 +45,8 @@ const NOT_RUNNABLE: Record<string, string> = {
     'sorts the index a kill -9 left unsorted: test/e2e/warc.test.ts checks the index after a kill -9 and --resume',
   'docs/warc.md: npx warcio cdx-index data/warc/crawl-0-00000.warc.gz | head':
     "fetches warcio's command line from the npm registry (tests are offline); test/e2e/warc.test.ts compares the CDXJ with warcio's own index",
+  'docs/export.md: collector export --data data --format parquet --with-content --out pages.parquet':
+    'the DuckDB command line and Python (pandas, datasets) that read the file back are not installed by the project; test/e2e/export.test.ts reads the Parquet back with DuckDB (@duckdb/node-api)',
   'docs/output.md: npx pino-pretty < data/logs/crawl-0.log':
     'fetches pino-pretty from the npm registry (tests are offline; it is not a dependency)',
 };
