@@ -30,6 +30,23 @@ async function fixture(o: Parameters<typeof startGithubFixture>[0] = {}): Promis
   return f;
 }
 
+/** `crawl --source github-search` of topic `llm` against the fixture's bases, into `out`, no delay. */
+function searchCrawl(gh: GithubFixture, out: string): string[] {
+  const bases = Object.entries(gh.bases).flatMap(([k, v]) => ['--source-option', `github.${k}=${v}`]);
+  return [
+    'crawl',
+    '--source',
+    'github-search',
+    ...bases,
+    '--source-option',
+    'topics=[llm]',
+    '--out',
+    out,
+    '--delay',
+    '0',
+  ];
+}
+
 /** examples/github.yaml with its bases pointed at the fixture, two topics, smaller pages, 1 s rounds. */
 function configFor(gh: GithubFixture, dir: string): string {
   const config = YAML.parse(fs.readFileSync(EXAMPLE, 'utf8'));
@@ -273,28 +290,7 @@ describe('github-search: a primary limit spent by someone else (a 403 with X-Rat
     const spentAt = gh.log.length;
     const out = tempDir();
     const child = startCli(
-      [
-        'crawl',
-        '--source',
-        'github-search',
-        '--source-option',
-        `github.web=${gh.bases.web}`,
-        '--source-option',
-        `github.api=${gh.bases.api}`,
-        '--source-option',
-        `github.raw=${gh.bases.raw}`,
-        '--source-option',
-        'topics=[llm]',
-        '--source-option',
-        'perPage=8',
-        '--out',
-        out,
-        '--delay',
-        '0',
-        '--processes',
-        '2',
-        '--quiet',
-      ],
+      [...searchCrawl(gh, out), '--source-option', 'perPage=8', '--processes', '2', '--quiet'],
       { GITHUB_TOKEN: TOKEN },
     );
     const exited = waitExit(child);
@@ -325,26 +321,7 @@ describe('github-search: a primary limit spent by someone else (a 403 with X-Rat
     const gh = await fixture({ tokens: [TOKEN] });
     const out = tempDir();
     const bad = 'ghp_notTheRightToken000000000000000';
-    const r = await runCli(
-      [
-        'crawl',
-        '--source',
-        'github-search',
-        '--source-option',
-        `github.web=${gh.bases.web}`,
-        '--source-option',
-        `github.api=${gh.bases.api}`,
-        '--source-option',
-        `github.raw=${gh.bases.raw}`,
-        '--source-option',
-        'topics=[llm]',
-        '--out',
-        out,
-        '--delay',
-        '0',
-      ],
-      { GITHUB_TOKEN: bad },
-    );
+    const r = await runCli(searchCrawl(gh, out), { GITHUB_TOKEN: bad });
     expect(r.code).toBe(69); // nothing collected
     expect(r.stderr).toMatch(
       /every seed failed: .*: GitHub rejected the token \(Bad credentials\): check GITHUB_TOKEN/,
