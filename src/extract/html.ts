@@ -9,7 +9,7 @@ import { decodeHTML, decodeHTMLAttribute } from 'entities/decode';
 import { Tokenizer } from 'htmlparser2';
 import { canonicalize } from '../url/canonicalize.js';
 import { canonicalizeIn } from '../url/legacy-query.js';
-import { isJsonLdType } from './json-ld.js';
+import { HeadFactsReader } from './head-facts.js';
 import type { HeadFacts } from './page-metadata.js';
 import { parseRefresh, REFRESH_REDIRECT_MAX_DELAY_S } from './refresh.js';
 import { TextSketch } from './text-sketch.js';
@@ -50,17 +50,10 @@ export interface HtmlExtractOptions {
   sketch?: boolean;
   /**
    * Collect the {@link HeadFacts} metadata is read from: `<meta>` values, `<html lang>`, the
-   * canonical links outside `<body>`, `<base href>` and JSON-LD blocks (those that fit in
-   * {@link JSON_LD_MAX_CHARS} together).
+   * canonical links outside `<body>`, `<base href>` and JSON-LD blocks (head-facts.ts).
    */
   head?: boolean;
 }
-
-/**
- * Most characters of JSON-LD text kept from one page (all blocks together); a block that does not
- * fit is skipped. Metadata sits in the first blocks; some sites embed whole catalogues.
- */
-export const JSON_LD_MAX_CHARS = 1024 * 1024;
 
 /**
  * Longest title kept, in UTF-16 code units; an unterminated `<title>` would otherwise swallow the
@@ -139,9 +132,6 @@ const WANTED_ATTRS = new Set([
   'xml:lang',
   'type',
 ]);
-
-/** A `rel` value naming the canonical relation (RFC 6596). */
-const CANONICAL_REL = /(?:^|[\t\n\f\r ])canonical(?:[\t\n\f\r ]|$)/i;
 
 /** ASCII whitespace as defined by the HTML standard (TAB LF FF CR SPACE). */
 const ASCII_WHITESPACE = /[\t\n\f\r ]+/g;
@@ -250,24 +240,7 @@ export function extractHtml(html: string, pageUrl: string, opts: HtmlExtractOpti
   let lateRefresh: string | null = null;
   const links: string[] = [];
   const seenLinks = new Set<string>();
-  const head: HeadFacts | null = opts.head
-    ? {
-        metas: new Map(),
-        contentLanguage: null,
-        lang: null,
-        xmlLang: null,
-        title: null,
-        base: null,
-        canonical: [],
-        jsonLd: [],
-      }
-    : null;
-  let inBody = false;
-  let jsonLdChars = 0;
-  /** The JSON-LD block being read, or null. */
-  let jsonLd: string | null = null;
-  /** The block being read does not fit in {@link JSON_LD_MAX_CHARS}: it is skipped. */
-  let jsonLdTooBig = false;
+  const head = opts.head ? new HeadFactsReader() : null;
   // Raw hrefs already resolved against the current base: menus and footers repeat them a lot.
   let seenHrefs = new Set<string>();
 
@@ -306,7 +279,7 @@ export function extractHtml(html: string, pageUrl: string, opts: HtmlExtractOpti
     const raw = titleText.indexOf('&') >= 0 ? decodeHTML(titleText) : titleText;
     const text = raw.replace(ASCII_WHITESPACE, ' ').trim();
     title = text.length > TITLE_MAX_CHARS ? text.slice(0, TITLE_MAX_CHARS) : text;
-    if (head !== null) head.title = text; // metadata has a bound of its own
+    head?.title(text); // metadata has a bound of its own
     titleText = '';
   };
 
@@ -322,14 +295,7 @@ export function extractHtml(html: string, pageUrl: string, opts: HtmlExtractOpti
       case Tag.Link:
         if (!nofollow && a.href !== undefined && a.rel !== undefined && hasFollowedRel(a.rel))
           addLink(a.href);
-        if (
-          head !== null &&
-          !inBody &&
-          a.href !== undefined &&
-          a.rel !== undefined &&
-          CANONICAL_REL.test(a.rel)
-        )
-          head.canonical.push(a.href);
+        head?.link(a);
         break;
       case Tag.Frame:
       case Tag.Iframe:
@@ -341,27 +307,17 @@ export function extractHtml(html: string, pageUrl: string, opts: HtmlExtractOpti
       case Tag.Script:
       case Tag.Style:
         if (!selfClosing) rawText = true;
-        if (
-          head !== null &&
-          !selfClosing &&
-          tag === Tag.Script &&
-          a.type !== undefined &&
-          isJsonLdType(a.type)
-        )
-          jsonLd = '';
+        if (!selfClosing && tag === Tag.Script) head?.script(a);
         break;
       case Tag.Html:
-        if (head !== null) {
-          head.lang ??= a.lang ?? null;
-          head.xmlLang ??= a['xml:lang'] ?? null;
-        }
+        head?.html(a);
         break;
       case Tag.Body:
-        inBody = true;
+        head?.body();
         break;
       case Tag.Base:
         if (!baseSeen && a.href !== undefined) {
-          if (head !== null) head.base = a.href;
+          head?.base(a.href);
           baseSeen = true;
           const resolved = resolve(a.href, pageUrl);
           if (resolved !== null && resolved !== base) {
@@ -399,7 +355,7 @@ export function extractHtml(html: string, pageUrl: string, opts: HtmlExtractOpti
         ) {
           nofollow = true;
         }
-        if (head !== null && a.content !== undefined) readMeta(head, a);
+        head?.meta(a);
         break;
       case Tag.Title:
         if (title === null && !inTitle && svgDepth === 0) inTitle = true;
@@ -451,21 +407,12 @@ export function extractHtml(html: string, pageUrl: string, opts: HtmlExtractOpti
         else if (rawText && (len === 6 || len === 5)) {
           const name = html.slice(start, end).toLowerCase();
           if (name === 'script' || name === 'style') rawText = false;
-          if (jsonLd !== null && head !== null) {
-            if (!jsonLdTooBig) head.jsonLd.push(jsonLd);
-            jsonLdChars += jsonLd.length;
-            jsonLd = null;
-            jsonLdTooBig = false;
-          }
+          head?.endScript();
         }
       },
       ontext(start, end) {
         if (inTitle && titleText.length < TITLE_MAX_CHARS * 4) titleText += html.slice(start, end);
-        if (jsonLd !== null) {
-          if (jsonLdChars + jsonLd.length + (end - start) <= JSON_LD_MAX_CHARS)
-            jsonLd += html.slice(start, end);
-          else jsonLdTooBig = true;
-        }
+        head?.text(html, start, end);
         if (sketch !== null && !rawText) sketch.add(html, start, end);
       },
       ontextentity() {},
@@ -490,22 +437,6 @@ export function extractHtml(html: string, pageUrl: string, opts: HtmlExtractOpti
   if (lateRefresh !== null && !nofollow && !seenLinks.has(lateRefresh)) links.push(lateRefresh);
   const out: HtmlExtract = { title, links: nofollow ? [] : links, nofollow, metaCharset, refresh };
   if (sketch !== null) out.sketch = sketch.finish();
-  if (head !== null) out.head = head;
+  if (head !== null) out.head = head.facts;
   return out;
-}
-
-/**
- * A `<meta content>` into the head facts: by its key (the first present of `property`, `name`,
- * `itemprop`, trimmed, lowercased; the first of each key kept), and the first
- * `http-equiv="content-language"`.
- */
-function readMeta(head: HeadFacts, a: Record<string, string>): void {
-  const key = (a.property ?? a.name ?? a.itemprop ?? '').trim().toLowerCase();
-  if (key !== '' && !head.metas.has(key)) head.metas.set(key, a.content);
-  if (
-    head.contentLanguage === null &&
-    a['http-equiv'] !== undefined &&
-    a['http-equiv'].trim().toLowerCase() === 'content-language'
-  )
-    head.contentLanguage = a.content;
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { extractHtml, JSON_LD_MAX_CHARS } from '../../src/extract/html.js';
+import { JSON_LD_MAX_CHARS } from '../../src/extract/head-facts.js';
+import { extractHtml } from '../../src/extract/html.js';
 
 const PAGE = 'http://example.com/dir/page.html';
 
