@@ -22,6 +22,11 @@ export interface Column {
   type: ColumnType;
   /** What it holds, for `--help` and the docs. */
   doc: string;
+  /**
+   * Its values repeat from row to row (a few distinct ones: a content type, a worker): Parquet
+   * stores them dictionary-encoded; the other string columns are written plain, without trying.
+   */
+  repeats?: boolean;
   get(record: ExportRecord): ColumnValue;
 }
 
@@ -71,7 +76,7 @@ export const COLUMNS: readonly Column[] = [
     doc: 'HTTP status; null when no response came',
     get: (r) => int32(r.item.status),
   },
-  { name: 'content_type', type: 'string', doc: 'Content-Type header', get: (r) => str(r.item.contentType) },
+  { name: 'content_type', type: 'string', repeats: true, doc: 'Content-Type header', get: (r) => str(r.item.contentType) },
   { name: 'fetched_at', type: 'timestamp', doc: 'when it was fetched (UTC)', get: (r) => r.at },
   {
     name: 'title',
@@ -79,17 +84,17 @@ export const COLUMNS: readonly Column[] = [
     doc: "the page's title (data.title, else the HTML <title>)",
     get: (r) => str(dataOf(r)?.title) ?? str(r.item.title),
   },
-  { name: 'language', type: 'string', doc: 'BCP 47 language (data.language)', get: fromData('language') },
+  { name: 'language', type: 'string', repeats: true, doc: 'BCP 47 language (data.language)', get: fromData('language') },
   {
     name: 'text',
     type: 'string',
     doc: 'the content as text: Markdown, or a text body (with --with-content)',
     get: (r) => r.text ?? null,
   },
-  { name: 'source', type: 'string', doc: 'the source that read it', get: (r) => str(r.item.source) },
-  { name: 'worker', type: 'string', doc: 'the worker that fetched it', get: (r) => str(r.item.worker) },
+  { name: 'source', type: 'string', repeats: true, doc: 'the source that read it', get: (r) => str(r.item.source) },
+  { name: 'worker', type: 'string', repeats: true, doc: 'the worker that fetched it', get: (r) => str(r.item.worker) },
   { name: 'depth', type: 'int32', doc: 'link distance from a seed', get: (r) => int32(r.item.depth) },
-  { name: 'label', type: 'string', doc: "the request's label", get: (r) => str(r.item.label) },
+  { name: 'label', type: 'string', repeats: true, doc: "the request's label", get: (r) => str(r.item.label) },
   {
     name: 'bytes',
     type: 'int64',
@@ -110,11 +115,11 @@ export const COLUMNS: readonly Column[] = [
     get: fromData('markdown'),
   },
   { name: 'description', type: 'string', doc: 'data.description', get: fromData('description') },
-  { name: 'author', type: 'string', doc: 'data.author', get: fromData('author') },
+  { name: 'author', type: 'string', repeats: true, doc: 'data.author', get: fromData('author') },
   { name: 'published', type: 'string', doc: 'data.published (ISO 8601)', get: fromData('published') },
   { name: 'modified', type: 'string', doc: 'data.modified (ISO 8601)', get: fromData('modified') },
   { name: 'canonical', type: 'string', doc: 'data.canonical', get: fromData('canonical') },
-  { name: 'site_name', type: 'string', doc: 'data.siteName', get: fromData('siteName') },
+  { name: 'site_name', type: 'string', repeats: true, doc: 'data.siteName', get: fromData('siteName') },
   {
     name: 'words',
     type: 'int32',
@@ -145,7 +150,7 @@ export const COLUMNS: readonly Column[] = [
     doc: 'which body of the page this is (data.version)',
     get: (r) => int32(dataOf(r)?.version),
   },
-  { name: 'error_kind', type: 'string', doc: 'error.kind when it failed', get: (r) => str(errorOf(r)?.kind) },
+  { name: 'error_kind', type: 'string', repeats: true, doc: 'error.kind when it failed', get: (r) => str(errorOf(r)?.kind) },
   {
     name: 'error_message',
     type: 'string',

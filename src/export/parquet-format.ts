@@ -1,15 +1,17 @@
 /**
  * Parquet export through hyparquet-writer (pure JavaScript, one small dependency, Node 20): rows
- * are gathered into a row group until it holds {@link ROW_GROUP_ROWS} rows or about
- * {@link ROW_GROUP_BYTES} of values, which is then encoded (Snappy) and written out — one row
- * group in memory at a time, whatever the size of the export. The footer goes last.
+ * are gathered into a row group (column-buffers.ts) until it holds {@link ROW_GROUP_ROWS} rows or
+ * {@link ROW_GROUP_BYTES} of values, which is then encoded (GZIP) and written out — one row group
+ * in memory at a time, whatever the size of the export. The footer goes last.
  *
  * Types: strings as UTF8 byte arrays; `int32`/`int64` as INT32/INT64; `fetched_at` as INT64
  * TIMESTAMP(MILLIS, UTC); JSON columns as byte arrays of the JSON logical type. Every column is
  * OPTIONAL (null when absent). DuckDB, pandas/pyarrow and Hugging Face `datasets` read it as is.
  */
+import { gzipSync } from 'node:zlib';
 import { ByteWriter, ParquetWriter, type SchemaElement } from 'hyparquet-writer';
 import { PACKAGE_NAME, PACKAGE_VERSION } from '../config/package-info.js';
+import { columnBuffer } from './column-buffers.js';
 import type { Column, ColumnType } from './columns.js';
 import type { ExportOutput } from './export-output.js';
 import type { FormatWriter } from './format-writer.js';
@@ -18,11 +20,8 @@ import type { ExportRecord } from './item-reader.js';
 /** Most rows in a row group. */
 export const ROW_GROUP_ROWS = 5_000;
 
-/** About the most value bytes in a row group (strings counted by length): bounds its memory. */
+/** The most value bytes in a row group (UTF-8 bytes of strings and JSON text): bounds its memory. */
 export const ROW_GROUP_BYTES = 2 * 1024 * 1024;
-
-/** What a JSON value is counted as in a row group's bytes (not measured: that would encode it twice). */
-const JSON_BYTES = 256;
 
 /**
  * Size of the native buffers the export allocates itself (encoded strings, output blocks) and of a
@@ -56,7 +55,10 @@ function schemaElement(name: string, type: ColumnType): SchemaElement {
         logical_type: { type: 'TIMESTAMP', isAdjustedToUTC: true, unit: 'MILLIS' },
       };
     case 'json':
-      return { ...optional, type: 'BYTE_ARRAY', converted_type: 'JSON', logical_type: { type: 'JSON' } };
+      // The legacy converted type JSON (which DuckDB reads) is added only at the footer
+      // (declareJson): with it, hyparquet-writer would copy and stringify every value itself;
+      // column-buffers.ts has them as JSON text already.
+      return { ...optional, type: 'BYTE_ARRAY', logical_type: { type: 'JSON' } };
   }
 }
 
@@ -103,23 +105,12 @@ class OutputWriter extends ByteWriter {
 }
 
 /**
- * Replace the strings of `values` by their UTF-8 bytes: views into shared blocks rather than one
- * allocation each (the library's own encoding).
+ * Give the JSON columns of `schema` the converted type JSON too, for the footer: the writer
+ * reads its schema elements when it encodes a column (as bytes, without it) and again when it
+ * writes the footer (with it), the same objects.
  */
-function encodeStrings(values: unknown[]): void {
-  let block = Buffer.allocUnsafeSlow(0);
-  let used = 0;
-  for (let i = 0; i < values.length; i++) {
-    const v = values[i];
-    if (typeof v !== 'string') continue;
-    if (block.length - used < v.length * 3) {
-      block = Buffer.allocUnsafeSlow(Math.max(NATIVE_BLOCK_BYTES, v.length * 3));
-      used = 0;
-    }
-    const n = block.write(v, used, 'utf8');
-    values[i] = block.subarray(used, used + n);
-    used += n;
-  }
+function declareJson(schema: SchemaElement[]): void {
+  for (const e of schema) if (e.logical_type?.type === 'JSON') e.converted_type = 'JSON';
 }
 
 /** A writer of Parquet to `output`. */
@@ -130,50 +121,61 @@ export function parquetWriter(
 ): FormatWriter {
   const maxRows = limits.rows ?? ROW_GROUP_ROWS;
   const maxBytes = limits.bytes ?? ROW_GROUP_BYTES;
+  const schema: SchemaElement[] = [
+    { name: 'schema', num_children: columns.length },
+    ...columns.map((c) => schemaElement(c.name, c.type)),
+  ];
   const writer = new ParquetWriter({
     writer: new OutputWriter(output),
-    schema: [
-      { name: 'schema', num_children: columns.length },
-      ...columns.map((c) => schemaElement(c.name, c.type)),
-    ],
+    schema,
     createdBy: `${PACKAGE_NAME} ${PACKAGE_VERSION} (hyparquet-writer)`,
+    // GZIP at level 1 through Node's zlib: 2.7× the speed of the library's Snappy, in JavaScript,
+    // for smaller files; every Parquet reader reads GZIP (bench/RESULTS.md, 2026-12-03).
+    codec: 'GZIP',
+    compressors: { GZIP: (bytes: Uint8Array) => gzipSync(bytes, { level: 1 }) },
   });
-  let values: unknown[][] = columns.map(() => []);
+  const buffers = columns.map((c) => columnBuffer(c.type, c.repeats === true));
   let rows = 0;
   let bytes = 0;
 
   const writeGroup = async (): Promise<void> => {
     if (rows === 0) return;
-    const columnData = columns.map((c, i) => {
-      const data = values[i];
-      if (c.type === 'string') encodeStrings(data);
-      if (c.type === 'int64' || c.type === 'timestamp')
-        for (let j = 0; j < data.length; j++) if (data[j] !== null) data[j] = BigInt(data[j] as number);
-      // Statistics (min/max) help readers skip row groups by time, status or size; on strings they
-      // took a third of the encoding time and say little (URLs, titles).
+    const columnData = columns.map((c, i) => ({
+      name: c.name,
+      // Made when the writer comes to the column, not all at once before the first: each
+      // column's values (a view per value) are garbage once it is encoded.
+      get data() {
+        return buffers[i].values();
+      },
+      // A column of few distinct values is dictionary-encoded (from its strings: only the
+      // dictionary is encoded to UTF-8); the other string and JSON columns are written plain,
+      // without the library's sampling for a dictionary: a third of the encoding time went to
+      // hashing the bytes of URLs, titles and hashes in search of repeats that are not there.
+      encoding: !c.repeats && (c.type === 'string' || c.type === 'json') ? ('PLAIN' as const) : undefined,
+      // Statistics (min/max) let readers skip row groups by time; on the other columns they cost
+      // encoding time and footer memory (kept for every column chunk until the end) for little.
+      statistics: c.type === 'timestamp',
       // No offset index (page locations): kept in memory for every column chunk until the footer,
       // it would grow with the export, and a chunk of a row group this size has one page or few.
-      return { name: c.name, data, statistics: c.type !== 'json' && c.type !== 'string', offsetIndex: false };
-    });
-    values = columns.map(() => []);
+      offsetIndex: false,
+    }));
     rows = 0;
     bytes = 0;
-    await writer.write({ columnData, rowGroupSize: Number.MAX_SAFE_INTEGER, pageSize: NATIVE_BLOCK_BYTES });
+    // Encoded synchronously, before the first await: the buffers are free again after it.
+    const written = writer.write({ columnData, rowGroupSize: Number.MAX_SAFE_INTEGER, pageSize: NATIVE_BLOCK_BYTES });
+    for (const b of buffers) b.clear();
+    await written;
   };
 
   return {
     row(record: ExportRecord) {
-      for (let i = 0; i < columns.length; i++) {
-        const c = columns[i];
-        const v = c.get(record) ?? null;
-        bytes += typeof v === 'string' ? v.length : c.type === 'json' && v !== null ? JSON_BYTES : 8;
-        values[i].push(v);
-      }
+      for (let i = 0; i < columns.length; i++) bytes += buffers[i].push(columns[i].get(record));
       rows++;
       return rows >= maxRows || bytes >= maxBytes ? writeGroup() : undefined;
     },
     async end() {
       await writeGroup();
+      declareJson(schema);
       await writer.finish();
     },
   };
