@@ -235,6 +235,7 @@ export function buildNetworkParts(
       conditional: revisits === null ? undefined : (url) => revisits.headersFor(url),
       onFetch: deps.onFetch,
       budget: hopBudget(source, deps.rateBudgets),
+      onBudget: deps.onBudget,
       warc: warc ?? undefined,
     }),
     sessionIds,

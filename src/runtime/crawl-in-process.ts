@@ -77,6 +77,7 @@ export async function runInProcess(
     },
     onFetch: (ms) => counters.fetch(ms),
     onRateLimitWait: (ms) => counters.rateLimitWait(ms),
+    onBudget: (event) => counters.budget(event),
     onSourceLog: (level) => counters.sourceLog(level),
     onWarning: (line) => {
       if (!opts.quiet) printLine(progress, line);

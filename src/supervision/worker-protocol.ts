@@ -7,7 +7,7 @@
  */
 import type { Logger } from 'pino';
 import type { Crawler, Partition } from '../engine/crawler.js';
-import type { RateBudgets } from '../engine/rate-gate.js';
+import type { BudgetEvent, RateBudgets } from '../engine/rate-gate.js';
 import { DISK_FULL_EXIT_CODE, diskFullPath, isDiskFull } from '../sinks/disk-full.js';
 import type { FromWorker, ToWorker, WorkerInit } from './ipc.js';
 import { RemoteRateBudgets } from './rate-budget-client.js';
@@ -41,6 +41,8 @@ export interface WorkerWiring {
   onFetch(ms: number): void;
   /** Call when a host is paused by Retry-After or rate-limit headers, ms (metrics). */
   onRateLimitWait(ms: number): void;
+  /** Call when a source's rate budget holds a request back, or a response was a rate-limit refusal. */
+  onBudget(event: BudgetEvent): void;
   /** Call with a warning line for a person (the supervisor shows it). */
   onWarning(line: string): void;
   /** Call on every line the source logs (warnings and errors are counted). */
@@ -185,6 +187,7 @@ export function serveSupervisor(
       },
       onFetch: (ms) => counters.fetch(ms),
       onRateLimitWait: (ms) => counters.rateLimitWait(ms),
+      onBudget: (event) => counters.budget(event),
       onWarning: (line) => send({ t: 'warning', line }),
       onSourceLog: (level) => counters.sourceLog(level),
       rateBudgets: budgets,
