@@ -3,7 +3,7 @@
  * keys): one zod schema each, the single source of truth for their defaults and validation.
  */
 import { z } from 'zod';
-import { DEFAULT_README_NAMES, type ReadmeVia } from '../extract/github-readme.js';
+import { DEFAULT_README_NAMES, DEFAULT_README_PATHS, type ReadmeVia } from '../extract/github-readme.js';
 import { SEARCH_DEFAULT_PER_PAGE, SEARCH_MAX_PER_PAGE } from '../extract/github-search.js';
 import { TRENDING_PERIODS } from '../extract/github-trending.js';
 import { DEFAULT_GITHUB_BASES } from '../http/github-api.js';
@@ -59,6 +59,19 @@ const readmeKeys = {
     .array(z.string().regex(/^[^/\\\0]+$/, { error: 'expected a file name without "/"' }))
     .min(1)
     .default([...DEFAULT_README_NAMES]),
+  /**
+   * Paths below the repository root tried on the raw host after `readmeNames`: the other places
+   * GitHub shows a README from. Default `.github/README.md`, `docs/README.md`.
+   */
+  readmePaths: z
+    .array(
+      z
+        .string()
+        .refine((p) => p.split('/').every((s) => s !== '' && s !== '.' && s !== '..' && !/[\\\0]/.test(s)), {
+          error: 'expected a path below the repository root, e.g. docs/README.md',
+        }),
+    )
+    .default([...DEFAULT_README_PATHS]),
   /** Also collect the READMEs of repositories a README links to. Default false. */
   discover: z.boolean().default(false),
   /** How many README-to-README hops `discover` follows. Default 1. */

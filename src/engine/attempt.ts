@@ -227,8 +227,8 @@ export class Attempts {
       if (r.title !== undefined) item.title = r.title;
       if (r.data) item.data = { ...item.data, ...r.data };
     }
-    // No body, or the request said not to store it (`store: false`): the item goes alone.
-    if (page.bytes === 0 || entry.meta?.store === false) {
+    // No body, or the request or the source said not to store it (`store: false`): the item goes alone.
+    if (page.bytes === 0 || entry.meta?.store === false || r?.store === false) {
       pages.drop(id);
       return { kind: 'item', item, links: r?.follow };
     }

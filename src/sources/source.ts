@@ -101,6 +101,12 @@ export interface HandleResult {
   /** Store these bytes or this extension instead of the response as it came. */
   file?: FileChoice;
   /**
+   * `false`: the response is not stored (the item line is still written): it only pointed to the
+   * content, which a request in `follow` fetches (a symbolic link, an API answer without the
+   * file's bytes). Default: stored, as the request's `store` says.
+   */
+  store?: boolean;
+  /**
    * Markdown of the page (e.g. an article's main content): stored as a `.md` file next to the
    * stored body, which the item's `data.markdown` names. Links in it are not followed by
    * themselves: put them in `follow`.
