@@ -67,8 +67,8 @@ export function githubToken(o: ReadmeOptions): string | null {
 
 /**
  * The error of a 401 from the API: GitHub refused the credential. Named by its environment
- * variable, never by its value; no retry can fix it, so the page's item says it (`source` error)
- * and, when every seed failed, the crawl's last line does.
+ * variable, never by its value; no retry can fix it, so the source stops its worker type with it
+ * ({@link rejectedTokenStop}): the page's item says it (`source` error), and so does one line.
  */
 export function rejectedToken(page: Page, o: ReadmeOptions): Error {
   let why = 'Bad credentials';
@@ -84,6 +84,14 @@ export function rejectedToken(page: Page, o: ReadmeOptions): Error {
       ? `GitHub answered 401 (${why}) to a request without a token: set ${env}`
       : `GitHub rejected the token (${why}): check ${env}`,
   );
+}
+
+/**
+ * What a 401 from the API makes of the page: the worker type stops (`stop`: the item's error, said
+ * once; no request goes out again with a token GitHub refuses).
+ */
+export function rejectedTokenStop(page: Page, o: ReadmeOptions): HandleResult {
+  return { stop: rejectedToken(page, o).message };
 }
 
 /** The README request of `repo`, as the listing described it. */
@@ -134,7 +142,7 @@ export function handleReadme(page: Page, ctx: SourceContext<ReadmeOptions>): Han
   const ud = page.userData as ReadmeUserData;
   const repo = parseRepoSlug(ud.repo) as RepoRef;
   const o = ctx.options;
-  if (page.status === 401) throw rejectedToken(page, o);
+  if (page.status === 401) return rejectedTokenStop(page, o);
   const data: Record<string, unknown> = { repo: repo.slug, ...ud.listing };
   if (page.status === 404) {
     const raw = ud.via === 'raw' && ud.name !== null && ud.named !== true && ud.links === undefined;
@@ -228,7 +236,7 @@ function symlinkFollow(
 
 /** The source hooks both GitHub sources share (token, budget, scope, 404s). */
 export const githubHooks = {
-  /** `404`: a README that is not there (next name, or none); `401`: a token GitHub rejects (said by name). */
+  /** `404`: a README that is not there (next name, or none); `401`: a token GitHub rejects (said by name; the worker type stops). */
   statuses: [404, 401] as readonly number[],
   /** `Authorization: Bearer <token>` on requests below the API base only. */
   authorize(request: { url: string }, ctx: SourceContext<ReadmeOptions>): Record<string, string> {

@@ -24,7 +24,7 @@ import {
   searchUrl,
   windowQuery,
 } from '../extract/github-search.js';
-import { githubHooks, handleReadme, README_LABEL, readmeFollow, rejectedToken } from './github-readmes.js';
+import { githubHooks, handleReadme, README_LABEL, readmeFollow, rejectedTokenStop } from './github-readmes.js';
 import {
   defineSource,
   type HandleResult,
@@ -98,7 +98,7 @@ export const githubSearchSource = defineSource<GithubSearchOptions>({
 
   handle(page, ctx) {
     if (page.label === README_LABEL) return handleReadme(page, ctx);
-    if (page.status === 401) throw rejectedToken(page, ctx.options);
+    if (page.status === 401) return rejectedTokenStop(page, ctx.options);
     const ud = (page.userData ?? {}) as Partial<SearchUserData>;
     if (page.status === 404)
       return { data: { query: ud.query, page: ud.page }, missing: `search ${page.url}: not found` };

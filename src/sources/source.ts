@@ -107,6 +107,14 @@ export interface HandleResult {
    */
   store?: boolean;
   /**
+   * The worker type cannot go on (the service refused its credential: no retry can fix that):
+   * this one-line reason becomes the page's item error (`source`), is said once (log, stderr,
+   * status), and the worker stops taking URLs rather than sending more with it. A one-shot crawl
+   * ends with exit code 78 (`EX_CONFIG`); under `collector run` every process of the worker type
+   * stops, and the run ends with 78 once nothing else runs.
+   */
+  stop?: string;
+  /**
    * Markdown of the page (e.g. an article's main content): stored as a `.md` file next to the
    * stored body, which the item's `data.markdown` names. Links in it are not followed by
    * themselves: put them in `follow`.

@@ -9,6 +9,7 @@ import type { Logger } from 'pino';
 import type { Crawler, Partition } from '../engine/crawler.js';
 import type { BudgetEvent, RateBudgets } from '../engine/rate-gate.js';
 import { DISK_FULL_EXIT_CODE, diskFullPath, isDiskFull } from '../sinks/disk-full.js';
+import { SOURCE_STOPPED_EXIT_CODE } from '../sources/source-stop.js';
 import type { FromWorker, ToWorker, WorkerInit } from './ipc.js';
 import { RemoteRateBudgets } from './rate-budget-client.js';
 import { type CountedItem, CounterSet } from './worker-counters.js';
@@ -163,7 +164,7 @@ export function serveSupervisor(
     }
   };
 
-  const main = async (init: WorkerInit): Promise<void> => {
+  const main = async (init: WorkerInit): Promise<string | null> => {
     const {
       crawler: c,
       log,
@@ -233,6 +234,7 @@ export function serveSupervisor(
     }
     const failure = c.writeError ?? closeError;
     if (failure !== null) throw failure;
+    return c.stoppedBySource;
   };
 
   process.on('message', (msg: ToWorker) => {
@@ -245,7 +247,12 @@ export function serveSupervisor(
       return;
     }
     main(msg).then(
-      () => {
+      (stoppedBySource) => {
+        // Its source cannot go on (a credential refused): not a crash, and not to be restarted.
+        if (stoppedBySource !== null) {
+          exitAfter({ t: 'sourceStopped', message: stoppedBySource }, SOURCE_STOPPED_EXIT_CODE);
+          return;
+        }
         if (process.connected) process.disconnect?.();
         process.exitCode = 0;
       },
