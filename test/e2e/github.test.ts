@@ -338,5 +338,9 @@ describe('github-search: a primary limit spent by someone else (a 403 with X-Rat
     expect(gh.log.filter((e) => e.path.startsWith('/search/'))).toHaveLength(1); // not retried
     expectNowhere(out, bad);
     expect(r.stderr).not.toContain(bad);
+    // In one process (no supervisor): the same line, the same code.
+    const one = await runCli([...searchCrawl(gh, tempDir()), '--processes', '1'], { GITHUB_TOKEN: bad });
+    expect(one.code).toBe(78);
+    expect(one.stderr).toContain(said[0]);
   });
 });

@@ -41,7 +41,7 @@ async function drive(fixture: GithubFixture, options: Record<string, unknown>): 
     log: { info: () => {}, warn: (m) => warnings.push(m), error: () => {} },
     worker: { id: 'w-0', index: 0, count: 1 },
   };
-  const queue = [...((await search.seeds?.(ctx)) as RequestSpec[])];
+  const queue = [...(((await search.seeds?.(ctx)) ?? []) as RequestSpec[])];
   const seen = new Set<string>();
   const out: Drive = { pages: [], readmes: [], warnings };
   while (queue.length > 0) {
