@@ -3,14 +3,22 @@
  * keys): one zod schema each, the single source of truth for their defaults and validation.
  */
 import { z } from 'zod';
-import { DEFAULT_README_NAMES, type ReadmeVia } from '../extract/github-readme.js';
-import { SEARCH_DEFAULT_PER_PAGE, SEARCH_MAX_PER_PAGE } from '../extract/github-search.js';
+import { DEFAULT_README_NAMES, DEFAULT_README_PATHS, type ReadmeVia } from '../extract/github-readme.js';
+import {
+  DEFAULT_SLICE_FROM,
+  isIsoDate,
+  SEARCH_DEFAULT_PER_PAGE,
+  SEARCH_MAX_PER_PAGE,
+} from '../extract/github-search.js';
 import { TRENDING_PERIODS } from '../extract/github-trending.js';
 import { DEFAULT_GITHUB_BASES } from '../http/github-api.js';
 import { parseBase } from '../url/join-base.js';
 
 /** Environment variable the token is read from unless `github.tokenEnv` names another. */
 export const DEFAULT_TOKEN_ENV = 'GITHUB_TOKEN';
+
+/** Times a search page marked `incomplete_results` is asked again before what came is kept. */
+export const DEFAULT_INCOMPLETE_RETRIES = 2;
 
 /** Depth of README-to-README discovery (`discover: true`) unless `discoverDepth` says otherwise. */
 export const DEFAULT_DISCOVER_DEPTH = 1;
@@ -59,6 +67,19 @@ const readmeKeys = {
     .array(z.string().regex(/^[^/\\\0]+$/, { error: 'expected a file name without "/"' }))
     .min(1)
     .default([...DEFAULT_README_NAMES]),
+  /**
+   * Paths below the repository root tried on the raw host after `readmeNames`: the other places
+   * GitHub shows a README from. Default `.github/README.md`, `docs/README.md`.
+   */
+  readmePaths: z
+    .array(
+      z
+        .string()
+        .refine((p) => p.split('/').every((s) => s !== '' && s !== '.' && s !== '..' && !/[\\\0]/.test(s)), {
+          error: 'expected a path below the repository root, e.g. docs/README.md',
+        }),
+    )
+    .default([...DEFAULT_README_PATHS]),
   /** Also collect the READMEs of repositories a README links to. Default false. */
   discover: z.boolean().default(false),
   /** How many README-to-README hops `discover` follows. Default 1. */
@@ -89,6 +110,22 @@ export const GithubSearchOptionsSchema = z
      * `maxPages`: that common key bounds every URL of the worker.
      */
     searchPages: z.number().int().positive().default(1),
+    /**
+     * Reach past the API's 1,000-result cap: split each query by date windows of this
+     * qualifier (`created` or `pushed`), halving a window that still matches more than 1,000,
+     * and page each window to its end (`searchPages` does not bound them). Default: no slicing.
+     */
+    sliceBy: z.enum(['created', 'pushed']).optional(),
+    /** First day of the first window (`YYYY-MM-DD`); the last ends today. Default 2007-10-01. */
+    sliceFrom: z
+      .string()
+      .refine(isIsoDate, { error: 'expected a date YYYY-MM-DD' })
+      .default(DEFAULT_SLICE_FROM),
+    /**
+     * Times a result page marked `incomplete_results` (GitHub's search timed out) is asked
+     * again; then what came is kept, flagged `data.incomplete: true`, with a warning. Default 2.
+     */
+    incompleteRetries: z.number().int().min(0).max(10).default(DEFAULT_INCOMPLETE_RETRIES),
   })
   .refine((o) => o.topics.length > 0 || o.query !== undefined, {
     error: 'github-search needs "topics" or "query"',

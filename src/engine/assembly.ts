@@ -131,6 +131,8 @@ export interface CrawlerHooks {
    * acknowledged are fetched again by `--resume`.
    */
   writeFailed(e: Error): void;
+  /** The source said the worker type cannot go on: stop taking URLs; the caller reports why. */
+  sourceStopped(message: string): void;
 }
 
 /** What is already open while the state is being opened, closed even when opening fails later. */
@@ -235,6 +237,7 @@ export function buildNetworkParts(
       conditional: revisits === null ? undefined : (url) => revisits.headersFor(url),
       onFetch: deps.onFetch,
       budget: hopBudget(source, deps.rateBudgets),
+      onBudget: deps.onBudget,
       warc: warc ?? undefined,
     }),
     sessionIds,
@@ -438,6 +441,7 @@ export async function openStateParts(
     statuses: new Set(net.source.def.statuses ?? []),
     round: (url) => admission.roundOf(url),
     wake: hooks.wake,
+    sourceStopped: hooks.sourceStopped,
   });
   const follower = new LinkFollower({
     scope: net.scope,

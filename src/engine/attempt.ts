@@ -72,6 +72,8 @@ export interface AttemptParts {
   round(url: string): number;
   /** A host slot was freed: the dispatch loop may take another URL. */
   wake(): void;
+  /** The source said the worker type cannot go on (`stop`): the item's error message. */
+  sourceStopped(message: string): void;
 }
 
 /** The failure fields {@link Attempts.failure} needs. */
@@ -226,9 +228,14 @@ export class Attempts {
     } else if (r) {
       if (r.title !== undefined) item.title = r.title;
       if (r.data) item.data = { ...item.data, ...r.data };
+      if (r.stop !== undefined) {
+        this.stopSource(item, r.stop);
+        pages.drop(id);
+        return { kind: 'item', item };
+      }
     }
-    // No body, or the request said not to store it (`store: false`): the item goes alone.
-    if (page.bytes === 0 || entry.meta?.store === false) {
+    // No body, or the request or the source said not to store it (`store: false`): the item goes alone.
+    if (page.bytes === 0 || entry.meta?.store === false || r?.store === false) {
       pages.drop(id);
       return { kind: 'item', item, links: r?.follow };
     }
@@ -247,8 +254,19 @@ export class Attempts {
       return { kind: 'item', item };
     }
     if (r?.data) item.data = { ...item.data, ...r.data };
+    if (r?.stop !== undefined) {
+      this.stopSource(item, r.stop);
+      return { kind: 'item', item };
+    }
     if (r?.missing !== undefined) item.error = { kind: 'not-found', message: r.missing };
     return { kind: 'item', item, links: r?.follow };
+  }
+
+  /** The source said its worker type cannot go on: the item says why, the worker stops. */
+  private stopSource(item: Item, reason: string): void {
+    const message = `source ${this.parts.origin.source}: ${reason}`;
+    item.error = { kind: 'source', message };
+    this.parts.sourceStopped(message);
   }
 
   /**

@@ -9,7 +9,7 @@ import type { FrontierQueue } from '../frontier/frontier-queue.js';
 import type { EngineSource } from './engine-source.js';
 import type { Partition } from './handoff-outbox.js';
 import type { Item } from './item.js';
-import type { RateBudgets } from './rate-gate.js';
+import type { BudgetEvent, RateBudgets } from './rate-gate.js';
 import type { RoundKeeper, RoundParts } from './rounds.js';
 
 /**
@@ -46,6 +46,12 @@ export interface CrawlerDeps {
   onFetch?: (ms: number) => void;
   /** Called when a host is paused by Retry-After or rate-limit headers, with the pause in ms (metrics). */
   onRateLimitWait?: (ms: number) => void;
+  /**
+   * Called when a source's rate budget holds a request back (`wait`: primary or secondary, until
+   * epoch ms; said for every request held, the counters tell a new wait from one already counted)
+   * or when a response was a rate-limit refusal (`refusal`, by kind).
+   */
+  onBudget?: (event: BudgetEvent) => void;
   /**
    * Told a warning line for a person (a host that does not answer: `127.0.0.1:9: connection
    * refused, retrying in 1.2 s (1/3)`); it is in the log already. Default: the log only.

@@ -65,6 +65,7 @@ export class Crawler {
   private idleReported = false;
   /** The first failed write of state or of a body (a full disk...): the crawl stopped on it. */
   private writeFailure: Error | null = null;
+  private sourceStop: string | null = null;
   /** Entries being processed, from their try to their retry or item (bodies being stored aside). */
   private active = 0;
   /** URLs taken for a first try this session: with the resumed items, the --max-pages budget. */
@@ -116,6 +117,7 @@ export class Crawler {
       remember: (url: string, meta: RequestMeta) => this.requests.set(url, meta),
       metaOf: (url: string) => this.requests.get(url),
       writeFailed: (e: Error) => this.writeFailed(e),
+      sourceStopped: (message: string) => this.sourceStopped(message),
     };
     const priorityOf = (url: string) => this.requests.get(url)?.priority ?? 0;
     const { opts, deps, net, stats, admission, opened } = this;
@@ -177,6 +179,14 @@ export class Crawler {
 
   get isStopping(): boolean {
     return this.stopping;
+  }
+
+  /**
+   * Why the source stopped this worker (`HandleResult.stop`: a credential refused), as its item
+   * says it, or null. The caller reports it and ends with SOURCE_STOPPED_EXIT_CODE.
+   */
+  get stoppedBySource(): string | null {
+    return this.sourceStop;
   }
 
   /** The write failure that stopped this crawl (a full disk...), or null. The caller reports it. */
@@ -319,6 +329,15 @@ export class Crawler {
    * A write of state or of a body failed: stop taking URLs. Pages not yet acknowledged are
    * fetched again by `--resume`; the caller reports {@link writeError}.
    */
+  /** The source said this worker type cannot go on: said once, and no more URLs are taken. */
+  private sourceStopped(message: string): void {
+    if (this.sourceStop === null) {
+      this.sourceStop = message;
+      this.deps.log.error({ reason: message }, 'the source stopped this worker');
+    }
+    this.stop();
+  }
+
   private writeFailed(e: Error): void {
     if (this.writeFailure === null) {
       this.writeFailure = e;

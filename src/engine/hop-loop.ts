@@ -23,7 +23,13 @@ import { REQUISITE_LABEL, type Scope } from '../url/scope.js';
 import type { SessionIdStripper } from '../url/session-ids.js';
 import { HopTrail } from './hop-trail.js';
 import type { HostPolicy } from './host-policy.js';
-import { bodyHint, type HopBudget, isRateLimited, rateLimitHeaders } from './rate-gate.js';
+import {
+  type BudgetEvent,
+  bodyHint,
+  type HopBudget,
+  rateLimitHeaders,
+  rateLimitRefusal,
+} from './rate-gate.js';
 import type { WarcRecorder } from './warc-recorder.js';
 
 /** Largest number of redirect hops followed for one URL. */
@@ -94,6 +100,8 @@ export interface HopLoopParts {
   conditional?: (url: string) => Record<string, string> | undefined;
   /** The source's rate budgets (`rateBudget`), when it has them. */
   budget?: HopBudget;
+  /** Told each request the budget holds back (primary or secondary wait) and each rate-limit refusal. */
+  onBudget?: (event: BudgetEvent) => void;
   /** `--warc`: told every fetch (the fetcher records exchanges); absent without it. */
   warc?: WarcRecorder;
 }
@@ -145,7 +153,13 @@ export class HopLoop {
       const budgets = this.parts.budget?.budgets;
       if (key !== null && budgets !== undefined) {
         const grant = await budgets.reserve(key);
-        if (!grant.ok) return { kind: 'wait', until: grant.waitUntil };
+        if (!grant.ok) {
+          if (grant.reason === 'primary' || grant.reason === 'secondary') {
+            const scope = `${key.identity}/${key.resource}`;
+            this.parts.onBudget?.({ kind: 'wait', scope, reason: grant.reason, until: grant.waitUntil });
+          }
+          return { kind: 'wait', until: grant.waitUntil };
+        }
         if (signal.aborted) {
           budgets.release(key);
           return null;
@@ -166,10 +180,14 @@ export class HopLoop {
       }
       if (key !== null && budgets !== undefined) {
         const limits = rateLimitHeaders(res.headers);
-        const hint = bodyHint(res.status, res.body, res.encoded === true && res.contentEncoding !== null);
+        const hint = bodyHint(res.status, res.body, res.encoded === true ? res.contentEncoding : null);
         budgets.observe(key, res.status, limits, hint);
         // Refused for the rate limit: the budget now knows until when; ask it again then.
-        if (isRateLimited(res.status, limits, hint)) return { kind: 'wait', until: 0 };
+        const refusal = rateLimitRefusal(res.status, limits, hint);
+        if (refusal !== null) {
+          this.parts.onBudget?.({ kind: 'refusal', refusal });
+          return { kind: 'wait', until: 0 };
+        }
       }
       policy.afterHop(entry.host, res.headers);
       if (res.location !== null) {

@@ -4,6 +4,7 @@
  * one (one budget per credential and resource for the whole collector, DESIGN §2b), else in this
  * process.
  */
+import { decodeContent } from '../http/decompress.js';
 import type { Grant, BudgetKey as RateBudgetKey } from '../http/rate-budget.js';
 import { RateBudget } from '../http/rate-budget.js';
 import { SerialBudget } from '../http/serial-budget.js';
@@ -84,26 +85,72 @@ export function rateLimitHeaders(
   return out;
 }
 
-/** The start of a 403/429 body as text, when it is not content-encoded; else undefined. */
-export function bodyHint(status: number, body: Buffer, encoded: boolean): string | undefined {
-  if ((status !== 403 && status !== 429) || encoded) return undefined;
-  return body.subarray(0, BODY_HINT_BYTES).toString('utf8');
+/** Largest decoded size of a compressed 403/429 body read for its message, bytes (GitHub's are < 1 KiB). */
+const BODY_HINT_DECODE_LIMIT = 64 * 1024;
+
+/**
+ * The start of a 403/429 body as text ({@link BODY_HINT_BYTES} bytes), decoded from its
+ * Content-Encoding first when it still has one (gzip, deflate, br: GitHub compresses its refusals
+ * like any answer), so a compressed "secondary rate limit" message is recognised; undefined for
+ * another status, or a body that cannot be decoded within {@link BODY_HINT_DECODE_LIMIT}.
+ * @param contentEncoding the Content-Encoding the body still carries, or null when it is plain.
+ */
+export function bodyHint(status: number, body: Buffer, contentEncoding: string | null): string | undefined {
+  if (status !== 403 && status !== 429) return undefined;
+  let plain = body;
+  if (contentEncoding !== null) {
+    try {
+      const decoded = decodeContent(body, contentEncoding, BODY_HINT_DECODE_LIMIT);
+      if (decoded.flag === 'unknown-encoding') return undefined;
+      plain = decoded.body;
+    } catch {
+      return undefined;
+    }
+  }
+  return plain.subarray(0, BODY_HINT_BYTES).toString('utf8');
 }
 
 /**
- * Whether a response is a rate-limit refusal (so the request waits for the budget and goes again,
- * without using a try): a 429, or a 403 with `Retry-After`, with `X-RateLimit-Remaining: 0`, or
- * whose message speaks of a rate limit. A 403 with budget left and no such message is a
- * permission error, final.
+ * Kinds of rate-limit refusal, as status counts them: `primary` (`X-RateLimit-Remaining: 0`, wait
+ * for the reset), `retry-after` (the answer says how long), `secondary` (a 429, or a 403 whose
+ * message speaks of a rate limit, without either header: the budget's own backoff).
  */
+export type RefusalKind = 'primary' | 'secondary' | 'retry-after';
+
+/**
+ * Whether a response is a rate-limit refusal (so the request waits for the budget and goes again,
+ * without using a try), and which kind: a 429, or a 403 judged by its headers first
+ * (`Retry-After`, `X-RateLimit-Remaining: 0`), then by its message ({@link bodyHint}, decoded)
+ * speaking of a rate limit. A 403 with budget left and no such message is a permission error,
+ * final (null).
+ */
+export function rateLimitRefusal(
+  status: number,
+  headers: Record<string, string>,
+  hint: string | undefined,
+): RefusalKind | null {
+  if (status !== 403 && status !== 429) return null;
+  if (headers['retry-after'] !== undefined) return 'retry-after';
+  if (headers['x-ratelimit-remaining']?.trim() === '0') return 'primary';
+  if (status === 429) return 'secondary';
+  return hint !== undefined && /rate limit|abuse/i.test(hint) ? 'secondary' : null;
+}
+
+/**
+ * What the hop loop tells the counters about a source's rate budget: a request held back by a
+ * wait in force (`primary`: the resource's window is used up; `secondary`: a Retry-After or
+ * secondary-limit pause), until epoch ms, for the budget `scope` (`<identity>/<resource>`, the
+ * identity a hash, never a credential); or a response that was a rate-limit refusal.
+ */
+export type BudgetEvent =
+  | { kind: 'wait'; scope: string; reason: 'primary' | 'secondary'; until: number }
+  | { kind: 'refusal'; refusal: RefusalKind };
+
+/** Whether a response is a rate-limit refusal ({@link rateLimitRefusal} is not null). */
 export function isRateLimited(
   status: number,
   headers: Record<string, string>,
   hint: string | undefined,
 ): boolean {
-  if (status === 429) return true;
-  if (status !== 403) return false;
-  if (headers['retry-after'] !== undefined) return true;
-  if (headers['x-ratelimit-remaining']?.trim() === '0') return true;
-  return hint !== undefined && /rate limit|abuse/i.test(hint);
+  return rateLimitRefusal(status, headers, hint) !== null;
 }

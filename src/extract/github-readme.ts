@@ -1,6 +1,7 @@
 /**
  * A repository's README: the request that fetches it (raw host, or the REST API's
- * `/repos/{o}/{r}/readme` as JSON or raw), the exact bytes and file name out of the response, and
+ * `/repos/{o}/{r}/readme` as JSON or raw), the exact bytes and file name out of the response (a
+ * symbolic link, which the raw host serves as its target's path, is told apart and resolved), and
  * the links in it to other repositories (optional discovery).
  */
 import { joinBase } from '../url/join-base.js';
@@ -31,6 +32,16 @@ export const DEFAULT_README_NAMES: readonly string[] = [
   'README.markdown',
 ];
 
+/**
+ * Paths below the repository root tried on the raw host after {@link DEFAULT_README_NAMES}: the
+ * other places GitHub shows a README from (GitHub docs, "About READMEs": `.github`, root, `docs`).
+ * The root is tried first, as nearly every repository has its README there.
+ */
+export const DEFAULT_README_PATHS: readonly string[] = ['.github/README.md', 'docs/README.md'];
+
+/** Symbolic links followed from one README at most (a link to a link...). */
+export const MAX_README_SYMLINKS = 5;
+
 /** Media type of the REST API's JSON (GitHub REST docs, "Media types"). */
 export const GITHUB_JSON = 'application/vnd.github+json';
 /** Media type asking the contents/readme endpoints for the file's raw bytes. */
@@ -47,7 +58,7 @@ export interface ReadmeRequest {
   /** Headers to send (no credentials: those are added at send time by the source's `authorize`). */
   headers: Record<string, string>;
   via: ReadmeVia;
-  /** The file name asked for (`raw`), or null when the API picks it. */
+  /** The path asked for below the repository root (`raw`: `README.md`, `docs/README.md`), or null when the API picks it. */
   name: string | null;
 }
 
@@ -55,8 +66,9 @@ export interface ReadmeRequest {
  * The request for a repository's README.
  * @param bases the configured `github` bases (each may carry a path prefix).
  * @param via how to fetch (see {@link ReadmeVia}).
- * @param name for `raw`: the file name to try (default the first of {@link DEFAULT_README_NAMES}).
- * @throws TypeError for an invalid base or a name with `/`, `\` or NUL in it.
+ * @param name for `raw`: the file to try, a name or a path below the repository root
+ *   (`docs/README.md`; default the first of {@link DEFAULT_README_NAMES}).
+ * @throws TypeError for an invalid base, or a name with an empty, `.` or `..` segment, `\` or NUL.
  */
 export function readmeRequest(
   repo: RepoRef,
@@ -66,9 +78,11 @@ export function readmeRequest(
 ): ReadmeRequest {
   const repoPath = `/${encodeURIComponent(repo.owner)}/${encodeURIComponent(repo.name)}`;
   if (via === 'raw') {
-    if (!validName(name)) throw new TypeError(`README name "${name}" must be a plain file name`);
+    if (!validPath(name))
+      throw new TypeError(`README name "${name}" must be a file name or a path below the root`);
+    const path = name.split('/').map(encodeURIComponent).join('/');
     return {
-      url: joinBase(bases.raw, `${repoPath}/HEAD/${encodeURIComponent(name)}`),
+      url: joinBase(bases.raw, `${repoPath}/HEAD/${path}`),
       headers: {},
       via,
       name,
@@ -101,6 +115,43 @@ function validName(name: string): boolean {
   return name !== '' && name !== '.' && name !== '..' && !/[/\\\0]/.test(name);
 }
 
+/** A relative path below the repository root: `/`-separated valid names. */
+function validPath(path: string): boolean {
+  return path.split('/').every(validName);
+}
+
+/** The last segment of a repository path (`docs/README.md` → `README.md`). */
+function baseName(path: string): string {
+  return path.slice(path.lastIndexOf('/') + 1);
+}
+
+/**
+ * Whether a raw-host answer is a symbolic link rather than a file, and where it leads. The raw
+ * host serves a link (git mode 120000) as its target's path, as plain text: one short line, no
+ * spaces, that names a README or a path (`docs/README.md`, `../README.md`). The target is
+ * resolved against the link's directory.
+ * @param body the answer's bytes.
+ * @param path the link's path below the repository root (`README.md`).
+ * @returns the target's path below the root, or null when the body is a file's content (or the
+ *   target leaves the repository, or is the link itself).
+ */
+export function readmeSymlinkTarget(body: Buffer, path: string): string | null {
+  if (body.length === 0 || body.length > 1024) return null;
+  const text = body.toString('utf8');
+  if (!/^[^\s\0<>"|*?:\\]+$/.test(text) || text.startsWith('/')) return null;
+  if (!text.includes('/') && !/readme/i.test(text)) return null;
+  const parts = path.split('/').slice(0, -1);
+  for (const seg of text.split('/')) {
+    if (seg === '' || seg === '.') continue;
+    if (seg === '..') {
+      if (parts.length === 0) return null;
+      parts.pop();
+    } else parts.push(seg);
+  }
+  const target = parts.join('/');
+  return target !== '' && target !== path && validPath(target) ? target : null;
+}
+
 /**
  * A README file name's extension as written, with the dot (`README.md` → `.md`, `README` → `''`,
  * `README.en.rst` → `.rst`). A leading dot alone (`.readme`) is not an extension.
@@ -128,21 +179,29 @@ export interface ReadmeFile {
  */
 export type ReadmeJson =
   | ({ kind: 'file' } & ReadmeFile)
-  | { kind: 'too-large'; name: string; path: string; size: number; downloadUrl: string | null };
+  | { kind: 'too-large'; name: string; path: string; size: number; downloadUrl: string | null }
+  /** A symbolic link (`type: "symlink"`): `target` resolved below the repository root. */
+  | { kind: 'symlink'; path: string; target: string };
 
 /**
  * Decode the API's JSON README (`GET /repos/{o}/{r}/readme`, `Accept: application/vnd.github+json`):
  * base64 `content` (newlines in it ignored) → the exact bytes.
  * @param json the parsed body.
- * @throws TypeError when it is not a file object, the encoding is unknown, or the decoded length
- *   differs from `size` (a cut-off or altered response).
+ * @throws TypeError when it is not a file (or symlink) object, the encoding is unknown, or the
+ *   decoded length differs from `size` (a cut-off or altered response).
  */
 export function decodeReadmeJson(json: unknown): ReadmeJson {
   const o = (json ?? {}) as Record<string, unknown>;
-  if (typeof o !== 'object' || (o.type !== undefined && o.type !== 'file'))
-    throw new TypeError('README response is not a file object');
   const name = typeof o.name === 'string' && validName(o.name) ? o.name : UNNAMED_README;
   const path = typeof o.path === 'string' && o.path !== '' ? o.path : name;
+  if (typeof o === 'object' && o.type === 'symlink' && typeof o.target === 'string') {
+    const target = readmeSymlinkTarget(Buffer.from(o.target, 'utf8'), path);
+    if (target === null)
+      throw new TypeError(`README symlink target ${JSON.stringify(o.target)} is not in the repository`);
+    return { kind: 'symlink', path, target };
+  }
+  if (typeof o !== 'object' || (o.type !== undefined && o.type !== 'file'))
+    throw new TypeError('README response is not a file object');
   const size = typeof o.size === 'number' ? o.size : null;
   const content = typeof o.content === 'string' ? o.content : '';
   if (o.encoding === 'none' || (content === '' && size !== null && size > 0)) {
@@ -160,11 +219,13 @@ export function decodeReadmeJson(json: unknown): ReadmeJson {
 
 /**
  * The README in a successful raw response (`raw` or `api-raw`): the body as is, named by the
- * request (`api-raw`: `README`, the response does not say).
+ * path asked for (`docs/README.md`: name `README.md`, path `docs/README.md`; `api-raw`: `README`,
+ * the response does not say).
  */
 export function readmeFromRaw(request: Pick<ReadmeRequest, 'name'>, body: Buffer): ReadmeFile {
-  const name = request.name ?? UNNAMED_README;
-  return { name, ext: readmeExtension(name), path: name, bytes: body };
+  const path = request.name ?? UNNAMED_README;
+  const name = baseName(path);
+  return { name, ext: readmeExtension(name), path, bytes: body };
 }
 
 /** Absolute http(s) URLs in text (Markdown, reStructuredText, HTML, plain). */

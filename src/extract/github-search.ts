@@ -1,7 +1,9 @@
 /**
  * GitHub repository search (REST `GET /search/repositories`): the request URLs of a round, the
- * repositories of one result page with their rank, and the next page from the `Link` header
- * within the API's cap of 1,000 results.
+ * repositories of one result page with their rank, the next page from the `Link` header within
+ * the API's cap of 1,000 results (written in one canonical form, so a link back to a page already
+ * fetched is known however it is spelt), and date windows (`created:`/`pushed:` ranges, halved
+ * until each holds at most 1,000 results) that reach past the cap.
  */
 import { linkTarget } from '../http/link-header.js';
 import { joinBase, pathBelowBase } from '../url/join-base.js';
@@ -15,6 +17,24 @@ export const SEARCH_MAX_PER_PAGE = 100;
 export const SEARCH_DEFAULT_PER_PAGE = 30;
 /** The search path below the API base. */
 const SEARCH_PATH = '/search/repositories';
+/**
+ * The parameter that tells a second asking of a page (after `incomplete_results`) from the first
+ * (`attempt=2`): GitHub ignores parameters it does not know, and the seen-set lets it through.
+ */
+const ATTEMPT_PARAM = 'attempt';
+/** Default start of the first date window: GitHub opened in October 2007. */
+export const DEFAULT_SLICE_FROM = '2007-10-01';
+const DAY_MS = 86_400_000;
+
+/** The date qualifier a sliced search splits on (GitHub search syntax: `created:`, `pushed:`). */
+export type SliceField = 'created' | 'pushed';
+
+/** A date window of a sliced search, both ends included, `YYYY-MM-DD`. */
+export interface DateWindow {
+  field: SliceField;
+  from: string;
+  to: string;
+}
 
 /** One search request of a round. */
 export interface SearchRequest {
@@ -59,9 +79,11 @@ export function topicQuery(topic: string): string {
  * @param api the API base (may carry a path prefix, `https://ghe.example/api/v3`).
  * @param perPage results per page, 1..100.
  * @param page 1-based; page 1 is written without `page` (the URL a round starts from).
+ * @param attempt 1-based asking of the page; from 2 on written as `attempt=N` (see
+ *   {@link ATTEMPT_PARAM}).
  * @throws RangeError when `perPage` is not an integer in 1..100; TypeError for a bad base.
  */
-export function searchUrl(api: string, q: string, perPage: number, page = 1): string {
+export function searchUrl(api: string, q: string, perPage: number, page = 1, attempt = 1): string {
   if (!Number.isInteger(perPage) || perPage < 1 || perPage > SEARCH_MAX_PER_PAGE)
     throw new RangeError(`perPage must be an integer from 1 to ${SEARCH_MAX_PER_PAGE}, got ${perPage}`);
   return joinBase(api, SEARCH_PATH, {
@@ -70,7 +92,36 @@ export function searchUrl(api: string, q: string, perPage: number, page = 1): st
     order: 'desc',
     per_page: perPage,
     page: page > 1 ? page : undefined,
+    [ATTEMPT_PARAM]: attempt > 1 ? attempt : undefined,
   });
+}
+
+/** The `q` of a date window: `<q> created:2020-01-01..2020-06-30`. */
+export function windowQuery(q: string, w: DateWindow): string {
+  return `${q.trim()} ${w.field}:${w.from}..${w.to}`;
+}
+
+const dayOf = (iso: string) => Math.floor(Date.parse(`${iso}T00:00:00Z`) / DAY_MS);
+const isoOf = (day: number) => new Date(day * DAY_MS).toISOString().slice(0, 10);
+
+/**
+ * A window's two halves (by days; the first gets the odd day), or null for a one-day window,
+ * which cannot be split further.
+ */
+export function halveWindow(w: DateWindow): [DateWindow, DateWindow] | null {
+  const a = dayOf(w.from);
+  const b = dayOf(w.to);
+  if (!(b > a)) return null;
+  const mid = a + Math.floor((b - a + 1) / 2) - 1;
+  return [
+    { field: w.field, from: w.from, to: isoOf(mid) },
+    { field: w.field, from: isoOf(mid + 1), to: w.to },
+  ];
+}
+
+/** Whether `s` is a calendar date `YYYY-MM-DD`. */
+export function isIsoDate(s: string): boolean {
+  return /^\d{4}-\d\d-\d\d$/.test(s) && isoOf(dayOf(s)) === s;
 }
 
 /**
@@ -95,7 +146,8 @@ export function searchRequests(
 }
 
 /**
- * The page number and page size of a search URL (`page` defaults to 1, `per_page` to 30).
+ * The page number and page size of a search URL (`page` defaults to 1, `per_page` to 30; the
+ * order of the parameters and an `attempt` do not matter).
  * @returns null when the URL has no valid `q` or the numbers are not positive integers.
  */
 export function searchPosition(url: string): { query: string; page: number; perPage: number } | null {
@@ -177,4 +229,15 @@ export function nextSearchUrl(
   const pos = searchPosition(next);
   if (pos === null || pos.page > maxPages || pos.page * pos.perPage > SEARCH_RESULT_CAP) return null;
   return next;
+}
+
+/**
+ * A search URL in the one form {@link searchUrl} writes (`q`, `sort=stars`, `order=desc`,
+ * `per_page`, `page` only past 1), whatever order and defaults the URL was written with, so two
+ * spellings of one page are one URL.
+ * @returns null when `url` is not a search URL.
+ */
+export function canonicalSearchUrl(url: string, api: string): string | null {
+  const pos = searchPosition(url);
+  return pos === null ? null : searchUrl(api, pos.query, pos.perPage, pos.page);
 }

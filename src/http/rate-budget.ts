@@ -12,7 +12,8 @@
  *   resources of that credential) until it has passed;
  * - a 403/429 with `Remaining: 0` and no `Retry-After` waits for the reset;
  * - any other rate-limit 403/429 waits at least a minute, doubling while they repeat;
- * - searches are spaced (unauthenticated: 10 a minute, so ≥ 6 s apart).
+ * - searches are spaced (unauthenticated: 10 a minute, so ≥ 6 s apart);
+ * - a 304 (a conditional request answered "not modified") does not count against the limit.
  */
 import { createHash } from 'node:crypto';
 import { parseRetryAfter } from './retry-policy.js';
@@ -256,6 +257,10 @@ export class RateBudget {
     const now = this.now();
     const own = this.state(key.identity, key.resource);
     own.inFlight.shift();
+    // A 304 to a conditional request does not count against the primary limit (GitHub REST docs,
+    // "Best practices": conditional requests): the grant's request is given back.
+    if (status === 304 && own.remaining !== null && (own.limit === null || own.remaining < own.limit))
+      own.remaining++;
     // Any answer ends the probe: one without rate-limit headers means there is nothing to learn.
     if (status !== null) own.known = true;
     const limit = intHeader(headers, 'x-ratelimit-limit');

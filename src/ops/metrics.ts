@@ -146,10 +146,25 @@ export function createMetricsRegistry(source: MetricsSource, defaults = true): c
   );
   counter(
     'collector_rate_limit_waits_total',
-    'Times a host was paused by Retry-After or rate-limit headers.',
-    ['type'],
+    "Rate-limit waits: a host's pause (kind host) or a wait of a source's rate budget (primary, secondary).",
+    ['type', 'kind'],
     (c) => {
-      for (const { type, value } of perType((ws) => sumCounters(ws).rateLimitWaits)) c.inc({ type }, value);
+      for (const { type, value } of perType((ws) => sumCounters(ws))) {
+        const byKind = value.rateLimitWaitsByKind ?? {};
+        const counted = Object.values(byKind).reduce((a, n) => a + n, 0);
+        for (const [kind, n] of Object.entries(byKind)) c.inc({ type, kind }, n);
+        // Reports from before the breakdown: their waits were host pauses.
+        if (value.rateLimitWaits > counted) c.inc({ type, kind: 'host' }, value.rateLimitWaits - counted);
+      }
+    },
+  );
+  counter(
+    'collector_rate_limit_refusals_total',
+    'Responses that were rate-limit refusals (403/429), by kind: primary, secondary, retry-after.',
+    ['type', 'kind'],
+    (c) => {
+      for (const { type, value } of perType((ws) => sumCounters(ws).rateLimitRefusals ?? {}))
+        for (const [kind, n] of Object.entries(value)) c.inc({ type, kind }, n);
     },
   );
   counter('collector_rate_limit_wait_seconds_total', 'Sum of those pauses, seconds.', ['type'], (c) => {

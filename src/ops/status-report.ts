@@ -36,8 +36,20 @@ export interface StatusCounts {
   rssMB: number;
   pssMB: number;
   restarts: number;
+  /**
+   * Rate-limit waits: host pauses (Retry-After, rate-limit headers) and waits of a source's rate
+   * budget (GitHub's primary and secondary limits), each wait once.
+   */
   rateLimitWaits: number;
   rateLimitWaitSec: number;
+  /** `rateLimitWaits` by kind: `host`, `primary`, `secondary`. */
+  rateLimitWaitsByKind: Record<string, number>;
+  /** Responses that were rate-limit refusals (403/429), by kind: `primary`, `secondary`, `retry-after`. */
+  rateLimitRefusals: Record<string, number>;
+  /** Warning lines the source logged (a trending page that lists nothing, incomplete search results). */
+  sourceWarnings: number;
+  /** Error lines the source logged. */
+  sourceErrors: number;
   /** Seconds since the last item, null when none was written since the start. */
   lastProgressAgeSec: number | null;
   lastError: string | null;
@@ -117,6 +129,10 @@ function counts(ws: StatusWorker[], status: StatusFile, now: number): StatusCoun
     restarts: sum('restarts'),
     rateLimitWaits: c.rateLimitWaits,
     rateLimitWaitSec: round1(c.rateLimitWaitMs / 1000),
+    rateLimitWaitsByKind: c.rateLimitWaitsByKind ?? {},
+    rateLimitRefusals: c.rateLimitRefusals ?? {},
+    sourceWarnings: c.sourceWarnings ?? 0,
+    sourceErrors: c.sourceErrors ?? 0,
     lastProgressAgeSec: lastAt > 0 ? round1(Math.max(0, now - lastAt) / 1000) : null,
     lastError: withError.length ? (withError[withError.length - 1].lastError as string) : null,
   };
@@ -244,15 +260,39 @@ function slowedText(r: StatusReport): string {
  * kind, which sum to the count they follow: `30 (this run 6: not-found 4, timeout 2)`.
  */
 function errorsText(c: StatusCounts): string {
-  const kinds = Object.entries(c.errorsByKind)
-    .filter(([, n]) => n > 0)
-    .sort((a, b) => b[1] - a[1])
-    .map(([k, n]) => `${k} ${n}`)
-    .join(', ');
+  const kinds = kindsText(c.errorsByKind);
   if (kinds === '') return String(c.errors);
   return c.errorsThisRun === c.errors
     ? `${c.errors} (${kinds})`
     : `${c.errors} (this run ${c.errorsThisRun}: ${kinds})`;
+}
+
+/** The parts of a count by kind, largest first: `primary 1, secondary 2` ('' when none). */
+function kindsText(kinds: Record<string, number>): string {
+  return Object.entries(kinds)
+    .filter(([, n]) => n > 0)
+    .sort((a, b) => b[1] - a[1])
+    .map(([k, n]) => `${k} ${n}`)
+    .join(', ');
+}
+
+/**
+ * The rate-limit and source-warning line: `rate-limit waits: 3 (primary 1, secondary 2; 5m in
+ * all) · refused for rate limits: 69 (retry-after 60, primary 9) · source warnings: 1 (see the
+ * worker logs)`; the last two only when not zero.
+ */
+function limitsText(t: StatusCounts): string {
+  const waitKinds = kindsText(t.rateLimitWaitsByKind);
+  const parts = [
+    `rate-limit waits: ${t.rateLimitWaits} (${waitKinds === '' ? '' : `${waitKinds}; `}${ago(t.rateLimitWaitSec * 1000)} in all)`,
+  ];
+  const refused = Object.values(t.rateLimitRefusals).reduce((a, n) => a + n, 0);
+  if (refused > 0) parts.push(`refused for rate limits: ${refused} (${kindsText(t.rateLimitRefusals)})`);
+  if (t.sourceWarnings > 0 || t.sourceErrors > 0) {
+    const errors = t.sourceErrors > 0 ? `, source errors: ${t.sourceErrors}` : '';
+    parts.push(`source warnings: ${t.sourceWarnings}${errors} (see the worker logs)`);
+  }
+  return parts.join(' · ');
 }
 
 /** Columns of text, left-aligned, two spaces apart. */
@@ -306,6 +346,5 @@ export function renderStatusReport(r: StatusReport): string {
       t.lastError ? t.lastError.slice(0, 60) : '-',
     ]),
   ];
-  const waits = `rate-limit waits: ${r.totals.rateLimitWaits} (${ago(r.totals.rateLimitWaitSec * 1000)} in all)`;
-  return `${head}\n${sup} · ${dataLine}\n\n${table(rows)}\n${waits}\n${slowedText(r)}`;
+  return `${head}\n${sup} · ${dataLine}\n\n${table(rows)}\n${limitsText(r.totals)}\n${slowedText(r)}`;
 }

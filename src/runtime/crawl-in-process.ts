@@ -12,7 +12,13 @@ import { onStopSignals } from '../supervision/signals.js';
 import { CounterSet } from '../supervision/worker-counters.js';
 import { embeddedBackend } from './backend.js';
 import type { CrawlEnd, StopControl } from './crawl-end-report.js';
-import { collectedNothing, NOTHING_COLLECTED_EXIT_CODE, nothingCollectedLine } from './exit-codes.js';
+import {
+  collectedNothing,
+  NOTHING_COLLECTED_EXIT_CODE,
+  nothingCollectedLine,
+  SOURCE_STOPPED_EXIT_CODE,
+  sourceStoppedLine,
+} from './exit-codes.js';
 import { InProcessStatus } from './in-process-status.js';
 import { openWorkerLog } from './logger.js';
 import { startOpsServer } from './ops-server.js';
@@ -36,7 +42,8 @@ export interface InProcessSetup {
 /**
  * Crawl in this process to the end or to a stop (`<out>` already prepared and locked).
  * @returns the exit code (0 completed or stopped, 1 runtime failure, {@link DISK_FULL_EXIT_CODE}
- *   when a full disk stopped it, {@link NOTHING_COLLECTED_EXIT_CODE} when every seed failed), the
+ *   when a full disk stopped it, {@link SOURCE_STOPPED_EXIT_CODE} when the source stopped it (a
+ *   credential refused), {@link NOTHING_COLLECTED_EXIT_CODE} when every seed failed), the
  *   failure's line, and the counts.
  */
 export async function runInProcess(
@@ -77,6 +84,7 @@ export async function runInProcess(
     },
     onFetch: (ms) => counters.fetch(ms),
     onRateLimitWait: (ms) => counters.rateLimitWait(ms),
+    onBudget: (event) => counters.budget(event),
     onSourceLog: (level) => counters.sourceLog(level),
     onWarning: (line) => {
       if (!opts.quiet) printLine(progress, line);
@@ -162,6 +170,12 @@ export async function runInProcess(
     }
   }
   const s = crawler.stats;
+  const stoppedBySource = crawler.stoppedBySource;
+  if (code === 0 && stoppedBySource !== null) {
+    // The source cannot go on (a credential refused): a code of its own, the line saying why.
+    code = SOURCE_STOPPED_EXIT_CODE;
+    failure = sourceStoppedLine(setup.source.loaded.def.name, stoppedBySource);
+  }
   // Every seed failed (and nothing else went wrong): a code of its own, and the line saying why.
   if (code === 0 && collectedNothing(s, !completed)) {
     code = NOTHING_COLLECTED_EXIT_CODE;

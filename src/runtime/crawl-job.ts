@@ -351,7 +351,8 @@ export function supervisedEnd(sup: Supervisor, code = 0): CrawlEnd {
         ? diskFullLine(sup.diskFull)
         : nothing
           ? nothingCollectedLine(sup.failedSeeds())
-          : null,
+          : // A worker type its source stopped was said when it happened, once (supervisor).
+            null,
     // `finished`, not `stopped`: the plan ended by itself.
     completed: t.queue === 0 && status.state === 'finished',
     stopped: sup.wasStopped,

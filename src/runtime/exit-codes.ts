@@ -13,6 +13,8 @@
  */
 export const NOTHING_COLLECTED_EXIT_CODE = 69;
 
+export { SOURCE_STOPPED_EXIT_CODE, sourceStoppedLine } from '../sources/source-stop.js';
+
 /**
  * `collector export` found no item to export in the data directory (no items file, or none with a
  * whole, readable line): the same 69, `EX_UNAVAILABLE`, as a crawl that collected nothing.

@@ -160,7 +160,8 @@ async function workerSource(w: Config['workers'][number], t: number, baseDir: st
 /**
  * Run the config until a signal (continuous types) or until every one-shot type is done.
  * @returns exit code (0 stopped or completed, 1 a worker type was parked, 75 a full disk stopped
- *   it: DISK_FULL_EXIT_CODE, 69 every one-shot type ended with nothing collected).
+ *   it: DISK_FULL_EXIT_CODE, 78 a worker type's source stopped it and nothing else ran on:
+ *   SOURCE_STOPPED_EXIT_CODE, 69 every one-shot type ended with nothing collected).
  * @throws UsageError for an invalid plan, source, backend or data dir.
  */
 export async function runConfig(config: Config, flags: RunFlags): Promise<number> {

@@ -29,12 +29,27 @@ export interface SourceOutput {
   markdown?: string;
   /** A non-2xx page's `missing` message: the item's error is `not-found`. */
   missing?: string;
+  /** `false`: the response is not stored. */
+  store?: boolean;
+  /** The worker type cannot go on: why (one line). */
+  stop?: string;
 }
 
 /** Longest `missing` message kept, characters. */
 const MISSING_MAX_CHARS = 500;
 
-const RESULT_KEYS = ['title', 'data', 'follow', 'file', 'refresh', 'sketch', 'markdown', 'missing'];
+const RESULT_KEYS = [
+  'title',
+  'data',
+  'follow',
+  'file',
+  'refresh',
+  'sketch',
+  'markdown',
+  'missing',
+  'store',
+  'stop',
+];
 
 /** A request already in the engine's form (`{ url, meta }`), as the built-ins make them. */
 function isEngineRequest(f: unknown): boolean {
@@ -108,6 +123,15 @@ export function checkResult(result: unknown, finalUrl: string, trusted: boolean)
   if (r.missing !== undefined) {
     if (typeof r.missing !== 'string') throw new RequestError('missing: expected a message string');
     out.missing = r.missing.split('\n')[0].slice(0, MISSING_MAX_CHARS);
+  }
+  if (r.stop !== undefined) {
+    if (typeof r.stop !== 'string' || r.stop.trim() === '')
+      throw new RequestError('stop: expected a reason string');
+    out.stop = r.stop.split('\n')[0].slice(0, MISSING_MAX_CHARS);
+  }
+  if (r.store !== undefined) {
+    if (typeof r.store !== 'boolean') throw new RequestError('store: expected true or false');
+    out.store = r.store;
   }
   if (r.file !== undefined) {
     const f = r.file;

@@ -101,6 +101,20 @@ export interface HandleResult {
   /** Store these bytes or this extension instead of the response as it came. */
   file?: FileChoice;
   /**
+   * `false`: the response is not stored (the item line is still written): it only pointed to the
+   * content, which a request in `follow` fetches (a symbolic link, an API answer without the
+   * file's bytes). Default: stored, as the request's `store` says.
+   */
+  store?: boolean;
+  /**
+   * The worker type cannot go on (the service refused its credential: no retry can fix that):
+   * this one-line reason becomes the page's item error (`source`), is said once (log, stderr,
+   * status), and the worker stops taking URLs rather than sending more with it. A one-shot crawl
+   * ends with exit code 78 (`EX_CONFIG`); under `collector run` every process of the worker type
+   * stops, and the run ends with 78 once nothing else runs.
+   */
+  stop?: string;
+  /**
    * Markdown of the page (e.g. an article's main content): stored as a `.md` file next to the
    * stored body, which the item's `data.markdown` names. Links in it are not followed by
    * themselves: put them in `follow`.

@@ -113,4 +113,9 @@ export type FromWorker =
   | { t: 'warning'; line: string }
   /** The disk is full at `path`: this worker stopped (exit code DISK_FULL_EXIT_CODE); stop them all. */
   | { t: 'diskFull'; path: string }
+  /**
+   * Its source cannot go on (`HandleResult.stop`: a credential refused): this worker stopped (exit
+   * code SOURCE_STOPPED_EXIT_CODE); stop its worker type, and restart none of it.
+   */
+  | { t: 'sourceStopped'; message: string }
   | BudgetMessage;

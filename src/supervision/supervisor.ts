@@ -9,6 +9,7 @@ import type { Logger } from 'pino';
 import type { SupervisorSettings } from '../config/config-file.js';
 import { FAILED_SEEDS_KEPT, type FailedSeed } from '../engine/crawl-stats.js';
 import { DISK_FULL_EXIT_CODE } from '../sinks/disk-full.js';
+import { SOURCE_STOPPED_EXIT_CODE, sourceStoppedLine } from '../sources/source-stop.js';
 import { completedCrawl, isOver } from './crawl-end.js';
 import { HandoffRouter } from './handoff-routing.js';
 import type { FromWorker } from './ipc.js';
@@ -100,6 +101,8 @@ export class Supervisor {
   private peakWorkerRss = 0;
   /** Where the disk was found full (a worker's report or our own write): everything stopped. */
   private diskFullAt: string | null = null;
+  /** Worker types their source stopped (a credential refused), with why: said once each. */
+  private readonly sourceStops = new Map<string, string>();
   readonly startedAt = new Date();
   /** Ops fields of status.json: identities, launch record, carried counters (status-fields.ts). */
   private readonly fields: StatusFields;
@@ -130,6 +133,11 @@ export class Supervisor {
   /** Where a full disk stopped the run, or null. */
   get diskFull(): string | null {
     return this.diskFullAt;
+  }
+
+  /** The lines of the worker types their source stopped (`worker type t stopped: …`), in order. */
+  get sourceStopped(): string[] {
+    return [...this.sourceStops].map(([type, message]) => sourceStoppedLine(type, message));
   }
 
   /** Whether the workers were killed rather than stopped (second signal). */
@@ -266,6 +274,9 @@ export class Supervisor {
       case 'diskFull':
         this.onDiskFull(m.path);
         break;
+      case 'sourceStopped':
+        this.onSourceStopped(w, m.message);
+        break;
       case 'fatal':
         w.lastError = m.message;
         this.opts.log.error({ child: w.spec.id, message: m.message }, 'worker failed');
@@ -283,6 +294,15 @@ export class Supervisor {
     const { log } = this.opts;
     // A worker stopped by a full disk is not a crash (a restart would only fail again).
     if (code === DISK_FULL_EXIT_CODE) this.onDiskFull(null);
+    // Nor one its source stopped (a credential refused): a restart would send it again.
+    if (code === SOURCE_STOPPED_EXIT_CODE && signal === null) {
+      this.onSourceStopped(w, w.lastError ?? 'stopped by its source');
+      w.state = 'done';
+      log.info({ child: w.spec.id, code }, 'worker stopped by its source');
+      this.endIfComplete();
+      this.resolveIfAllOver();
+      return;
+    }
     const clean = code === 0 && signal === null;
     const crashed = !this.stopping && !clean;
     const crashes = crashed ? w.recordCrash(Date.now(), this.opts.crashWindowMs) : 0;
@@ -334,8 +354,36 @@ export class Supervisor {
     if (this.peakWorkerRss > 0) writeMeasuredRss(this.opts.dataDir, this.peakWorkerRss);
     const resolve = this.resolveExit;
     this.resolveExit = null;
-    const code = this.diskFullAt !== null ? DISK_FULL_EXIT_CODE : parked && !this.stopping ? 1 : 0;
+    const code =
+      this.diskFullAt !== null
+        ? DISK_FULL_EXIT_CODE
+        : this.sourceStops.size > 0 && !this.stopping
+          ? SOURCE_STOPPED_EXIT_CODE
+          : parked && !this.stopping
+            ? 1
+            : 0;
     void this.writeStatus().then(() => resolve?.(code));
+  }
+
+  /**
+   * Worker `w`'s source cannot go on (`message`, as its item says): said once per worker type (log
+   * and stderr), and the type's other processes are stopped too — they would send the same
+   * refused credential. Nothing of the type is restarted; other worker types go on.
+   */
+  private onSourceStopped(w: WorkerProcess, message: string): void {
+    w.lastError = message;
+    const type = w.spec.group;
+    if (this.sourceStops.has(type)) return;
+    this.sourceStops.set(type, message);
+    const line = sourceStoppedLine(type, message);
+    this.opts.log.error({ type, message }, 'worker type stopped by its source');
+    process.stderr.write(`collector: ${line}\n`);
+    for (const other of this.workers) {
+      if (other === w || other.spec.group !== type) continue;
+      // One waiting for its restart is not restarted; a live one stops and exits clean (done).
+      if (other.state === 'restarting' || other.state === 'parked') other.state = 'done';
+      else if (other.state !== 'done') other.send({ t: 'stop' });
+    }
   }
 
   /** The disk is full (at `at`, when known): stop every worker; the run ends with DISK_FULL_EXIT_CODE. */

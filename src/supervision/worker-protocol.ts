@@ -7,8 +7,9 @@
  */
 import type { Logger } from 'pino';
 import type { Crawler, Partition } from '../engine/crawler.js';
-import type { RateBudgets } from '../engine/rate-gate.js';
+import type { BudgetEvent, RateBudgets } from '../engine/rate-gate.js';
 import { DISK_FULL_EXIT_CODE, diskFullPath, isDiskFull } from '../sinks/disk-full.js';
+import { SOURCE_STOPPED_EXIT_CODE } from '../sources/source-stop.js';
 import type { FromWorker, ToWorker, WorkerInit } from './ipc.js';
 import { RemoteRateBudgets } from './rate-budget-client.js';
 import { type CountedItem, CounterSet } from './worker-counters.js';
@@ -41,6 +42,8 @@ export interface WorkerWiring {
   onFetch(ms: number): void;
   /** Call when a host is paused by Retry-After or rate-limit headers, ms (metrics). */
   onRateLimitWait(ms: number): void;
+  /** Call when a source's rate budget holds a request back, or a response was a rate-limit refusal. */
+  onBudget(event: BudgetEvent): void;
   /** Call with a warning line for a person (the supervisor shows it). */
   onWarning(line: string): void;
   /** Call on every line the source logs (warnings and errors are counted). */
@@ -161,7 +164,7 @@ export function serveSupervisor(
     }
   };
 
-  const main = async (init: WorkerInit): Promise<void> => {
+  const main = async (init: WorkerInit): Promise<string | null> => {
     const {
       crawler: c,
       log,
@@ -185,6 +188,7 @@ export function serveSupervisor(
       },
       onFetch: (ms) => counters.fetch(ms),
       onRateLimitWait: (ms) => counters.rateLimitWait(ms),
+      onBudget: (event) => counters.budget(event),
       onWarning: (line) => send({ t: 'warning', line }),
       onSourceLog: (level) => counters.sourceLog(level),
       rateBudgets: budgets,
@@ -230,6 +234,7 @@ export function serveSupervisor(
     }
     const failure = c.writeError ?? closeError;
     if (failure !== null) throw failure;
+    return c.stoppedBySource;
   };
 
   process.on('message', (msg: ToWorker) => {
@@ -242,7 +247,12 @@ export function serveSupervisor(
       return;
     }
     main(msg).then(
-      () => {
+      (stoppedBySource) => {
+        // Its source cannot go on (a credential refused): not a crash, and not to be restarted.
+        if (stoppedBySource !== null) {
+          exitAfter({ t: 'sourceStopped', message: stoppedBySource }, SOURCE_STOPPED_EXIT_CODE);
+          return;
+        }
         if (process.connected) process.disconnect?.();
         process.exitCode = 0;
       },

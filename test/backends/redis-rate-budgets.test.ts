@@ -73,6 +73,25 @@ describe.skipIf(!HAVE_REDIS)('rate budgets shared through redis', () => {
     expect((await other.reserve(core())).ok).toBe(true);
   });
 
+  it('a 304 gives its grant back, on either machine: revisits spend nothing of the window', async () => {
+    const reset = String(Math.floor(Date.now() / 1000) + 600);
+    const headers = (left: number) => ({
+      'x-ratelimit-limit': '2',
+      'x-ratelimit-remaining': String(left),
+      'x-ratelimit-reset': reset,
+    });
+    expect((await a.reserve(core())).ok).toBe(true);
+    a.observe(core(), 200, headers(1));
+    for (let i = 0; i < 6; i++) {
+      const m = i % 2 === 0 ? a : b;
+      expect(await m.reserve(core()), `revisit ${i}`).toEqual({ ok: true });
+      m.observe(core(), 304, headers(1));
+    }
+    expect((await b.reserve(core())).ok).toBe(true);
+    b.observe(core(), 200, headers(0));
+    expect(await a.reserve(core())).toMatchObject({ ok: false, reason: 'primary' });
+  });
+
   it('a secondary limit (429 with Retry-After) learnt by one machine holds the other', async () => {
     expect((await a.reserve(core())).ok).toBe(true);
     a.observe(core(), 429, { 'retry-after': '30' }, '{"message":"You have exceeded a secondary rate limit"}');

@@ -317,15 +317,16 @@ describe('github-search: a primary limit spent by someone else (a 403 with X-Rat
     expectReadmesOnce(gh, out);
   });
 
-  it('a token GitHub rejects is named by its variable, never by its value, on the item and in the last line', async () => {
+  it('a token GitHub rejects is named by its variable, never by its value, said once; the crawl stops (exit 78)', async () => {
     const gh = await fixture({ tokens: [TOKEN] });
     const out = tempDir();
     const bad = 'ghp_notTheRightToken000000000000000';
     const r = await runCli(searchCrawl(gh, out), { GITHUB_TOKEN: bad });
-    expect(r.code).toBe(69); // nothing collected
-    expect(r.stderr).toMatch(
-      /every seed failed: .*: GitHub rejected the token \(Bad credentials\): check GITHUB_TOKEN/,
-    );
+    expect(r.code).toBe(78); // EX_CONFIG: stopped by its source, not retried
+    const said = r.stderr.split('\n').filter((l) => l.includes('GitHub rejected the token'));
+    expect(said).toEqual([
+      'collector: worker type github-search stopped: source github-search: GitHub rejected the token (Bad credentials): check GITHUB_TOKEN',
+    ]);
     const [item] = readItems(out);
     expect(item).toMatchObject({
       status: 401,
@@ -337,5 +338,9 @@ describe('github-search: a primary limit spent by someone else (a 403 with X-Rat
     expect(gh.log.filter((e) => e.path.startsWith('/search/'))).toHaveLength(1); // not retried
     expectNowhere(out, bad);
     expect(r.stderr).not.toContain(bad);
+    // In one process (no supervisor): the same line, the same code.
+    const one = await runCli([...searchCrawl(gh, tempDir()), '--processes', '1'], { GITHUB_TOKEN: bad });
+    expect(one.code).toBe(78);
+    expect(one.stderr).toContain(said[0]);
   });
 });

@@ -7,6 +7,7 @@ import {
   readmeFromRaw,
   readmeRepoLinks,
   readmeRequest,
+  readmeSymlinkTarget,
 } from '../../src/extract/github-readme.js';
 import { parseRepoSlug } from '../../src/extract/github-repo.js';
 
@@ -166,5 +167,54 @@ badge: ![ci](https://github.com/o/r/actions/workflows/ci.yml/badge.svg)`;
         (r) => r.slug,
       ),
     ).toEqual(['o/r']);
+  });
+});
+
+describe('README symbolic links and paths', () => {
+  const b = (s: string) => Buffer.from(s);
+  it("a raw answer that is a link target is resolved against the link's directory", () => {
+    expect(readmeSymlinkTarget(b('docs/README.md'), 'README.md')).toBe('docs/README.md');
+    expect(readmeSymlinkTarget(b('../README.md'), 'docs/README.md')).toBe('README.md');
+    expect(readmeSymlinkTarget(b('./README.rst'), '.github/README.md')).toBe('.github/README.rst');
+    expect(readmeSymlinkTarget(b('README.rst'), 'README.md')).toBe('README.rst');
+  });
+
+  it('content is not a link: text, several lines, outside the repository, itself, absolute, big', () => {
+    for (const [body, path] of [
+      ['Nothing here yet.', 'README.md'],
+      ['# Title\n', 'README.md'],
+      ['docs/README.md\nmore', 'README.md'],
+      ['../../etc/passwd', 'README.md'],
+      ['README.md', 'README.md'],
+      ['/etc/README', 'README.md'],
+      ['hello', 'README.md'],
+      [`docs/${'a'.repeat(2000)}`, 'README.md'],
+    ])
+      expect(readmeSymlinkTarget(b(body), path), body).toBeNull();
+  });
+
+  it('raw requests for paths below the root encode each segment; readmeFromRaw names the file by its last', () => {
+    expect(readmeRequest(repo, BASES, 'raw', '.github/READ ME.md').url).toBe(
+      'https://raw.githubusercontent.com/alice/tool/HEAD/.github/READ%20ME.md',
+    );
+    expect(() => readmeRequest(repo, BASES, 'raw', 'docs//README.md')).toThrow(TypeError);
+    expect(readmeFromRaw({ name: 'docs/README.rst' }, b('x'))).toMatchObject({
+      name: 'README.rst',
+      ext: '.rst',
+      path: 'docs/README.rst',
+    });
+  });
+
+  it('an API answer for a symbolic link names its target', () => {
+    expect(
+      decodeReadmeJson({ type: 'symlink', name: 'README.md', path: 'README.md', target: 'docs/README.md' }),
+    ).toEqual({
+      kind: 'symlink',
+      path: 'README.md',
+      target: 'docs/README.md',
+    });
+    expect(() => decodeReadmeJson({ type: 'symlink', path: 'README.md', target: '../../x' })).toThrow(
+      TypeError,
+    );
   });
 });

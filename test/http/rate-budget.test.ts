@@ -68,6 +68,23 @@ describe('RateBudget: primary limits', () => {
     expect(b.reserve(core)).toEqual({ ok: true });
   });
 
+  it('a 304 (a conditional request not modified) gives its grant back: revisits cost no budget', () => {
+    const c = clock();
+    const b = new RateBudget({ now: c.now });
+    const reset = resetSec(T0 + 60_000);
+    b.reserve(core);
+    b.observe(core, 200, limits(2, 1, reset));
+    // One request left: spent on conditional requests, answered 304 (the server does not count them).
+    for (let i = 0; i < 10; i++) {
+      expect(b.reserve(core), `revisit ${i}`).toEqual({ ok: true });
+      b.observe(core, 304, limits(2, 1, reset));
+    }
+    // A full answer spends the last one.
+    expect(b.reserve(core)).toEqual({ ok: true });
+    b.observe(core, 200, limits(2, 0, reset));
+    expect(b.reserve(core)).toMatchObject({ ok: false, reason: 'primary' });
+  });
+
   it('after Remaining: 0 nothing is sent for that resource before the reset; other resources go on', () => {
     const c = clock();
     const b = new RateBudget({ now: c.now, spacingMs: {} });

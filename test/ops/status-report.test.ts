@@ -82,3 +82,36 @@ describe('collector status: errors', () => {
     );
   });
 });
+
+describe('collector status: rate limits and source warnings', () => {
+  it("a rate budget's waits and refusals by kind, and the source's warnings, in the text and the JSON", () => {
+    const w = worker('docs-0', 0, {});
+    w.counters = {
+      ...emptyCounters(),
+      rateLimitWaits: 3,
+      rateLimitWaitMs: 65_000,
+      rateLimitWaitsByKind: { primary: 1, secondary: 2 },
+      rateLimitRefusals: { 'retry-after': 60, primary: 9 },
+      sourceWarnings: 1,
+    };
+    const r = report([w]);
+    expect(r.totals).toMatchObject({
+      rateLimitWaits: 3,
+      rateLimitWaitSec: 65,
+      rateLimitWaitsByKind: { primary: 1, secondary: 2 },
+      rateLimitRefusals: { 'retry-after': 60, primary: 9 },
+      sourceWarnings: 1,
+      sourceErrors: 0,
+    });
+    expect(r.types[0]).toMatchObject({
+      rateLimitRefusals: { 'retry-after': 60, primary: 9 },
+      sourceWarnings: 1,
+    });
+    expect(renderStatusReport(r)).toMatch(
+      /^rate-limit waits: 3 \(secondary 2, primary 1; 1m in all\) · refused for rate limits: 69 \(retry-after 60, primary 9\) · source warnings: 1 \(see the worker logs\)$/m,
+    );
+    expect(renderStatusReport(report([worker('docs-0', 0, {})]))).toMatch(
+      /^rate-limit waits: 0 \(0s in all\)$/m,
+    );
+  });
+});

@@ -25,6 +25,31 @@ describe('worker counters', () => {
     expect(s.items).toBe(3); // a snapshot is a copy
   });
 
+  it("a rate budget's waits: each once, however many requests it holds back; lengthened, only the extra; refusals by kind", () => {
+    let now = 1_000_000;
+    const c = new CounterSet(() => now);
+    const wait = (reason: 'primary' | 'secondary', until: number, scope = 'token-x/core') =>
+      c.budget({ kind: 'wait', scope, reason, until });
+    wait('primary', now + 10_000);
+    wait('primary', now + 10_000); // another request held by the same wait
+    now += 2000;
+    wait('primary', now + 8000);
+    wait('secondary', now + 1000); // a Retry-After pause meanwhile
+    wait('secondary', now + 3000); // lengthened: 2 s more, not a new wait
+    wait('primary', now + 1000, 'anonymous/search'); // another budget
+    now += 20_000;
+    wait('primary', now - 1); // already over: nothing
+    wait('primary', now + 5000); // the next window used up: a new wait
+    for (const r of ['retry-after', 'retry-after', 'primary', 'secondary'] as const)
+      c.budget({ kind: 'refusal', refusal: r });
+    c.rateLimitWait(500); // a host's pause
+    const s = c.snapshot();
+    expect(s.rateLimitWaitsByKind).toEqual({ primary: 3, secondary: 1, host: 1 });
+    expect(s.rateLimitWaits).toBe(5);
+    expect(s.rateLimitWaitMs).toBe(10_000 + 3000 + 1000 + 5000 + 500);
+    expect(s.rateLimitRefusals).toEqual({ 'retry-after': 2, primary: 1, secondary: 1 });
+  });
+
   it('carried over restarts: a new pid adds to what the earlier processes reported, never goes back', () => {
     const carry = new CarriedCounters();
     const at = (items: number) => {

@@ -231,7 +231,10 @@ describe('READMEs', () => {
   });
 
   it('raw 404: the next name, then "no README" (not-found) after the last', async () => {
-    const { c } = ctx(GithubTrendingOptionsSchema, { readmeNames: ['README.md', 'readme.rst'] });
+    const { c } = ctx(GithubTrendingOptionsSchema, {
+      readmeNames: ['README.md', 'readme.rst'],
+      readmePaths: [],
+    });
     const first = await trending.handle(
       page(`${RAW}/alice/tool/HEAD/README.md`, 404, '404: Not Found', 'readme', ud('raw', 'README.md')),
       c,
@@ -246,6 +249,111 @@ describe('READMEs', () => {
     expect(last?.missing).toBe('alice/tool has no README (tried README.md, readme.rst)');
     expect(specs(last)).toEqual([]);
     expect(last?.data).toMatchObject({ repo: 'alice/tool', readme: null });
+  });
+
+  it('raw 404 past the names: the other places GitHub shows a README from (.github/, docs/), then none', async () => {
+    const { c } = ctx(GithubTrendingOptionsSchema, { readmeNames: ['README.md'] });
+    const r = await trending.handle(
+      page(`${RAW}/alice/tool/HEAD/README.md`, 404, '', 'readme', ud('raw', 'README.md')),
+      c,
+    );
+    expect(specs(r).map((f) => f.url)).toEqual([`${RAW}/alice/tool/HEAD/.github/README.md`]);
+    const r2 = await trending.handle(
+      page(`${RAW}/alice/tool/HEAD/.github/README.md`, 404, '', 'readme', ud('raw', '.github/README.md')),
+      c,
+    );
+    expect(specs(r2).map((f) => f.url)).toEqual([`${RAW}/alice/tool/HEAD/docs/README.md`]);
+    const found = await trending.handle(
+      page(`${RAW}/alice/tool/HEAD/docs/README.md`, 200, '# Docs\n', 'readme', ud('raw', 'docs/README.md')),
+      c,
+    );
+    expect(found?.data).toMatchObject({ readme: { name: 'README.md', path: 'docs/README.md', via: 'raw' } });
+    expect(found?.file?.extension).toBe('md');
+    const none = await trending.handle(
+      page(`${RAW}/alice/tool/HEAD/docs/README.md`, 404, '', 'readme', ud('raw', 'docs/README.md')),
+      c,
+    );
+    expect(none?.missing).toBe(
+      'alice/tool has no README (tried README.md, .github/README.md, docs/README.md)',
+    );
+  });
+
+  it('raw: a symbolic link (served as its target path) is not stored; the file it points to is', async () => {
+    const { c } = ctx(GithubTrendingOptionsSchema, {});
+    const link = await trending.handle(
+      page(`${RAW}/alice/tool/HEAD/README.md`, 200, 'docs/guide/README.md', 'readme', ud('raw', 'README.md')),
+      c,
+    );
+    expect(link?.store).toBe(false);
+    expect(link?.file).toBeUndefined();
+    expect(link?.data).toMatchObject({
+      readme: null,
+      symlink: { path: 'README.md', target: 'docs/guide/README.md' },
+    });
+    expect(specs(link)).toMatchObject([
+      {
+        url: `${RAW}/alice/tool/HEAD/docs/guide/README.md`,
+        userData: { name: 'docs/guide/README.md', links: ['README.md'], listing: { position: 1 } },
+      },
+    ]);
+    const target = await trending.handle(
+      page(
+        `${RAW}/alice/tool/HEAD/docs/guide/README.md`,
+        200,
+        '# Guide\n',
+        'readme',
+        specs(link)[0].userData,
+      ),
+      c,
+    );
+    expect(target?.store).toBeUndefined();
+    expect(Buffer.from(target?.file?.body as Uint8Array).toString()).toBe('# Guide\n');
+    expect(target?.data).toMatchObject({
+      readme: { name: 'README.md', path: 'docs/guide/README.md', symlinks: ['README.md'] },
+    });
+    // A one-line README that is text, not a path, is the README.
+    const text = await trending.handle(
+      page(`${RAW}/alice/tool/HEAD/README.md`, 200, 'Nothing here yet.', 'readme', ud('raw', 'README.md')),
+      c,
+    );
+    expect(text?.file).toBeDefined();
+  });
+
+  it('api: a README over the inline size (no content) is not stored; its download_url is, exact', async () => {
+    const { c } = ctx(GithubSearchOptionsSchema, { topics: ['x'] });
+    const json = JSON.stringify({
+      type: 'file',
+      encoding: 'none',
+      size: 2_000_000,
+      name: 'README.md',
+      path: 'README.md',
+      content: '',
+      download_url: `${RAW}/alice/tool/main/README.md`,
+    });
+    const r = await search.handle(
+      page(`${API}/repos/alice/tool/readme`, 200, json, 'readme', ud('api', null)),
+      c,
+    );
+    expect(r?.store).toBe(false);
+    expect(r?.file).toBeUndefined();
+    expect(r?.data).toMatchObject({ readme: null, tooLarge: { size: 2_000_000 } });
+    expect(specs(r)).toMatchObject([
+      { url: `${RAW}/alice/tool/main/README.md`, userData: { via: 'raw', name: 'README.md', named: true } },
+    ]);
+    const big = Buffer.alloc(2_000_000, 0x61);
+    const got = await search.handle(
+      page(`${RAW}/alice/tool/main/README.md`, 200, big, 'readme', specs(r)[0].userData),
+      c,
+    );
+    expect(Buffer.from(got?.file?.body as Uint8Array).equals(big)).toBe(true);
+    expect(got?.data).toMatchObject({ readme: { name: 'README.md', via: 'raw', bytes: 2_000_000 } });
+    // Not there after all: no other name is tried for a file the API named.
+    const gone = await search.handle(
+      page(`${RAW}/alice/tool/main/README.md`, 404, '', 'readme', specs(r)[0].userData),
+      c,
+    );
+    expect(specs(gone)).toEqual([]);
+    expect(gone?.missing).toBe('alice/tool has no README');
   });
 
   it('api 404: one item, no README, nothing more asked', async () => {

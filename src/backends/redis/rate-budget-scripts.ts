@@ -75,6 +75,12 @@ local now = nowMs()
 redis.call('ZREM', fk, token)
 if serial and redis.call('GET', P..'rb:t:'..id) == token then redis.call('DEL', P..'rb:t:'..id) end
 if status >= 0 then redis.call('HSET', rk, 'k', 1) end
+-- A 304 (a conditional request not modified) does not count against the limit: given back.
+if status == 304 then
+  local h = redis.call('HMGET', rk, 'm', 'l')
+  local m, l = tonumber(h[1]), tonumber(h[2])
+  if m ~= nil and (l == nil or m < l) then redis.call('HSET', rk, 'm', m + 1) end
+end
 -- Take in the server's figures for one resource's window (requests in flight: not counted yet).
 local function learn(key, flights, resetAt)
   redis.call('HSET', key, 'k', 1)
