@@ -176,14 +176,28 @@ export async function findLinkBelow(out: string): Promise<{ path: string; target
     }
     if (st.isSymbolicLink()) return found(top);
     if (part === 'files' || !st.isDirectory()) continue;
-    for (const d of await fsp.readdir(top, { withFileTypes: true })) {
+    for (const d of await entries(top)) {
       const p = path.join(top, d.name);
       if (d.isSymbolicLink()) return found(p);
       if (part !== 'state' || !d.isDirectory()) continue;
-      for (const e of await fsp.readdir(p, { withFileTypes: true })) {
+      for (const e of await entries(p)) {
         if (e.isSymbolicLink()) return found(path.join(p, e.name));
       }
     }
   }
   return null;
+}
+
+/**
+ * The entries of a directory; none when it is gone: another process that shares `<out>` (one
+ * losing a lock race, say) may remove its temporary directory between the listing of its parent
+ * and this one.
+ */
+async function entries(dir: string): Promise<fs.Dirent[]> {
+  try {
+    return await fsp.readdir(dir, { withFileTypes: true });
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw e;
+  }
 }
