@@ -60,7 +60,10 @@ export class Revisits {
   /** URLs queued as revisits: their next request carries the conditional headers. */
   private readonly conditional = new Set<string>();
   /** Validators of the responses whose item is not written yet. */
-  private readonly validators = new WeakMap<Item, { etag: string | null; lastModified: string | null }>();
+  private readonly validators = new WeakMap<
+    Item,
+    { etag: string | null; lastModified: string | null; date: string | null }
+  >();
   private lines: string[] = [];
   private timer: NodeJS.Timeout | null = null;
   private writing: Promise<void> = Promise.resolve();
@@ -159,6 +162,7 @@ export class Revisits {
     this.validators.set(item, {
       etag: firstHeader(headers.etag),
       lastModified: firstHeader(headers['last-modified']),
+      date: firstHeader(headers.date),
     });
   }
 
@@ -180,6 +184,7 @@ export class Revisits {
       status,
       etag: v?.etag ?? null,
       lastModified: v?.lastModified ?? null,
+      date: v?.date ?? null,
       sha256: item.sha256,
       at: Date.now(),
     });

@@ -72,6 +72,11 @@ export interface FetchObservation {
   etag: string | null;
   /** `Last-Modified` response header, or null. */
   lastModified: string | null;
+  /**
+   * `Date` response header, or null/absent: a `Last-Modified` later than it is implausible
+   * (RFC 9110 §8.8.2.1) and not kept.
+   */
+  date?: string | null;
   /** Hex SHA-256 of the body (2xx), else null. */
   sha256: string | null;
   /** When the response arrived, epoch ms. */
@@ -117,19 +122,22 @@ export class RevisitPolicy {
   }
 
   /**
-   * The conditional headers for a request of a known page: `If-None-Match` with its ETag and
-   * `If-Modified-Since` with its Last-Modified, each when known, and only when a version is held
-   * (a 304 means "use what you have"; with nothing stored it would lose the page). Both are sent
-   * when both are known: a server that supports ETags evaluates If-None-Match first (RFC 9110
-   * §13.2.2), one that does not falls back to the date.
+   * The conditional headers for a request of a known page, only when a version is held (a 304
+   * means "use what you have"; with nothing stored it would lose the page): `If-None-Match` with
+   * its ETag when it has one — the ETag is preferred, and `If-Modified-Since` is then not sent,
+   * so a server that compares dates naively cannot answer "not modified" by a date (RFC 9110
+   * §13.1.3 has a server ignore it anyway) — else `If-Modified-Since` with its Last-Modified,
+   * when that is plausible: not later than `now` (+ {@link CLOCK_SKEW_MS}, RFC 9110 §8.8.2.1; one kept from a response is
+   * already checked against that response's `Date`). With neither, nothing: the page is fetched
+   * whole and its body hash compared.
+   * @param now epoch ms.
    * @returns lowercase header names → values; empty for an unknown page.
    */
-  conditionalHeaders(record: PageRecord | undefined): Record<string, string> {
+  conditionalHeaders(record: PageRecord | undefined, now = Date.now()): Record<string, string> {
     if (record === undefined || record.sha256 === null) return {};
-    const headers: Record<string, string> = {};
-    if (record.etag !== null) headers['if-none-match'] = record.etag;
-    if (record.lastModified !== null) headers['if-modified-since'] = record.lastModified;
-    return headers;
+    if (record.etag !== null) return { 'if-none-match': record.etag };
+    const lm = plausibleDate(record.lastModified, null, now);
+    return lm === null ? {} : { 'if-modified-since': lm };
   }
 
   /**
@@ -165,7 +173,7 @@ export class RevisitPolicy {
         record: {
           url,
           etag: obs.etag,
-          lastModified: validDate(obs.lastModified),
+          lastModified: plausibleDate(obs.lastModified, obs.date ?? null, obs.at),
           sha256: obs.sha256,
           version: 1,
           fetchedAt: obs.at,
@@ -181,7 +189,8 @@ export class RevisitPolicy {
     const next: PageRecord = {
       ...record,
       etag: obs.etag ?? (changed ? null : record.etag),
-      lastModified: validDate(obs.lastModified) ?? (changed ? null : record.lastModified),
+      lastModified:
+        plausibleDate(obs.lastModified, obs.date ?? null, obs.at) ?? (changed ? null : record.lastModified),
       fetchedAt: obs.at,
       intervalMs,
       dueAt: due(obs.at, intervalMs),
@@ -207,11 +216,26 @@ function due(at: number, intervalMs: number): number {
   return intervalMs > 0 ? at + intervalMs : Number.POSITIVE_INFINITY;
 }
 
-/** A Last-Modified value worth sending back: one that parses as a date (RFC 9110 §8.8.2). */
-function validDate(value: string | null): string | null {
+/**
+ * How far a `Last-Modified` may be ahead of our clock and still be kept, ms: the server's clock
+ * and ours differ by a little (its `Date`, when sent, is checked exactly: both are its clock).
+ */
+export const CLOCK_SKEW_MS = 60_000;
+
+/**
+ * A Last-Modified value worth sending back: one that parses as a date (RFC 9110 §8.8.2) and is
+ * plausible (§8.8.2.1): not later than the response's own `Date` (when that parses) nor than
+ * `now` (epoch ms) + {@link CLOCK_SKEW_MS}. A server whose clock or files say "modified in the
+ * future" would otherwise be asked "modified since <the future>?" and, comparing naively, answer
+ * 304 for ever.
+ */
+function plausibleDate(value: string | null, date: string | null, now: number): string | null {
   if (value === null) return null;
   const v = value.trim();
-  return v !== '' && !Number.isNaN(Date.parse(v)) ? v : null;
+  const at = v === '' ? Number.NaN : Date.parse(v);
+  if (Number.isNaN(at) || at > now + CLOCK_SKEW_MS) return null;
+  const sent = date === null ? Number.NaN : Date.parse(date);
+  return Number.isNaN(sent) || at <= sent ? v : null;
 }
 
 // ---------------------------------------------------------------------------------------------
