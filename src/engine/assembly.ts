@@ -20,9 +20,9 @@ import { authorizeHeaders, type RunningSource, scopeUrls } from '../sources/sour
 import { Scope } from '../url/scope.js';
 import { SessionIdStripper } from '../url/session-ids.js';
 import type { Admission } from './admission.js';
-import type { CrawlerDeps } from './crawler-deps.js';
 import { Attempts } from './attempt.js';
 import type { CrawlStats } from './crawl-stats.js';
+import type { CrawlerDeps } from './crawler-deps.js';
 import { openSource } from './engine-source.js';
 import { HandoffOutbox, type Partition } from './handoff-outbox.js';
 import { HopLoop } from './hop-loop.js';
@@ -32,6 +32,7 @@ import type { Item, ItemOrigin } from './item.js';
 import { ItemStore } from './item-store.js';
 import { LinkFollower } from './link-follower.js';
 import { workerReplayFilter } from './log-replay.js';
+import { LinkRecovery } from './lost-links.js';
 import { LostPageRetries } from './lost-page-retries.js';
 import { NearDuplicateMarks } from './near-duplicate-marks.js';
 import { NearDuplicateWatch } from './near-duplicates.js';
@@ -40,7 +41,6 @@ import { openPageProcessor } from './page-processor-choice.js';
 import { pageVersions } from './page-versions.js';
 import { PolitenessState } from './politeness-state.js';
 import { hopBudget } from './rate-gate.js';
-import { LinkRecovery } from './lost-links.js';
 import { type Restored, restoreHandedOff, restoreState } from './resume.js';
 import { RetryWarnings } from './retry-warnings.js';
 import { Revisits } from './revisits.js';
@@ -195,7 +195,7 @@ export function buildNetworkParts(
       })
     : null;
   const policy = new HostPolicy(backend.frontier, opts, deps.onRateLimitWait);
-  const revisits = openRevisits(opts, deps);
+  const revisits = openRevisits(opts, deps, source);
   const def = source.def;
   const ref = deps.source.loaded.ref;
   const threadSource: PageThreadSource | null =
@@ -257,8 +257,11 @@ export function buildNetworkParts(
   };
 }
 
-/** The revisits of a worker in continuous collection (`interval`); null for a one-shot crawl. */
-function openRevisits(opts: CrawlOptions, deps: CrawlerDeps): Revisits | null {
+/**
+ * The revisits of a worker in continuous collection (`interval`); null for a one-shot crawl. A
+ * hub whose dates stop being believed is a warning of its source (the log, the status counts).
+ */
+function openRevisits(opts: CrawlOptions, deps: CrawlerDeps, source: RunningSource): Revisits | null {
   if (opts.interval === undefined) return null;
   const rules = Object.entries(opts.revisitPatterns).map(([re, ms]) => ({
     pattern: new RegExp(re),
@@ -268,6 +271,12 @@ function openRevisits(opts: CrawlOptions, deps: CrawlerDeps): Revisits | null {
     policy: new RevisitPolicy({ intervalMs: opts.revisit ?? null, rules }),
     stateDir: path.join(opts.out, 'state', deps.workerId),
     log: deps.log,
+    untrustedDates: (hub, d) =>
+      source.ctx.log.warn(
+        `${hub}: its dates are not believed any more (${d.lies} pages it dated as changed were not): ` +
+          'its pages are fetched again by revisit alone',
+        { url: hub, lies: d.lies, truths: d.truths },
+      ),
   });
 }
 

@@ -63,8 +63,11 @@ export interface AttemptParts {
   maxBytes: number;
   /** Items of URLs waiting for a retry, written as they are if the crawl ends first. */
   awaitingRetry: Map<string, Item>;
-  /** Told the validators of each answer (continuous collection); null otherwise. */
-  revisits: Pick<Revisits, 'noteResponse'> | null;
+  /**
+   * Told the validators of each answer and the links of each hub, asked for a hub's links on its
+   * 304 and for what its dates deserve (continuous collection); null otherwise.
+   */
+  revisits: Pick<Revisits, 'noteResponse' | 'noteHubLinks' | 'linksOf' | 'readDates'> | null;
   isStopping(): boolean;
   /** Non-2xx statuses the source's `handle` reads too (`SourceDefinition.statuses`). */
   statuses: ReadonlySet<number>;
@@ -207,11 +210,20 @@ export class Attempts {
     const flag = page.flag;
     if (flag) item.data = { ...item.data, contentEncoding: flag };
     if (res.status >= 400) item.error = { kind: 'http-status', message: `HTTP ${res.status}` };
+    const revisits = this.parts.revisits;
     if (!ok) {
       pages.drop(id);
-      return handled ? this.handledError(item, page) : { kind: 'item', item };
+      if (handled) return this.handledError(item, page);
+      // A hub not modified leads where it led last time (its every-round requests), as an unchanged body does.
+      return { kind: 'item', item, links: res.status === 304 ? revisits?.linksOf(entry.url) : undefined };
     }
     const r = page.result;
+    if (revisits !== null) {
+      // A hub whose dates are not believed leads to its pages without them.
+      if (r?.follow !== undefined) r.follow = revisits.readDates(entry.url, r.follow);
+      const hub = entry.depth === 0 || entry.meta?.everyRound === true;
+      if (hub) revisits.noteHubLinks(item, hubs(r?.follow) ?? []);
+    }
     if (r?.sketch !== undefined) this.parts.nearDuplicates.observe(entry.url, r.sketch);
     if (r?.refresh !== undefined) return this.refreshHop(entry, answer, id, r.refresh);
     const round = this.parts.round(entry.url);
