@@ -189,10 +189,16 @@ export const CrawlOptionsSchema = z.object({
   maxShapeVariants: z.number().int().min(0).default(D.maxShapeVariants),
   /**
    * Query and path parameters kept in URLs although they look like session ids (`jsessionid`,
-   * `PHPSESSID`, `sid`, `sessionid`, `ASPSESSIONID…`, `cfid`, `cftoken`), case-insensitive.
-   * Default: none (session ids are removed in canonicalization).
+   * `PHPSESSID`, `sid`, `sessionid`, `ASPSESSIONID…`, `cfid`, `cftoken`) or are tracking
+   * parameters (`utm_*`, `fbclid`, ...: `url/tracking-params.ts`), case-insensitive.
+   * Default: none (session ids and tracking parameters are removed in canonicalization).
    */
   keepParams: z.array(z.string().min(1)).default([]),
+  /**
+   * More query parameters removed as tracking parameters, beyond the built-in list
+   * (`url/tracking-params.ts`; a trailing `*` is a prefix: `ref_*`), case-insensitive. Default: none.
+   */
+  trackingParams: z.array(z.string().regex(/^[^=&#?]+$/, 'a parameter name (no = & # ?)')).default([]),
   /** Keep a cookie jar per worker (RFC 6265; cookies are never written anywhere). Default true. */
   cookies: z.boolean().default(true),
   /** Largest response header section, bytes; more is a `too-large` item. Default 256 KiB. */

@@ -68,7 +68,7 @@ export interface NetworkParts {
   /** The robots.txt cache; null with `--no-robots`. */
   robots: RobotsCache | null;
   hops: HopLoop;
-  /** Session-id removal from seeds, links and redirect targets (`--keep-param`). */
+  /** Session-id and tracking parameter removal from seeds, links and redirect targets (`--keep-param`). */
   sessionIds: SessionIdStripper;
   /** Calendar-trap feedback: near-duplicate pages of one date-like URL shape close it in the scope. */
   nearDuplicates: NearDuplicateWatch;
@@ -179,7 +179,7 @@ export function buildNetworkParts(
     maxQueryVariants: opts.maxQueryVariants,
     maxShapeVariants: opts.maxShapeVariants,
   });
-  const sessionIds = new SessionIdStripper(opts.keepParams);
+  const sessionIds = new SessionIdStripper(opts.keepParams, opts.trackingParams);
   const robots = opts.robots
     ? new RobotsCache({
         userAgent: opts.userAgent,
