@@ -199,6 +199,12 @@ export const CrawlOptionsSchema = z.object({
    * (`url/tracking-params.ts`; a trailing `*` is a prefix: `ref_*`), case-insensitive. Default: none.
    */
   trackingParams: z.array(z.string().regex(/^[^=&#?]+$/, 'a parameter name (no = & # ?)')).default([]),
+  /**
+   * More block pages: regular expressions (case-insensitive) matched against HTML bodies (their
+   * first 256 KiB) of any status; a match makes the answer a `blocked` error, like the built-in
+   * rules (`http/block-page.ts`: bot challenges, CAPTCHAs, login walls). Default: none.
+   */
+  blockPatterns: z.array(regex).default([]),
   /** Keep a cookie jar per worker (RFC 6265; cookies are never written anywhere). Default true. */
   cookies: z.boolean().default(true),
   /** Largest response header section, bytes; more is a `too-large` item. Default 256 KiB. */

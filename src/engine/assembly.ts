@@ -11,6 +11,7 @@ import { FRONTIER_LOG, Journal } from '../frontier/journal.js';
 import type { RequestMeta } from '../frontier/request-meta.js';
 import { RevisitPolicy } from '../frontier/revisit-policy.js';
 import { SpillQueue } from '../frontier/spill-queue.js';
+import { BlockDetector } from '../http/block-page.js';
 import { Fetcher } from '../http/fetcher.js';
 import { RobotsCache } from '../http/robots.js';
 import type { HeldLock } from '../sinks/lock-file.js';
@@ -236,6 +237,7 @@ export function buildNetworkParts(
       onFetch: deps.onFetch,
       budget: hopBudget(source, deps.rateBudgets),
       warc: warc ?? undefined,
+      blocks: new BlockDetector(opts.blockPatterns),
     }),
     sessionIds,
     nearDuplicates: new NearDuplicateWatch(scope, (shape, url) =>
