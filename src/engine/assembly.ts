@@ -18,10 +18,12 @@ import type { HeldLock } from '../sinks/lock-file.js';
 import { WarcWriter } from '../sinks/warc-writer.js';
 import type { EngineRequest } from '../sources/request.js';
 import { authorizeHeaders, type RunningSource, scopeUrls } from '../sources/source-runner.js';
+import { canonicalize } from '../url/canonicalize.js';
 import { Scope } from '../url/scope.js';
 import { SessionIdStripper } from '../url/session-ids.js';
 import type { Admission } from './admission.js';
 import { Attempts } from './attempt.js';
+import { Canonicals } from './canonicals.js';
 import type { CrawlStats } from './crawl-stats.js';
 import type { CrawlerDeps } from './crawler-deps.js';
 import { openSource } from './engine-source.js';
@@ -283,6 +285,22 @@ function openRevisits(opts: CrawlOptions, deps: CrawlerDeps, source: RunningSour
 }
 
 /**
+ * The canonical-link claims of a worker (`canonicals.ts`): URLs in the crawl's form (session ids
+ * and tracking parameters removed); with continuous collection, the pages collected before and
+ * the claims read back from the revisit log (call after it is open).
+ */
+function openCanonicals(net: NetworkParts): Canonicals {
+  const normalize = (u: string) => {
+    const c = canonicalize(u);
+    return c === null ? null : net.sessionIds.strip(c);
+  };
+  const revisits = net.revisits;
+  const canonicals = new Canonicals(normalize, revisits === null ? undefined : (u) => revisits.collected(u));
+  for (const [url, stated] of revisits?.canonicalClaims() ?? []) canonicals.restore(url, stated);
+  return canonicals;
+}
+
+/**
  * Open a worker's state: its lock (waiting for a previous holder to exit), the spill file; on
  * resume the frontier (enqueued minus done), seen-set, counters, content index and near-duplicate
  * index rebuilt from validated lines; the journal; the links already handed to siblings; then the
@@ -447,6 +465,8 @@ export async function openStateParts(
     revisits: net.revisits,
     isStopping: hooks.isStopping,
     statuses: new Set(net.source.def.statuses ?? []),
+    canonicals: openCanonicals(net),
+    markSeen: (url) => backend.seen.add(url),
     round: (url) => admission.roundOf(url),
     wake: hooks.wake,
   });

@@ -8,6 +8,7 @@
 import type { Logger } from 'pino';
 import type { FrontierEntry } from '../frontier/frontier-queue.js';
 import type { EngineRequest } from '../sources/request.js';
+import type { Canonicals } from './canonicals.js';
 import type { CrawlStats } from './crawl-stats.js';
 import type { HopAnswer, HopFailure, HopLoop } from './hop-loop.js';
 import { type HostPolicy, letsSlowDownDecay } from './host-policy.js';
@@ -71,6 +72,10 @@ export interface AttemptParts {
   isStopping(): boolean;
   /** Non-2xx statuses the source's `handle` reads too (`SourceDefinition.statuses`). */
   statuses: ReadonlySet<number>;
+  /** Canonical-link merging (`canonicals.ts`): which pages were collected for which canonical URL. */
+  canonicals?: Canonicals;
+  /** Mark a URL seen (a claimed canonical URL: not fetched when a link leads to it). */
+  markSeen?(url: string): void;
   /** The round that queued `url` when it is a round request of a later round (continuous collection), else 0. */
   round(url: string): number;
   /** A host slot was freed: the dispatch loop may take another URL. */
@@ -228,6 +233,17 @@ export class Attempts {
     if (r?.refresh !== undefined) return this.refreshHop(entry, answer, id, r.refresh);
     const round = this.parts.round(entry.url);
     if (round > 0) item.data = { ...item.data, round };
+    // Another URL of an article already collected (its canonical link says so): not collected again.
+    if (page.sourceError === undefined && this.parts.canonicals !== undefined) {
+      const claim = this.parts.canonicals.claim(entry.url, r?.data?.canonical);
+      if (claim.canonical !== null) this.parts.markSeen?.(claim.canonical);
+      if (claim.collectedAs !== null) {
+        pages.drop(id);
+        if (r?.title !== undefined) item.title = r.title;
+        item.data = { ...item.data, ...r?.data, duplicateOf: claim.collectedAs };
+        return { kind: 'item', item, links: r?.follow };
+      }
+    }
     // A body seen before has had its links followed; its hubs (every-round requests: feeds,
     // sitemaps) are followed again, so that what changed below an unchanged hub is still found.
     if (store.isDuplicate(item, id, round)) return { kind: 'item', item, links: hubs(r?.follow) };

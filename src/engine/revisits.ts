@@ -65,6 +65,8 @@ interface Known {
   links?: EngineRequest[];
   /** A hub whose pages carried dates: how they held up. */
   dates?: DateTrust;
+  /** The canonical URL the page stated, when another (its claim: `canonicals.ts`). */
+  canonical?: string;
 }
 
 /** What the revisits work with. */
@@ -176,6 +178,16 @@ export class Revisits {
     return Object.keys(headers).length > 0 ? headers : undefined;
   }
 
+  /** Whether `url` was fetched and its body stored here (a version is held). */
+  collected(url: string): boolean {
+    return (this.known.get(url)?.record.sha256 ?? null) !== null;
+  }
+
+  /** The canonical URLs pages stated (when another URL than their own), in the order first known. */
+  *canonicalClaims(): Generator<[url: string, canonical: string]> {
+    for (const [url, k] of this.known) if (k.canonical !== undefined) yield [url, k.canonical];
+  }
+
   /** The every-round requests hub `url` led to when it was last read (for its 304), or undefined. */
   linksOf(url: string): EngineRequest[] | undefined {
     return this.known.get(url)?.links;
@@ -265,6 +277,10 @@ export class Revisits {
     if (links !== undefined && outcome !== 'failed' && status !== 304) known.links = links;
     else if (before?.links !== undefined) known.links = before.links;
     if (before?.dates !== undefined) known.dates = before.dates;
+    const stated = item.data.canonical;
+    if (typeof stated === 'string' && stated !== item.url && item.data.duplicateOf === undefined) {
+      known.canonical = stated;
+    } else if (before?.canonical !== undefined) known.canonical = before.canonical;
     this.known.set(item.url, known);
     if (outcome === 'failed') return;
     item.data.version = record.version;
@@ -385,6 +401,7 @@ function encodeKnown(k: Known): string {
   if (k.meta !== undefined) o.meta = k.meta;
   if (k.links !== undefined) o.links = k.links;
   if (k.dates !== undefined) o.dates = k.dates;
+  if (k.canonical !== undefined) o.canonical = k.canonical;
   return JSON.stringify(o);
 }
 
@@ -397,7 +414,7 @@ export function decodeKnown(line: string): Known | null {
     return null;
   }
   if (o === null || typeof o !== 'object') return null;
-  const { depth, meta, links, dates, ...rest } = o;
+  const { depth, meta, links, dates, canonical, ...rest } = o;
   if (!Number.isSafeInteger(depth) || (depth as number) < 0) return null;
   let m: RequestMeta | undefined;
   if (meta !== undefined) {
@@ -419,6 +436,10 @@ export function decodeKnown(line: string): Known | null {
     if (d === null || typeof d !== 'object' || !count(d.lies) || !count(d.truths)) return null;
     if (typeof d.untrusted !== 'boolean') return null;
     known.dates = { lies: d.lies as number, truths: d.truths as number, untrusted: d.untrusted };
+  }
+  if (canonical !== undefined) {
+    if (typeof canonical !== 'string' || !/^https?:\/\//.test(canonical)) return null;
+    known.canonical = canonical;
   }
   return known;
 }
