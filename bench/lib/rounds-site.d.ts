@@ -21,10 +21,12 @@ export interface RoundsSite {
 export declare function startRoundsSite(opts?: {
   articles?: number;
   pageBytes?: number;
+  summaryBytes?: number;
   challenges?: number;
 }): Promise<RoundsSite>;
 
-export declare function roundsOf(
+export declare function roundsByHub(
   log: readonly RoundsSiteRequest[],
-  gapMs: number,
+  groups: ReadonlyArray<{ marker: string; paths: string[] }>,
+  slackMs: number,
 ): Array<{ requests: RoundsSiteRequest[]; bytes: number }>;

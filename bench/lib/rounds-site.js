@@ -39,9 +39,13 @@ function articleHtml(path, bytes, extra = '') {
   );
 }
 
-function rss(title, entries) {
+function rss(title, entries, summaryBytes) {
   const items = entries
-    .map((e) => `<item><title>${e.title}</title><link>${e.url}</link><pubDate>${e.date}</pubDate></item>`)
+    .map(
+      (e) =>
+        `<item><title>${e.title}</title><link>${e.url}</link><pubDate>${e.date}</pubDate>` +
+        `<description>${filler(e.url, summaryBytes)}</description></item>`,
+    )
     .join('');
   return `<?xml version="1.0"?><rss version="2.0"><channel><title>${title}</title>${items}</channel></rss>`;
 }
@@ -55,12 +59,14 @@ const etagOf = (body) => `"${createHash('sha256').update(body).digest('hex').sli
 
 /**
  * Start the site.
- * @param {{ articles?: number, pageBytes?: number, challenges?: number }} [opts] pages per hub
- *   (default 10), body bytes per page (default 6000), challenge answers before the real page (2).
+ * @param {{ articles?: number, pageBytes?: number, summaryBytes?: number, challenges?: number }} [opts]
+ *   pages per hub (default 10), body bytes per page (default 6000), per feed entry's summary
+ *   (default 500), challenge answers before the real page (2).
  */
 export async function startRoundsSite(opts = {}) {
   const articles = opts.articles ?? 10;
   const pageBytes = opts.pageBytes ?? 6000;
+  const summaryBytes = opts.summaryBytes ?? 500;
   let challenges = opts.challenges ?? 2;
   const log = [];
   /** Paths whose body was changed, and how often. */
@@ -98,11 +104,11 @@ export async function startRoundsSite(opts = {}) {
     const now = new Date().toUTCString();
     if (p === '/feed.xml') {
       const entries = range(articles).map((i) => ({ title: `A${i}`, url: `${origin}/a/${i}`, date: PAST }));
-      return cacheable(req, res, rss('Honest feed', entries), 'application/rss+xml');
+      return cacheable(req, res, rss('Honest feed', entries, summaryBytes), 'application/rss+xml');
     }
     if (p === '/redating.xml') {
       const entries = range(articles).map((i) => ({ title: `R${i}`, url: `${origin}/r/${i}`, date: now }));
-      return plain(res, 200, rss('Re-dating feed', entries), 'application/rss+xml');
+      return plain(res, 200, rss('Re-dating feed', entries, summaryBytes), 'application/rss+xml');
     }
     if (p === '/sitemap-index.xml') {
       const body =
@@ -207,18 +213,28 @@ export async function startRoundsSite(opts = {}) {
 }
 
 /**
- * The logged requests cut into rounds: a gap of more than `gapMs` without a request ends one.
- * @returns per round, its requests and the bytes they put on the wire.
+ * The logged requests cut into rounds by the workers' own round starts: for each group (one
+ * worker type), the fetches of its `marker` (a seed, fetched first in every round) start its
+ * rounds, and each request whose path starts with one of its `paths` belongs to the round of the
+ * last marker fetch before it — or up to `slackMs` after it: a round's seeds go out together, in
+ * any order. Rounds of the groups are added up by number.
+ * @param {Array<{ marker: string, paths: string[] }>} groups
+ * @param {number} slackMs less than the interval between rounds.
+ * @returns per round (0 = the first), its requests and the bytes they put on the wire.
  */
-export function roundsOf(log, gapMs) {
+export function roundsByHub(log, groups, slackMs) {
   const rounds = [];
-  let last = Number.NEGATIVE_INFINITY;
-  for (const e of [...log].sort((a, b) => a.at - b.at)) {
-    if (e.at - last > gapMs) rounds.push({ requests: [], bytes: 0 });
-    const r = rounds[rounds.length - 1];
-    r.requests.push(e);
-    r.bytes += e.bytes;
-    last = e.at;
+  for (const g of groups) {
+    const starts = log.filter((e) => e.path === g.marker).map((e) => e.at);
+    for (const e of log) {
+      if (!g.paths.some((p) => e.path.startsWith(p))) continue;
+      let n = -1;
+      while (n + 1 < starts.length && starts[n + 1] <= e.at + slackMs) n++;
+      if (n < 0) continue;
+      rounds[n] ??= { requests: [], bytes: 0 };
+      rounds[n].requests.push(e);
+      rounds[n].bytes += e.bytes;
+    }
   }
-  return rounds;
+  return rounds.map((r) => r ?? { requests: [], bytes: 0 });
 }
