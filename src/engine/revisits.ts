@@ -17,6 +17,7 @@ import { AppendFile } from '../frontier/append-file.js';
 import { readLines, repairTornTail } from '../frontier/log-lines.js';
 import { parseRequestMeta, type RequestMeta } from '../frontier/request-meta.js';
 import {
+  CLOCK_SKEW_MS,
   decodeRecord,
   encodeRecord,
   type PageRecord,
@@ -156,8 +157,12 @@ export class Revisits {
     // The version we have is as new as its fetch, or as its own Last-Modified when that is later:
     // a page fetched within the second it was published (lastmod and Last-Modified are whole
     // seconds) is not new again when a sitemap gives that second.
+    // A Last-Modified far in the future (a lie, a wrong clock) says nothing of when it changed.
     const lastModified = k.record.lastModified === null ? Number.NaN : Date.parse(k.record.lastModified);
-    const asOf = Number.isNaN(lastModified) ? k.record.fetchedAt : Math.max(k.record.fetchedAt, lastModified);
+    const asOf =
+      Number.isNaN(lastModified) || lastModified > k.record.fetchedAt + CLOCK_SKEW_MS
+        ? k.record.fetchedAt
+        : Math.max(k.record.fetchedAt, lastModified);
     return !isUnchangedSince(lastmod, asOf);
   }
 

@@ -50,6 +50,12 @@ export interface PageRecord {
   etag: string | null;
   /** `Last-Modified` of the stored version (the HTTP-date as received), or null. */
   lastModified: string | null;
+  /**
+   * `true`: that `Last-Modified` is implausible (later than its response's `Date`, or than our
+   * clock + {@link CLOCK_SKEW_MS}: RFC 9110 §8.8.2.1): never sent back as `If-Modified-Since`, only
+   * compared with the same server's dates. Absent otherwise.
+   */
+  lastModifiedImplausible?: true;
   /** Hex SHA-256 of the current version's body, or null if none was stored. */
   sha256: string | null;
   /** Number of the current version: 1 for the first body seen, + 1 per change. */
@@ -136,8 +142,9 @@ export class RevisitPolicy {
   conditionalHeaders(record: PageRecord | undefined, now = Date.now()): Record<string, string> {
     if (record === undefined || record.sha256 === null) return {};
     if (record.etag !== null) return { 'if-none-match': record.etag };
-    const lm = plausibleDate(record.lastModified, null, now);
-    return lm === null ? {} : { 'if-modified-since': lm };
+    const lm = record.lastModified;
+    if (lm === null || record.lastModifiedImplausible === true || !isPlausible(lm, null, now)) return {};
+    return { 'if-modified-since': lm };
   }
 
   /**
@@ -169,32 +176,34 @@ export class RevisitPolicy {
     if (record === undefined) {
       if (obs.status === 304) return { record: undefined, outcome: 'failed' }; // nothing to be "not modified" from
       const intervalMs = base ?? 0;
-      return {
-        record: {
-          url,
-          etag: obs.etag,
-          lastModified: plausibleDate(obs.lastModified, obs.date ?? null, obs.at),
-          sha256: obs.sha256,
-          version: 1,
-          fetchedAt: obs.at,
-          changedAt: obs.at,
-          intervalMs,
-          dueAt: due(obs.at, intervalMs),
-        },
-        outcome: 'new',
+      const fresh: PageRecord = {
+        url,
+        etag: obs.etag,
+        lastModified: validDate(obs.lastModified),
+        sha256: obs.sha256,
+        version: 1,
+        fetchedAt: obs.at,
+        changedAt: obs.at,
+        intervalMs,
+        dueAt: due(obs.at, intervalMs),
       };
+      return { record: withPlausibility(fresh, obs), outcome: 'new' };
     }
     const changed = obs.status !== 304 && obs.sha256 !== record.sha256;
     const intervalMs = adapt(record.intervalMs, base, changed);
-    const next: PageRecord = {
+    const lastModified = validDate(obs.lastModified);
+    let next: PageRecord = {
       ...record,
       etag: obs.etag ?? (changed ? null : record.etag),
-      lastModified:
-        plausibleDate(obs.lastModified, obs.date ?? null, obs.at) ?? (changed ? null : record.lastModified),
       fetchedAt: obs.at,
       intervalMs,
       dueAt: due(obs.at, intervalMs),
     };
+    if (lastModified !== null) next = withPlausibility({ ...next, lastModified }, obs);
+    else if (changed) {
+      next.lastModified = null;
+      delete next.lastModifiedImplausible;
+    }
     if (changed) {
       next.sha256 = obs.sha256;
       next.version = record.version + 1;
@@ -222,20 +231,33 @@ function due(at: number, intervalMs: number): number {
  */
 export const CLOCK_SKEW_MS = 60_000;
 
-/**
- * A Last-Modified value worth sending back: one that parses as a date (RFC 9110 §8.8.2) and is
- * plausible (§8.8.2.1): not later than the response's own `Date` (when that parses) nor than
- * `now` (epoch ms) + {@link CLOCK_SKEW_MS}. A server whose clock or files say "modified in the
- * future" would otherwise be asked "modified since <the future>?" and, comparing naively, answer
- * 304 for ever.
- */
-function plausibleDate(value: string | null, date: string | null, now: number): string | null {
+/** A Last-Modified value that parses as a date (RFC 9110 §8.8.2), trimmed; else null. */
+function validDate(value: string | null): string | null {
   if (value === null) return null;
   const v = value.trim();
-  const at = v === '' ? Number.NaN : Date.parse(v);
-  if (Number.isNaN(at) || at > now + CLOCK_SKEW_MS) return null;
+  return v !== '' && !Number.isNaN(Date.parse(v)) ? v : null;
+}
+
+/**
+ * Whether a (valid) Last-Modified is plausible (RFC 9110 §8.8.2.1): not later than the response's
+ * own `Date` (when that parses) nor than `now` (epoch ms) + {@link CLOCK_SKEW_MS}. A server whose
+ * clock or files say "modified in the future" would otherwise be asked "modified since <the
+ * future>?" and, comparing naively, answer 304 for ever.
+ */
+export function isPlausible(lastModified: string, date: string | null, now: number): boolean {
+  const at = Date.parse(lastModified);
+  if (at > now + CLOCK_SKEW_MS) return false;
   const sent = date === null ? Number.NaN : Date.parse(date);
-  return Number.isNaN(sent) || at <= sent ? v : null;
+  return Number.isNaN(sent) || at <= sent;
+}
+
+/** `record` with its `lastModifiedImplausible` flag set from the response `obs`. */
+function withPlausibility(record: PageRecord, obs: FetchObservation): PageRecord {
+  const { lastModifiedImplausible: _, ...rest } = record;
+  const lm = rest.lastModified;
+  return lm !== null && !isPlausible(lm, obs.date ?? null, obs.at)
+    ? { ...rest, lastModifiedImplausible: true }
+    : rest;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -271,7 +293,8 @@ export function decodeRecord(line: string): PageRecord | null {
   if (!Number.isInteger(o.version) || (o.version as number) < 1) return null;
   if (!num(o.fetchedAt) || !num(o.changedAt) || !num(o.intervalMs)) return null;
   if (o.dueAt !== null && !num(o.dueAt)) return null;
-  return {
+  if (o.lastModifiedImplausible !== undefined && o.lastModifiedImplausible !== true) return null;
+  const record: PageRecord = {
     url: o.url as string,
     etag: o.etag as string | null,
     lastModified: o.lastModified as string | null,
@@ -282,4 +305,6 @@ export function decodeRecord(line: string): PageRecord | null {
     intervalMs: o.intervalMs as number,
     dueAt: o.dueAt === null ? Number.POSITIVE_INFINITY : (o.dueAt as number),
   };
+  if (o.lastModifiedImplausible === true) record.lastModifiedImplausible = true;
+  return record;
 }

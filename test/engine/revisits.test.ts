@@ -90,6 +90,16 @@ describe('Revisits', () => {
     await r.close();
   });
 
+  it('a Last-Modified far in the future does not hide a later lastmod', async () => {
+    const r = await open(tempDir());
+    const u = 'http://h/liar';
+    const it = item(u, 200, SHA_A);
+    r.noteResponse(it, { 'last-modified': 'Thu, 01 Jan 2099 00:00:00 GMT' });
+    r.observe(it, undefined);
+    expect(r.changedSince(u, Date.now() + 3_600_000)).toBe(true);
+    await r.close();
+  });
+
   it('a round asks again for the pages due, conditionally; hubs and pages not due are left to their own paths', async () => {
     const dir = tempDir();
     const r = await open(dir, false, 60_000);

@@ -171,19 +171,39 @@ describe('RevisitPolicy: conditional requests', () => {
     expect(p.conditionalHeaders(r, T)).toEqual({});
   });
 
-  it('does not keep a Last-Modified later than the response Date or than now (RFC 9110 §8.8.2.1)', () => {
+  it('never sends back a Last-Modified later than the response Date or than now (RFC 9110 §8.8.2.1)', () => {
     const future = 'Thu, 01 Jan 2099 00:00:00 GMT';
     const dated = p.observe(undefined, URL_A, ok(SHA1, T, { lastModified: future, date: LM })).record!;
-    expect(dated.lastModified).toBeNull();
+    // kept as the server's claim (its dates are compared with it), marked, never sent
+    expect(dated).toMatchObject({ lastModified: future, lastModifiedImplausible: true });
     expect(p.conditionalHeaders(dated, T)).toEqual({});
     // later than the response's own Date, though not than our clock
     const afterDate = ok(SHA1, T, { lastModified: 'Wed, 01 May 2024 10:00:01 GMT', date: LM });
-    expect(p.observe(undefined, URL_A, afterDate).record!.lastModified).toBeNull();
-    // no Date header: checked against the fetch time alone
-    expect(p.observe(undefined, URL_A, ok(SHA1, T, { lastModified: future })).record!.lastModified).toBeNull();
-    expect(p.observe(undefined, URL_A, ok(SHA1, T, { lastModified: LM, date: LM })).record!.lastModified).toBe(LM);
-    // a record kept from before (an older log) is checked again when sent
-    const old: PageRecord = { ...dated, lastModified: future };
+    expect(p.conditionalHeaders(p.observe(undefined, URL_A, afterDate).record, T)).toEqual({});
+    // no Date header: checked against the fetch time alone (a minute of skew allowed)
+    expect(
+      p.conditionalHeaders(p.observe(undefined, URL_A, ok(SHA1, T, { lastModified: future })).record, T),
+    ).toEqual({});
+    const soon = new Date(T + 30_000).toUTCString();
+    expect(
+      p.conditionalHeaders(p.observe(undefined, URL_A, ok(SHA1, T, { lastModified: soon })).record, T),
+    ).toEqual({
+      'if-modified-since': soon,
+    });
+    const fine = p.observe(undefined, URL_A, ok(SHA1, T, { lastModified: LM, date: LM })).record!;
+    expect(fine.lastModifiedImplausible).toBeUndefined();
+    expect(p.conditionalHeaders(fine, T)).toEqual({ 'if-modified-since': LM });
+    // a plausible one from a 304 clears the mark; the mark survives the state line
+    const again = p.observe(dated, URL_A, notModified(T + DAY, { lastModified: LM, date: LM })).record!;
+    expect(again.lastModifiedImplausible).toBeUndefined();
+    expect(decodeRecord(encodeRecord(dated))).toEqual(dated);
+    expect(
+      decodeRecord(
+        encodeRecord(dated).replace('"lastModifiedImplausible":true', '"lastModifiedImplausible":1'),
+      ),
+    ).toBeNull();
+    // a record of an older log, never marked, is checked again when sent
+    const old: PageRecord = { ...fine, lastModified: future };
     expect(p.conditionalHeaders(old, T)).toEqual({});
   });
 
