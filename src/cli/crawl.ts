@@ -129,7 +129,7 @@ export function registerCrawl(program: Command): void {
       def('distinct URLs followed per URL shape (digits generalised), 0 = unlimited', d.maxShapeVariants),
       int(0),
     )
-    .option('--keep-param <name>', 'keep this session-id-like parameter in URLs (repeatable)', collect)
+    .option('--keep-param <name>', 'keep this session-id-like or tracking parameter in URLs (repeatable)', collect)
     .option('--no-cookies', 'keep no cookie jar (cookies are on by default, never stored)')
     .option('--max-header-bytes <size>', def('largest response header section', formatSize(d.maxHeaderBytes)))
     .option(

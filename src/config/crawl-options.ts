@@ -189,10 +189,22 @@ export const CrawlOptionsSchema = z.object({
   maxShapeVariants: z.number().int().min(0).default(D.maxShapeVariants),
   /**
    * Query and path parameters kept in URLs although they look like session ids (`jsessionid`,
-   * `PHPSESSID`, `sid`, `sessionid`, `ASPSESSIONID…`, `cfid`, `cftoken`), case-insensitive.
-   * Default: none (session ids are removed in canonicalization).
+   * `PHPSESSID`, `sid`, `sessionid`, `ASPSESSIONID…`, `cfid`, `cftoken`) or are tracking
+   * parameters (`utm_*`, `fbclid`, ...: `url/tracking-params.ts`), case-insensitive.
+   * Default: none (session ids and tracking parameters are removed in canonicalization).
    */
   keepParams: z.array(z.string().min(1)).default([]),
+  /**
+   * More query parameters removed as tracking parameters, beyond the built-in list
+   * (`url/tracking-params.ts`; a trailing `*` is a prefix: `ref_*`), case-insensitive. Default: none.
+   */
+  trackingParams: z.array(z.string().regex(/^[^=&#?]+$/, 'a parameter name (no = & # ?)')).default([]),
+  /**
+   * More block pages: regular expressions (case-insensitive) matched against HTML bodies (their
+   * first 256 KiB) of any status; a match makes the answer a `blocked` error, like the built-in
+   * rules (`http/block-page.ts`: bot challenges, CAPTCHAs, login walls). Default: none.
+   */
+  blockPatterns: z.array(regex).default([]),
   /** Keep a cookie jar per worker (RFC 6265; cookies are never written anywhere). Default true. */
   cookies: z.boolean().default(true),
   /** Largest response header section, bytes; more is a `too-large` item. Default 256 KiB. */

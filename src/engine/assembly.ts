@@ -11,18 +11,21 @@ import { FRONTIER_LOG, Journal } from '../frontier/journal.js';
 import type { RequestMeta } from '../frontier/request-meta.js';
 import { RevisitPolicy } from '../frontier/revisit-policy.js';
 import { SpillQueue } from '../frontier/spill-queue.js';
+import { BlockDetector } from '../http/block-page.js';
 import { Fetcher } from '../http/fetcher.js';
 import { RobotsCache } from '../http/robots.js';
 import type { HeldLock } from '../sinks/lock-file.js';
 import { WarcWriter } from '../sinks/warc-writer.js';
 import type { EngineRequest } from '../sources/request.js';
 import { authorizeHeaders, type RunningSource, scopeUrls } from '../sources/source-runner.js';
+import { canonicalize } from '../url/canonicalize.js';
 import { Scope } from '../url/scope.js';
 import { SessionIdStripper } from '../url/session-ids.js';
 import type { Admission } from './admission.js';
-import type { CrawlerDeps } from './crawler-deps.js';
 import { Attempts } from './attempt.js';
+import { Canonicals } from './canonicals.js';
 import type { CrawlStats } from './crawl-stats.js';
+import type { CrawlerDeps } from './crawler-deps.js';
 import { openSource } from './engine-source.js';
 import { HandoffOutbox, type Partition } from './handoff-outbox.js';
 import { HopLoop } from './hop-loop.js';
@@ -32,6 +35,7 @@ import type { Item, ItemOrigin } from './item.js';
 import { ItemStore } from './item-store.js';
 import { LinkFollower } from './link-follower.js';
 import { workerReplayFilter } from './log-replay.js';
+import { LinkRecovery } from './lost-links.js';
 import { LostPageRetries } from './lost-page-retries.js';
 import { NearDuplicateMarks } from './near-duplicate-marks.js';
 import { NearDuplicateWatch } from './near-duplicates.js';
@@ -40,7 +44,6 @@ import { openPageProcessor } from './page-processor-choice.js';
 import { pageVersions } from './page-versions.js';
 import { PolitenessState } from './politeness-state.js';
 import { hopBudget } from './rate-gate.js';
-import { LinkRecovery } from './lost-links.js';
 import { type Restored, restoreHandedOff, restoreState } from './resume.js';
 import { RetryWarnings } from './retry-warnings.js';
 import { Revisits } from './revisits.js';
@@ -68,7 +71,7 @@ export interface NetworkParts {
   /** The robots.txt cache; null with `--no-robots`. */
   robots: RobotsCache | null;
   hops: HopLoop;
-  /** Session-id removal from seeds, links and redirect targets (`--keep-param`). */
+  /** Session-id and tracking parameter removal from seeds, links and redirect targets (`--keep-param`). */
   sessionIds: SessionIdStripper;
   /** Calendar-trap feedback: near-duplicate pages of one date-like URL shape close it in the scope. */
   nearDuplicates: NearDuplicateWatch;
@@ -181,7 +184,7 @@ export function buildNetworkParts(
     maxQueryVariants: opts.maxQueryVariants,
     maxShapeVariants: opts.maxShapeVariants,
   });
-  const sessionIds = new SessionIdStripper(opts.keepParams);
+  const sessionIds = new SessionIdStripper(opts.keepParams, opts.trackingParams);
   const robots = opts.robots
     ? new RobotsCache({
         userAgent: opts.userAgent,
@@ -197,7 +200,7 @@ export function buildNetworkParts(
       })
     : null;
   const policy = new HostPolicy(backend.frontier, opts, deps.onRateLimitWait);
-  const revisits = openRevisits(opts, deps);
+  const revisits = openRevisits(opts, deps, source);
   const def = source.def;
   const ref = deps.source.loaded.ref;
   const threadSource: PageThreadSource | null =
@@ -239,6 +242,7 @@ export function buildNetworkParts(
       budget: hopBudget(source, deps.rateBudgets),
       onBudget: deps.onBudget,
       warc: warc ?? undefined,
+      blocks: new BlockDetector(opts.blockPatterns),
     }),
     sessionIds,
     nearDuplicates: new NearDuplicateWatch(scope, (shape, url) =>
@@ -260,8 +264,11 @@ export function buildNetworkParts(
   };
 }
 
-/** The revisits of a worker in continuous collection (`interval`); null for a one-shot crawl. */
-function openRevisits(opts: CrawlOptions, deps: CrawlerDeps): Revisits | null {
+/**
+ * The revisits of a worker in continuous collection (`interval`); null for a one-shot crawl. A
+ * hub whose dates stop being believed is a warning of its source (the log, the status counts).
+ */
+function openRevisits(opts: CrawlOptions, deps: CrawlerDeps, source: RunningSource): Revisits | null {
   if (opts.interval === undefined) return null;
   const rules = Object.entries(opts.revisitPatterns).map(([re, ms]) => ({
     pattern: new RegExp(re),
@@ -271,7 +278,29 @@ function openRevisits(opts: CrawlOptions, deps: CrawlerDeps): Revisits | null {
     policy: new RevisitPolicy({ intervalMs: opts.revisit ?? null, rules }),
     stateDir: path.join(opts.out, 'state', deps.workerId),
     log: deps.log,
+    untrustedDates: (hub, d) =>
+      source.ctx.log.warn(
+        `${hub}: its dates are not believed any more (${d.lies} pages it dated as changed were not): ` +
+          'its pages are fetched again by revisit alone',
+        { url: hub, lies: d.lies, truths: d.truths },
+      ),
   });
+}
+
+/**
+ * The canonical-link claims of a worker (`canonicals.ts`): URLs in the crawl's form (session ids
+ * and tracking parameters removed); with continuous collection, the pages collected before and
+ * the claims read back from the revisit log (call after it is open).
+ */
+function openCanonicals(net: NetworkParts): Canonicals {
+  const normalize = (u: string) => {
+    const c = canonicalize(u);
+    return c === null ? null : net.sessionIds.strip(c);
+  };
+  const revisits = net.revisits;
+  const canonicals = new Canonicals(normalize, revisits === null ? undefined : (u) => revisits.collected(u));
+  for (const [url, stated] of revisits?.canonicalClaims() ?? []) canonicals.restore(url, stated);
+  return canonicals;
 }
 
 /**
@@ -439,6 +468,8 @@ export async function openStateParts(
     revisits: net.revisits,
     isStopping: hooks.isStopping,
     statuses: new Set(net.source.def.statuses ?? []),
+    canonicals: openCanonicals(net),
+    markSeen: (url) => backend.seen.add(url),
     round: (url) => admission.roundOf(url),
     wake: hooks.wake,
     sourceStopped: hooks.sourceStopped,

@@ -8,6 +8,7 @@
 import type { Logger } from 'pino';
 import type { FrontierEntry } from '../frontier/frontier-queue.js';
 import type { EngineRequest } from '../sources/request.js';
+import type { Canonicals } from './canonicals.js';
 import type { CrawlStats } from './crawl-stats.js';
 import type { HopAnswer, HopFailure, HopLoop } from './hop-loop.js';
 import { type HostPolicy, letsSlowDownDecay } from './host-policy.js';
@@ -63,11 +64,18 @@ export interface AttemptParts {
   maxBytes: number;
   /** Items of URLs waiting for a retry, written as they are if the crawl ends first. */
   awaitingRetry: Map<string, Item>;
-  /** Told the validators of each answer (continuous collection); null otherwise. */
-  revisits: Pick<Revisits, 'noteResponse'> | null;
+  /**
+   * Told the validators of each answer and the links of each hub, asked for a hub's links on its
+   * 304 and for what its dates deserve (continuous collection); null otherwise.
+   */
+  revisits: Pick<Revisits, 'noteResponse' | 'noteHubLinks' | 'linksOf' | 'readDates'> | null;
   isStopping(): boolean;
   /** Non-2xx statuses the source's `handle` reads too (`SourceDefinition.statuses`). */
   statuses: ReadonlySet<number>;
+  /** Canonical-link merging (`canonicals.ts`): which pages were collected for which canonical URL. */
+  canonicals?: Canonicals;
+  /** Mark a URL seen (a claimed canonical URL: not fetched when a link leads to it). */
+  markSeen?(url: string): void;
   /** The round that queued `url` when it is a round request of a later round (continuous collection), else 0. */
   round(url: string): number;
   /** A host slot was freed: the dispatch loop may take another URL. */
@@ -209,15 +217,35 @@ export class Attempts {
     const flag = page.flag;
     if (flag) item.data = { ...item.data, contentEncoding: flag };
     if (res.status >= 400) item.error = { kind: 'http-status', message: `HTTP ${res.status}` };
+    const revisits = this.parts.revisits;
     if (!ok) {
       pages.drop(id);
-      return handled ? this.handledError(item, page) : { kind: 'item', item };
+      if (handled) return this.handledError(item, page);
+      // A hub not modified leads where it led last time (its every-round requests), as an unchanged body does.
+      return { kind: 'item', item, links: res.status === 304 ? revisits?.linksOf(entry.url) : undefined };
     }
     const r = page.result;
+    if (revisits !== null) {
+      // A hub whose dates are not believed leads to its pages without them.
+      if (r?.follow !== undefined) r.follow = revisits.readDates(entry.url, r.follow);
+      const hub = entry.depth === 0 || entry.meta?.everyRound === true;
+      if (hub) revisits.noteHubLinks(item, hubs(r?.follow) ?? []);
+    }
     if (r?.sketch !== undefined) this.parts.nearDuplicates.observe(entry.url, r.sketch);
     if (r?.refresh !== undefined) return this.refreshHop(entry, answer, id, r.refresh);
     const round = this.parts.round(entry.url);
     if (round > 0) item.data = { ...item.data, round };
+    // Another URL of an article already collected (its canonical link says so): not collected again.
+    if (page.sourceError === undefined && this.parts.canonicals !== undefined) {
+      const claim = this.parts.canonicals.claim(entry.url, r?.data?.canonical);
+      if (claim.canonical !== null) this.parts.markSeen?.(claim.canonical);
+      if (claim.collectedAs !== null) {
+        pages.drop(id);
+        if (r?.title !== undefined) item.title = r.title;
+        item.data = { ...item.data, ...r?.data, duplicateOf: claim.collectedAs };
+        return { kind: 'item', item, links: r?.follow };
+      }
+    }
     // A body seen before has had its links followed; its hubs (every-round requests: feeds,
     // sitemaps) are followed again, so that what changed below an unchanged hub is still found.
     if (store.isDuplicate(item, id, round)) return { kind: 'item', item, links: hubs(r?.follow) };

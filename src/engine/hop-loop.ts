@@ -14,6 +14,7 @@
  */
 import type { SeenSet } from '../dedup/seen-set.js';
 import type { FrontierEntry } from '../frontier/frontier-queue.js';
+import type { BlockDetector } from '../http/block-page.js';
 import { type FetchError, type FetchErrorKind, NO_ANSWER_KINDS } from '../http/fetch-error.js';
 import type { Fetcher, HopResponse } from '../http/fetcher.js';
 import type { BudgetKey } from '../http/rate-budget.js';
@@ -102,6 +103,8 @@ export interface HopLoopParts {
   budget?: HopBudget;
   /** Told each request the budget holds back (primary or secondary wait) and each rate-limit refusal. */
   onBudget?: (event: BudgetEvent) => void;
+  /** Recognises block and challenge pages (`blocked` failures); absent: none are. */
+  blocks?: BlockDetector;
   /** `--warc`: told every fetch (the fetcher records exchanges); absent without it. */
   warc?: WarcRecorder;
 }
@@ -205,6 +208,20 @@ export class HopLoop {
         if (typeof next !== 'string') return next;
         url = next;
         continue;
+      }
+      const blocked = this.parts.blocks?.judge(url, res) ?? null;
+      if (blocked !== null) {
+        // A wall, not the page: never its content; its host slowed down, the URL tried again later.
+        const ra = policy.afterBlock(entry.host, res.headers, blocked);
+        return failure(
+          url,
+          'blocked',
+          `blocked: ${blocked} page (HTTP ${res.status})`,
+          res.status,
+          true,
+          ra,
+          res,
+        );
       }
       const retryable = policy.afterStatus(entry.host, res.status, res.headers);
       if (retryable !== null) {

@@ -138,6 +138,19 @@ export class HostPolicy {
     return r;
   }
 
+  /**
+   * A block page came (`http/block-page.ts`): the host is slowed down as for a 429, by one step,
+   * never beyond the server's Retry-After when it gives one (that wait is the retry's pause).
+   * @param rule the rule that recognised it, for status (`blocked captcha`).
+   * @returns the Retry-After asked for, ms, or null.
+   */
+  afterBlock(host: string, headers: Headers, rule: string): number | null {
+    const ra = parseRetryAfter(responseHeader(headers, 'retry-after'), Date.now());
+    this.frontier.slowDown(host, ra ?? undefined, `blocked ${rule}`);
+    if (ra !== null) this.onWait?.(Math.min(ra, this.opts.maxRetryAfter));
+    return ra;
+  }
+
   /** robots.txt was read for the host: its Crawl-delay becomes the host's gap (once). */
   afterRobots(host: string, crawlDelayMs: number | null): void {
     if (this.crawlDelaySet.has(host)) return;

@@ -3,7 +3,10 @@
  * (validators, body hash, version, adaptive interval: `frontier/revisit-policy.ts`), which known
  * pages a round fetches again (due by `revisit`, or changed by a source's `lastmod`), with which
  * conditional headers, and what each item then says (`data.version`, `data.round`,
- * `data.unchanged`). Records are kept in `state/<worker>/revisits.log`, append-only, replayed at
+ * `data.unchanged`). Hubs (round requests: seeds, feeds, sitemaps) are asked for conditionally
+ * too: each hub's record keeps the every-round requests it led to, so that a 304 leads to them
+ * again as an unchanged body does. Each hub's dates are judged (see {@link DATE_TRUST}): a hub
+ * whose `lastmod`s say "changed" for pages found unchanged is no longer believed. Records are kept in `state/<worker>/revisits.log`, append-only, replayed at
  * `--resume` keeping each URL's last valid line. Each round appends a line per page fetched, so
  * the log is compacted (one line per known page, replaced atomically) when it holds more than
  * twice as many lines as pages known: at resume, and as it grows.
@@ -14,13 +17,16 @@ import { AppendFile } from '../frontier/append-file.js';
 import { readLines, repairTornTail } from '../frontier/log-lines.js';
 import { parseRequestMeta, type RequestMeta } from '../frontier/request-meta.js';
 import {
+  CLOCK_SKEW_MS,
   decodeRecord,
   encodeRecord,
   type PageRecord,
   type RevisitPolicy,
 } from '../frontier/revisit-policy.js';
 import { writeLinesAtomic } from '../sinks/atomic-file.js';
+import type { EngineRequest } from '../sources/request.js';
 import { isUnchangedSince } from '../sources/sitemap-round.js';
+import { canonicalize } from '../url/canonicalize.js';
 import type { Item } from './item.js';
 
 /** Record lines buffered before they are appended (they are also appended every `flushMs`). */
@@ -32,11 +38,36 @@ const FLUSH_MS = 500;
 /** Fewest lines in the log before it is compacted (default of `RevisitParts.compactMinLines`). */
 export const COMPACT_MIN_LINES = 10_000;
 
+/**
+ * When a hub's dates are no longer believed: after {@link DATE_TRUST}.lies pages it dated as
+ * changed since our last fetch were found unchanged (a 304 or the same body hash), and more than
+ * `ratio` times as many as it dated truly. Its pages' `lastmod`s are then ignored: they are
+ * fetched again by `revisit` alone.
+ */
+export const DATE_TRUST = { lies: 3, ratio: 2 } as const;
+
+/** How a hub's dates have held up: pages it dated as changed, found unchanged (`lies`) or changed. */
+export interface DateTrust {
+  lies: number;
+  truths: number;
+  /** Its dates are ignored (said once in the log). */
+  untrusted: boolean;
+}
+
 /** A page known to this worker: its record, and how to ask for it again. */
 interface Known {
   record: PageRecord;
   depth: number;
   meta: RequestMeta | undefined;
+  /**
+   * A hub: the every-round requests its current version led to (re-used on a 304). Absent for
+   * other pages, and for a hub known from before these were kept (it is then read whole once).
+   */
+  links?: EngineRequest[];
+  /** A hub whose pages carried dates: how they held up. */
+  dates?: DateTrust;
+  /** The canonical URL the page stated, when another (its claim: `canonicals.ts`). */
+  canonical?: string;
 }
 
 /** What the revisits work with. */
@@ -50,6 +81,8 @@ export interface RevisitParts {
    * (default {@link COMPACT_MIN_LINES}).
    */
   compactMinLines?: number;
+  /** Told once when a hub's dates stop being believed (the log and the status say so). */
+  untrustedDates?(hub: string, trust: DateTrust): void;
 }
 
 /** The revisits of one worker (see the module comment). Made with the crawler, opened at start. */
@@ -60,7 +93,10 @@ export class Revisits {
   /** URLs queued as revisits: their next request carries the conditional headers. */
   private readonly conditional = new Set<string>();
   /** Validators of the responses whose item is not written yet. */
-  private readonly validators = new WeakMap<Item, { etag: string | null; lastModified: string | null }>();
+  private readonly validators = new WeakMap<
+    Item,
+    { etag: string | null; lastModified: string | null; date: string | null }
+  >();
   private lines: string[] = [];
   private timer: NodeJS.Timeout | null = null;
   private writing: Promise<void> = Promise.resolve();
@@ -68,6 +104,10 @@ export class Revisits {
   /** The log's path while open. */
   private path: string | null = null;
   private writeFailed: (e: Error) => void = () => {};
+  /** Hub links of the responses whose item is not written yet. */
+  private readonly hubLinks = new WeakMap<Item, EngineRequest[]>();
+  /** Pages queued because a hub dated them as changed: URL → that hub. */
+  private readonly datedBy = new Map<string, string>();
   /** Lines in the log file (read back, appended, or written by a compaction). */
   private fileLines = 0;
   /** The log is not compacted before it holds this many lines (raised after a failed try). */
@@ -117,8 +157,12 @@ export class Revisits {
     // The version we have is as new as its fetch, or as its own Last-Modified when that is later:
     // a page fetched within the second it was published (lastmod and Last-Modified are whole
     // seconds) is not new again when a sitemap gives that second.
+    // A Last-Modified far in the future (a lie, a wrong clock) says nothing of when it changed.
     const lastModified = k.record.lastModified === null ? Number.NaN : Date.parse(k.record.lastModified);
-    const asOf = Number.isNaN(lastModified) ? k.record.fetchedAt : Math.max(k.record.fetchedAt, lastModified);
+    const asOf =
+      Number.isNaN(lastModified) || lastModified > k.record.fetchedAt + CLOCK_SKEW_MS
+        ? k.record.fetchedAt
+        : Math.max(k.record.fetchedAt, lastModified);
     return !isUnchangedSince(lastmod, asOf);
   }
 
@@ -128,13 +172,59 @@ export class Revisits {
   }
 
   /**
-   * The conditional headers (`If-None-Match`, `If-Modified-Since`) of a request of `url` queued as
-   * a revisit; undefined for any other request (hubs are read whole each round).
+   * The conditional headers (`If-None-Match`, or `If-Modified-Since`: `RevisitPolicy`) of a
+   * request of `url` queued as a revisit, or of a hub whose links are known (a 304 leads to them
+   * again: {@link linksOf}); undefined for any other request.
    */
   headersFor(url: string): Record<string, string> | undefined {
-    if (!this.conditional.has(url)) return undefined;
-    const headers = this.parts.policy.conditionalHeaders(this.known.get(url)?.record);
+    const k = this.known.get(url);
+    if (!this.conditional.has(url) && k?.links === undefined) return undefined;
+    const headers = this.parts.policy.conditionalHeaders(k?.record);
     return Object.keys(headers).length > 0 ? headers : undefined;
+  }
+
+  /** Whether `url` was fetched and its body stored here (a version is held). */
+  collected(url: string): boolean {
+    return (this.known.get(url)?.record.sha256 ?? null) !== null;
+  }
+
+  /** The canonical URLs pages stated (when another URL than their own), in the order first known. */
+  *canonicalClaims(): Generator<[url: string, canonical: string]> {
+    for (const [url, k] of this.known) if (k.canonical !== undefined) yield [url, k.canonical];
+  }
+
+  /** The every-round requests hub `url` led to when it was last read (for its 304), or undefined. */
+  linksOf(url: string): EngineRequest[] | undefined {
+    return this.known.get(url)?.links;
+  }
+
+  /**
+   * The response of hub `item` (a 2xx round request) led to these every-round requests: kept
+   * with its record when the item is written.
+   */
+  noteHubLinks(item: Item, links: EngineRequest[]): void {
+    this.hubLinks.set(item, links);
+  }
+
+  /**
+   * The requests a hub's response (`hub`, its URL) leads to, as its dates deserve: with their
+   * `lastmod` dropped when the hub's dates are not believed (see {@link DATE_TRUST}); otherwise
+   * as they are, each page a `lastmod` says changed since our fetch being noted, to judge the
+   * hub's dates by what that fetch finds.
+   */
+  readDates(hub: string, links: EngineRequest[]): EngineRequest[] {
+    if (this.known.get(hub)?.dates?.untrusted === true) {
+      return links.map((l) => {
+        if (typeof l === 'string' || l.meta.lastmod === undefined) return l;
+        const { lastmod: _, ...meta } = l.meta;
+        return Object.keys(meta).length > 0 ? { url: l.url, meta } : l.url;
+      });
+    }
+    for (const l of links) {
+      if (typeof l === 'string' || l.meta.lastmod === undefined) continue;
+      if (this.changedSince(l.url, l.meta.lastmod) === true) this.datedBy.set(l.url, hub);
+    }
+    return links;
   }
 
   /**
@@ -159,6 +249,7 @@ export class Revisits {
     this.validators.set(item, {
       etag: firstHeader(headers.etag),
       lastModified: firstHeader(headers['last-modified']),
+      date: firstHeader(headers.date),
     });
   }
 
@@ -180,16 +271,46 @@ export class Revisits {
       status,
       etag: v?.etag ?? null,
       lastModified: v?.lastModified ?? null,
+      date: v?.date ?? null,
       sha256: item.sha256,
       at: Date.now(),
     });
     if (record === undefined) return;
     const known: Known = { record, depth: before?.depth ?? item.depth, meta: before?.meta ?? plain(meta) };
+    const links = this.hubLinks.get(item);
+    this.hubLinks.delete(item);
+    if (links !== undefined && outcome !== 'failed' && status !== 304) known.links = links;
+    else if (before?.links !== undefined) known.links = before.links;
+    if (before?.dates !== undefined) known.dates = before.dates;
+    const stated = item.data.canonical;
+    if (typeof stated === 'string' && stated !== item.url && item.data.duplicateOf === undefined) {
+      known.canonical = stated;
+    } else if (before?.canonical !== undefined) known.canonical = before.canonical;
     this.known.set(item.url, known);
     if (outcome === 'failed') return;
     item.data.version = record.version;
     if (outcome === 'unchanged') item.data.unchanged = true;
     this.append(encodeKnown(known));
+    const hub = this.datedBy.get(item.url);
+    if (hub !== undefined) {
+      this.datedBy.delete(item.url);
+      this.judgeDates(hub, outcome === 'unchanged');
+    }
+  }
+
+  /** A page hub `hub` dated as changed was fetched: it had not changed (`lie`), or it had. */
+  private judgeDates(hub: string, lie: boolean): void {
+    const k = this.known.get(hub);
+    if (k === undefined) return;
+    const d: DateTrust = { ...(k.dates ?? { lies: 0, truths: 0, untrusted: false }) };
+    if (lie) d.lies++;
+    else d.truths++;
+    if (!d.untrusted && d.lies >= DATE_TRUST.lies && d.lies > DATE_TRUST.ratio * d.truths) {
+      d.untrusted = true;
+      this.parts.untrustedDates?.(hub, d);
+    }
+    k.dates = d;
+    this.append(encodeKnown(k));
   }
 
   /** Write the buffered record lines. */
@@ -275,12 +396,18 @@ function firstHeader(v: string | string[] | undefined): string | null {
   return first === undefined || first === '' ? null : first;
 }
 
-/** One log line: the policy's record with the depth and metadata of the page. */
+/**
+ * One log line: the policy's record with the depth and metadata of the page, and a hub's links
+ * and date trust.
+ */
 function encodeKnown(k: Known): string {
-  const record = JSON.parse(encodeRecord(k.record)) as Record<string, unknown>;
-  return JSON.stringify(
-    k.meta === undefined ? { ...record, depth: k.depth } : { ...record, depth: k.depth, meta: k.meta },
-  );
+  const o = JSON.parse(encodeRecord(k.record)) as Record<string, unknown>;
+  o.depth = k.depth;
+  if (k.meta !== undefined) o.meta = k.meta;
+  if (k.links !== undefined) o.links = k.links;
+  if (k.dates !== undefined) o.dates = k.dates;
+  if (k.canonical !== undefined) o.canonical = k.canonical;
+  return JSON.stringify(o);
 }
 
 /** A log line read back, every field validated; null when damaged. */
@@ -292,7 +419,7 @@ export function decodeKnown(line: string): Known | null {
     return null;
   }
   if (o === null || typeof o !== 'object') return null;
-  const { depth, meta, ...rest } = o;
+  const { depth, meta, links, dates, canonical, ...rest } = o;
   if (!Number.isSafeInteger(depth) || (depth as number) < 0) return null;
   let m: RequestMeta | undefined;
   if (meta !== undefined) {
@@ -301,5 +428,41 @@ export function decodeKnown(line: string): Known | null {
     m = parsed;
   }
   const record = decodeRecord(JSON.stringify(rest));
-  return record === null ? null : { record, depth: depth as number, meta: m };
+  if (record === null) return null;
+  const known: Known = { record, depth: depth as number, meta: m };
+  if (links !== undefined) {
+    const l = decodeLinks(links);
+    if (l === null) return null;
+    known.links = l;
+  }
+  if (dates !== undefined) {
+    const d = dates as Record<string, unknown> | null;
+    const count = (x: unknown) => Number.isSafeInteger(x) && (x as number) >= 0;
+    if (d === null || typeof d !== 'object' || !count(d.lies) || !count(d.truths)) return null;
+    if (typeof d.untrusted !== 'boolean') return null;
+    known.dates = { lies: d.lies as number, truths: d.truths as number, untrusted: d.untrusted };
+  }
+  if (canonical !== undefined) {
+    if (typeof canonical !== 'string' || !/^https?:\/\//.test(canonical)) return null;
+    known.canonical = canonical;
+  }
+  return known;
+}
+
+/** A hub's links read back: each a canonical http(s) URL, with valid metadata; null when damaged. */
+function decodeLinks(v: unknown): EngineRequest[] | null {
+  if (!Array.isArray(v)) return null;
+  const out: EngineRequest[] = [];
+  for (const l of v) {
+    const url = typeof l === 'string' ? l : (l as { url?: unknown } | null)?.url;
+    if (typeof url !== 'string' || !/^https?:\/\//.test(url) || canonicalize(url) !== url) return null;
+    if (typeof l === 'string') {
+      out.push(url);
+      continue;
+    }
+    const meta = parseRequestMeta(JSON.stringify((l as { meta?: unknown }).meta ?? null));
+    if (meta === null) return null;
+    out.push({ url, meta });
+  }
+  return out;
 }

@@ -50,6 +50,12 @@ export interface PageRecord {
   etag: string | null;
   /** `Last-Modified` of the stored version (the HTTP-date as received), or null. */
   lastModified: string | null;
+  /**
+   * `true`: that `Last-Modified` is implausible (later than its response's `Date`, or than our
+   * clock + {@link CLOCK_SKEW_MS}: RFC 9110 §8.8.2.1): never sent back as `If-Modified-Since`, only
+   * compared with the same server's dates. Absent otherwise.
+   */
+  lastModifiedImplausible?: true;
   /** Hex SHA-256 of the current version's body, or null if none was stored. */
   sha256: string | null;
   /** Number of the current version: 1 for the first body seen, + 1 per change. */
@@ -72,6 +78,11 @@ export interface FetchObservation {
   etag: string | null;
   /** `Last-Modified` response header, or null. */
   lastModified: string | null;
+  /**
+   * `Date` response header, or null/absent: a `Last-Modified` later than it is implausible
+   * (RFC 9110 §8.8.2.1) and not kept.
+   */
+  date?: string | null;
   /** Hex SHA-256 of the body (2xx), else null. */
   sha256: string | null;
   /** When the response arrived, epoch ms. */
@@ -117,19 +128,23 @@ export class RevisitPolicy {
   }
 
   /**
-   * The conditional headers for a request of a known page: `If-None-Match` with its ETag and
-   * `If-Modified-Since` with its Last-Modified, each when known, and only when a version is held
-   * (a 304 means "use what you have"; with nothing stored it would lose the page). Both are sent
-   * when both are known: a server that supports ETags evaluates If-None-Match first (RFC 9110
-   * §13.2.2), one that does not falls back to the date.
+   * The conditional headers for a request of a known page, only when a version is held (a 304
+   * means "use what you have"; with nothing stored it would lose the page): `If-None-Match` with
+   * its ETag when it has one — the ETag is preferred, and `If-Modified-Since` is then not sent,
+   * so a server that compares dates naively cannot answer "not modified" by a date (RFC 9110
+   * §13.1.3 has a server ignore it anyway) — else `If-Modified-Since` with its Last-Modified,
+   * when that is plausible: not later than `now` (+ {@link CLOCK_SKEW_MS}, RFC 9110 §8.8.2.1; one kept from a response is
+   * already checked against that response's `Date`). With neither, nothing: the page is fetched
+   * whole and its body hash compared.
+   * @param now epoch ms.
    * @returns lowercase header names → values; empty for an unknown page.
    */
-  conditionalHeaders(record: PageRecord | undefined): Record<string, string> {
+  conditionalHeaders(record: PageRecord | undefined, now = Date.now()): Record<string, string> {
     if (record === undefined || record.sha256 === null) return {};
-    const headers: Record<string, string> = {};
-    if (record.etag !== null) headers['if-none-match'] = record.etag;
-    if (record.lastModified !== null) headers['if-modified-since'] = record.lastModified;
-    return headers;
+    if (record.etag !== null) return { 'if-none-match': record.etag };
+    const lm = record.lastModified;
+    if (lm === null || record.lastModifiedImplausible === true || !isPlausible(lm, null, now)) return {};
+    return { 'if-modified-since': lm };
   }
 
   /**
@@ -161,31 +176,34 @@ export class RevisitPolicy {
     if (record === undefined) {
       if (obs.status === 304) return { record: undefined, outcome: 'failed' }; // nothing to be "not modified" from
       const intervalMs = base ?? 0;
-      return {
-        record: {
-          url,
-          etag: obs.etag,
-          lastModified: validDate(obs.lastModified),
-          sha256: obs.sha256,
-          version: 1,
-          fetchedAt: obs.at,
-          changedAt: obs.at,
-          intervalMs,
-          dueAt: due(obs.at, intervalMs),
-        },
-        outcome: 'new',
+      const fresh: PageRecord = {
+        url,
+        etag: obs.etag,
+        lastModified: validDate(obs.lastModified),
+        sha256: obs.sha256,
+        version: 1,
+        fetchedAt: obs.at,
+        changedAt: obs.at,
+        intervalMs,
+        dueAt: due(obs.at, intervalMs),
       };
+      return { record: withPlausibility(fresh, obs), outcome: 'new' };
     }
     const changed = obs.status !== 304 && obs.sha256 !== record.sha256;
     const intervalMs = adapt(record.intervalMs, base, changed);
-    const next: PageRecord = {
+    const lastModified = validDate(obs.lastModified);
+    let next: PageRecord = {
       ...record,
       etag: obs.etag ?? (changed ? null : record.etag),
-      lastModified: validDate(obs.lastModified) ?? (changed ? null : record.lastModified),
       fetchedAt: obs.at,
       intervalMs,
       dueAt: due(obs.at, intervalMs),
     };
+    if (lastModified !== null) next = withPlausibility({ ...next, lastModified }, obs);
+    else if (changed) {
+      next.lastModified = null;
+      delete next.lastModifiedImplausible;
+    }
     if (changed) {
       next.sha256 = obs.sha256;
       next.version = record.version + 1;
@@ -207,11 +225,39 @@ function due(at: number, intervalMs: number): number {
   return intervalMs > 0 ? at + intervalMs : Number.POSITIVE_INFINITY;
 }
 
-/** A Last-Modified value worth sending back: one that parses as a date (RFC 9110 §8.8.2). */
+/**
+ * How far a `Last-Modified` may be ahead of our clock and still be kept, ms: the server's clock
+ * and ours differ by a little (its `Date`, when sent, is checked exactly: both are its clock).
+ */
+export const CLOCK_SKEW_MS = 60_000;
+
+/** A Last-Modified value that parses as a date (RFC 9110 §8.8.2), trimmed; else null. */
 function validDate(value: string | null): string | null {
   if (value === null) return null;
   const v = value.trim();
   return v !== '' && !Number.isNaN(Date.parse(v)) ? v : null;
+}
+
+/**
+ * Whether a (valid) Last-Modified is plausible (RFC 9110 §8.8.2.1): not later than the response's
+ * own `Date` (when that parses) nor than `now` (epoch ms) + {@link CLOCK_SKEW_MS}. A server whose
+ * clock or files say "modified in the future" would otherwise be asked "modified since <the
+ * future>?" and, comparing naively, answer 304 for ever.
+ */
+export function isPlausible(lastModified: string, date: string | null, now: number): boolean {
+  const at = Date.parse(lastModified);
+  if (at > now + CLOCK_SKEW_MS) return false;
+  const sent = date === null ? Number.NaN : Date.parse(date);
+  return Number.isNaN(sent) || at <= sent;
+}
+
+/** `record` with its `lastModifiedImplausible` flag set from the response `obs`. */
+function withPlausibility(record: PageRecord, obs: FetchObservation): PageRecord {
+  const { lastModifiedImplausible: _, ...rest } = record;
+  const lm = rest.lastModified;
+  return lm !== null && !isPlausible(lm, obs.date ?? null, obs.at)
+    ? { ...rest, lastModifiedImplausible: true }
+    : rest;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -247,7 +293,8 @@ export function decodeRecord(line: string): PageRecord | null {
   if (!Number.isInteger(o.version) || (o.version as number) < 1) return null;
   if (!num(o.fetchedAt) || !num(o.changedAt) || !num(o.intervalMs)) return null;
   if (o.dueAt !== null && !num(o.dueAt)) return null;
-  return {
+  if (o.lastModifiedImplausible !== undefined && o.lastModifiedImplausible !== true) return null;
+  const record: PageRecord = {
     url: o.url as string,
     etag: o.etag as string | null,
     lastModified: o.lastModified as string | null,
@@ -258,4 +305,6 @@ export function decodeRecord(line: string): PageRecord | null {
     intervalMs: o.intervalMs as number,
     dueAt: o.dueAt === null ? Number.POSITIVE_INFINITY : (o.dueAt as number),
   };
+  if (o.lastModifiedImplausible === true) record.lastModifiedImplausible = true;
+  return record;
 }

@@ -20,7 +20,9 @@ export type FetchErrorKind =
    */
   | 'not-found'
   /** The source failed on the page (its `handle` threw or returned something wrong), or its `authorize`. */
-  | 'source';
+  | 'source'
+  /** A block or challenge page (CAPTCHA, bot interstitial, login wall) came instead of the page: `http/block-page.ts`. */
+  | 'blocked';
 
 /**
  * A failed fetch of `url`. `status` is set when a response arrived, `contentType` when its

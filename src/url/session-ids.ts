@@ -2,8 +2,14 @@
  * Session-id removal, a canonicalization rule in the manner of Heritrix's `StripSessionIDs` and
  * `StripSessionCFIDs`: sites that keep sessions in URLs mint a new id on every page, which makes
  * one page a new URL each time and a finite site an endless crawl. Removing them leaves one URL
- * per page (the cookie jar keeps the session instead).
+ * per page (the cookie jar keeps the session instead). Tracking parameters (`utm_*`, `fbclid`...:
+ * `tracking-params.ts`) are removed by the same pass, for the same reason.
+ *
+ * It is applied where a URL enters the crawl (seeds, links, redirect targets), after
+ * `canonicalize`, never to URLs read back from the state: a URL journaled by an earlier version
+ * with a tracking parameter is fetched as journaled, not lost, and its done line still matches.
  */
+import { TrackingParams } from './tracking-params.js';
 
 /**
  * Parameter names taken as session ids, lowercase, in the query (`?PHPSESSID=…&`) and as path
@@ -35,18 +41,21 @@ const SID_VALUE = /^[0-9A-Za-z]{16,}$/;
 const ASPNET_SEGMENT = /^\((?:[A-Z]\([0-9A-Za-z_-]*\))+\)$/;
 
 /**
- * Removes session-id parameters from canonical URLs (see {@link SESSION_ID_PARAMS}), except the
- * names the user keeps.
+ * Removes session-id parameters (see {@link SESSION_ID_PARAMS}) and tracking parameters (see
+ * `TRACKING_PARAMS`) from canonical URLs, except the names the user keeps.
  */
 export class SessionIdStripper {
   private readonly keep: Set<string>;
+  private readonly tracking: TrackingParams;
 
   /**
    * @param keep parameter names to leave in URLs (case-insensitive), e.g. `['sid']` for a site
-   *   whose `sid` is a section id; `aspsessionid` keeps the whole ASP family.
+   *   whose `sid` is a section id; `aspsessionid` keeps the whole ASP family, `utm_*` every `utm_`.
+   * @param tracking more tracking parameter names to remove (config `trackingParams`).
    */
-  constructor(keep: readonly string[] = []) {
+  constructor(keep: readonly string[] = [], tracking: readonly string[] = []) {
     this.keep = new Set(keep.map((k) => k.toLowerCase()));
+    this.tracking = new TrackingParams(tracking, keep);
   }
 
   /** Whether a parameter (`name`, `value` as written) is a session id to remove. */
@@ -59,10 +68,11 @@ export class SessionIdStripper {
   }
 
   /**
-   * `url` without its session-id parameters: path parameters `;name=value` (to the next `;`, `/`
-   * or the query), ASP.NET `(S(…))` path segments, and query parameters (order of the others
-   * kept; a query left empty is dropped with its `?`). Returns the same string when nothing is
-   * removed, so the common case costs two `indexOf`s.
+   * `url` without its tracking and session-id parameters: session-id path parameters
+   * `;name=value` (to the next `;`, `/` or the query), ASP.NET `(S(…))` path segments, and
+   * tracking and session-id query parameters (order of the others kept; a query left empty is
+   * dropped with its `?`). Returns the same string when nothing is removed; a URL without a query
+   * costs three `indexOf`s.
    * @param url a canonical URL (no fragment).
    */
   strip(url: string): string {
@@ -113,14 +123,11 @@ export class SessionIdStripper {
   }
 
   private stripQuery(query: string): string {
-    const lower = query.toLowerCase();
-    // Fast exit: none of the names can be there.
-    if (lower.indexOf('sess') === -1 && lower.indexOf('sid') === -1 && lower.indexOf('cf') === -1)
-      return query;
     const pairs = query.split('&');
     const kept = pairs.filter((p) => {
       const eq = p.indexOf('=');
-      return !this.isSessionId(eq === -1 ? p : p.slice(0, eq), eq === -1 ? '' : p.slice(eq + 1));
+      const name = eq === -1 ? p : p.slice(0, eq);
+      return !this.tracking.has(name) && !this.isSessionId(name, eq === -1 ? '' : p.slice(eq + 1));
     });
     return kept.length === pairs.length ? query : kept.join('&');
   }

@@ -198,5 +198,10 @@ describe('parseCrawlOptions: issue 14 options', () => {
     expect(() => parseCrawlOptions({ seeds: SEED, maxHeaderBytes: '1KB' })).toThrow(
       'maxHeaderBytes: expected at least 16KB',
     );
+    expect(parseCrawlOptions({ seeds: SEED, trackingParams: ['ref', 'src_*'] }).trackingParams).toEqual([
+      'ref',
+      'src_*',
+    ]);
+    expect(() => parseCrawlOptions({ seeds: SEED, trackingParams: ['a=b'] })).toThrow('trackingParams');
   });
 });

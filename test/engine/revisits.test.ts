@@ -90,6 +90,16 @@ describe('Revisits', () => {
     await r.close();
   });
 
+  it('a Last-Modified far in the future does not hide a later lastmod', async () => {
+    const r = await open(tempDir());
+    const u = 'http://h/liar';
+    const it = item(u, 200, SHA_A);
+    r.noteResponse(it, { 'last-modified': 'Thu, 01 Jan 2099 00:00:00 GMT' });
+    r.observe(it, undefined);
+    expect(r.changedSince(u, Date.now() + 3_600_000)).toBe(true);
+    await r.close();
+  });
+
   it('a round asks again for the pages due, conditionally; hubs and pages not due are left to their own paths', async () => {
     const dir = tempDir();
     const r = await open(dir, false, 60_000);
@@ -105,10 +115,7 @@ describe('Revisits', () => {
     expect(queued).toEqual([]);
     r.startRound(1, take, Date.now() + 10 * 60_000);
     expect(queued).toEqual([['http://h/p', 2, { label: 'post' }]]);
-    expect(r.headersFor('http://h/p')).toEqual({
-      'if-none-match': '"p1"',
-      'if-modified-since': 'Tue, 10 Jun 2025 04:00:00 GMT',
-    });
+    expect(r.headersFor('http://h/p')).toEqual({ 'if-none-match': '"p1"' }); // the ETag is preferred
     expect(r.headersFor('http://h/feed')).toBeUndefined();
     // its answer ends the conditional request
     answer(r, item('http://h/p', 304, null), '"p1"');
@@ -194,5 +201,113 @@ describe('Revisits', () => {
     for (let i = 0; i < 5; i++) answer(r, item(`http://h/${i}`, 200, SHA_A), null);
     await r.close();
     expect(fs.readFileSync(file, 'utf8').trim().split('\n')).toHaveLength(35);
+  });
+
+  it('a hub is asked for conditionally once its links are known; a 304 gives them back, also after a resume', async () => {
+    const dir = tempDir();
+    const r = await open(dir);
+    const hub = 'http://h/sitemap-index.xml';
+    const child = { url: 'http://h/sitemap-1.xml', meta: { label: 'sitemap', everyRound: true as const } };
+    // first read: no links known yet, so no conditional request
+    expect(r.headersFor(hub)).toBeUndefined();
+    const first = item(hub, 200, SHA_A, { depth: 0 });
+    r.noteHubLinks(first, [child]);
+    answer(r, first, '"i1"');
+    expect(r.headersFor(hub)).toEqual({ 'if-none-match': '"i1"' });
+    expect(r.linksOf(hub)).toEqual([child]);
+    // a 304 keeps them
+    r.round = 1;
+    expect(answer(r, item(hub, 304, null, { depth: 0 }), '"i1"')).toEqual({
+      round: 1,
+      version: 1,
+      unchanged: true,
+    });
+    expect(r.linksOf(hub)).toEqual([child]);
+    // a page that is not a hub has none, and is not asked for conditionally unless due
+    answer(r, item('http://h/p', 200, SHA_B), '"p"');
+    expect(r.linksOf('http://h/p')).toBeUndefined();
+    expect(r.headersFor('http://h/p')).toBeUndefined();
+    await r.close();
+    const again = await open(dir, true);
+    expect(again.linksOf(hub)).toEqual([child]);
+    expect(again.headersFor(hub)).toEqual({ 'if-none-match': '"i1"' });
+    await again.close();
+    // a damaged link makes the line damaged (skipped), never a link fetched
+    const bad = JSON.parse(fs.readFileSync(path.join(dir, 'revisits.log'), 'utf8').split('\n')[0]);
+    expect(decodeKnown(JSON.stringify({ ...bad, links: ['not a url'] }))).toBeNull();
+    expect(
+      decodeKnown(JSON.stringify({ ...bad, links: [{ url: 'http://h/x', meta: { evil: 1 } }] })),
+    ).toBeNull();
+    expect(
+      decodeKnown(JSON.stringify({ ...bad, dates: { lies: -1, truths: 0, untrusted: false } })),
+    ).toBeNull();
+  });
+
+  it("a hub whose dates say 'changed' for pages that did not change stops being believed, said once", async () => {
+    const dir = tempDir();
+    const told: string[] = [];
+    const r = new Revisits({
+      policy: new RevisitPolicy({ intervalMs: 60_000 }),
+      stateDir: dir,
+      log: pino({ level: 'silent' }),
+      untrustedDates: (hub) => told.push(hub),
+    });
+    await r.open(false, (e) => {
+      throw e;
+    });
+    const feed = 'http://h/feed.xml';
+    const pages = ['http://h/a', 'http://h/b', 'http://h/c', 'http://h/d'];
+    answer(r, item(feed, 200, SHA_A, { depth: 0 }), null);
+    for (const p of pages) answer(r, item(p, 200, SHA_B), null);
+    for (let round = 1; round <= 2; round++) {
+      r.round = round;
+      const later = Date.now() + round * 3_600_000;
+      const links = r.readDates(
+        feed,
+        pages.map((url) => ({ url, meta: { lastmod: later } })),
+      );
+      // believed so far: the dates are passed on
+      expect(links.every((l) => typeof l !== 'string' && l.meta.lastmod === later)).toBe(true);
+      for (const p of pages.slice(0, 2)) answer(r, item(p, 304, null), null);
+    }
+    expect(told).toEqual([feed]);
+    const stripped = r.readDates(feed, [
+      { url: pages[0], meta: { lastmod: Date.now() + 9e6, label: 'x' } },
+      { url: pages[1], meta: { lastmod: 1 } },
+    ]);
+    expect(stripped).toEqual([{ url: pages[0], meta: { label: 'x' } }, pages[1]]);
+    await r.close();
+    // kept across a restart, and not said again
+    const again = new Revisits({
+      policy: new RevisitPolicy({ intervalMs: 60_000 }),
+      stateDir: dir,
+      log: pino({ level: 'silent' }),
+      untrustedDates: (hub) => told.push(hub),
+    });
+    await again.open(true, (e) => {
+      throw e;
+    });
+    expect(again.readDates(feed, [{ url: pages[2], meta: { lastmod: Date.now() + 9e6 } }])).toEqual([
+      pages[2],
+    ]);
+    answer(again, item(pages[2], 304, null), null);
+    expect(told).toEqual([feed]);
+    await again.close();
+  });
+
+  it('a hub whose dated pages did change stays believed', async () => {
+    const r = await open(tempDir(), false, 60_000);
+    const feed = 'http://h/feed.xml';
+    answer(r, item(feed, 200, SHA_A, { depth: 0 }), null);
+    for (let i = 0; i < 6; i++) {
+      const p = `http://h/${i}`;
+      answer(r, item(p, 200, SHA_A), null);
+      r.readDates(feed, [{ url: p, meta: { lastmod: Date.now() + 3_600_000 } }]);
+      // half found unchanged, half changed: dates that are often right
+      answer(r, i % 2 === 0 ? item(p, 304, null) : item(p, 200, SHA_B), null);
+    }
+    const l = r.readDates(feed, [{ url: 'http://h/0', meta: { lastmod: 7 } }]);
+    expect(l).toEqual([{ url: 'http://h/0', meta: { lastmod: 7 } }]);
+    await r.close();
   });
 });

@@ -58,13 +58,13 @@ describe('RevisitPolicy: intervals', () => {
     const { record, outcome } = p.observe(
       undefined,
       URL_A,
-      ok(SHA1, 1_000, { etag: '"v1"', lastModified: LM }),
+      ok(SHA1, 1_000, { etag: '"v1"', lastModified: 'Thu, 01 Jan 1970 00:00:01 GMT' }),
     );
     expect(outcome).toBe('new');
     expect(record).toEqual({
       url: URL_A,
       etag: '"v1"',
-      lastModified: LM,
+      lastModified: 'Thu, 01 Jan 1970 00:00:01 GMT',
       sha256: SHA1,
       version: 1,
       fetchedAt: 1_000,
@@ -145,35 +145,73 @@ describe('RevisitPolicy: intervals', () => {
 
 describe('RevisitPolicy: conditional requests', () => {
   const p = new RevisitPolicy({ intervalMs: DAY });
+  /** A fetch a month after LM. */
+  const T = Date.parse('2024-06-01T00:00:00Z');
 
-  it('sends If-None-Match and If-Modified-Since from the stored validators', () => {
-    const r = p.observe(undefined, URL_A, ok(SHA1, 0, { etag: 'W/"abc"', lastModified: LM })).record!;
-    expect(p.conditionalHeaders(r)).toEqual({ 'if-none-match': 'W/"abc"', 'if-modified-since': LM });
-    const onlyDate = p.observe(undefined, URL_A, ok(SHA1, 0, { lastModified: LM })).record!;
-    expect(p.conditionalHeaders(onlyDate)).toEqual({ 'if-modified-since': LM });
+  it('prefers the ETag (If-None-Match alone); a page without one is asked If-Modified-Since', () => {
+    const r = p.observe(undefined, URL_A, ok(SHA1, T, { etag: 'W/"abc"', lastModified: LM })).record!;
+    expect(p.conditionalHeaders(r, T)).toEqual({ 'if-none-match': 'W/"abc"' });
+    const onlyDate = p.observe(undefined, URL_A, ok(SHA1, T, { lastModified: LM })).record!;
+    expect(p.conditionalHeaders(onlyDate, T)).toEqual({ 'if-modified-since': LM });
   });
 
   it('sends nothing for an unknown page, a page with no validators, or with no stored version', () => {
     expect(p.conditionalHeaders(undefined)).toEqual({});
-    expect(p.conditionalHeaders(p.observe(undefined, URL_A, ok(SHA1, 0)).record)).toEqual({});
+    expect(p.conditionalHeaders(p.observe(undefined, URL_A, ok(SHA1, T)).record)).toEqual({});
     const unstored: PageRecord = {
-      ...p.observe(undefined, URL_A, ok(SHA1, 0, { etag: '"e"' })).record!,
+      ...p.observe(undefined, URL_A, ok(SHA1, T, { etag: '"e"' })).record!,
       sha256: null,
     };
     expect(p.conditionalHeaders(unstored)).toEqual({});
   });
 
   it('does not send back a Last-Modified that is not a date', () => {
-    const r = p.observe(undefined, URL_A, ok(SHA1, 0, { lastModified: 'yesterday-ish' })).record!;
+    const r = p.observe(undefined, URL_A, ok(SHA1, T, { lastModified: 'yesterday-ish' })).record!;
     expect(r.lastModified).toBeNull();
-    expect(p.conditionalHeaders(r)).toEqual({});
+    expect(p.conditionalHeaders(r, T)).toEqual({});
+  });
+
+  it('never sends back a Last-Modified later than the response Date or than now (RFC 9110 §8.8.2.1)', () => {
+    const future = 'Thu, 01 Jan 2099 00:00:00 GMT';
+    const dated = p.observe(undefined, URL_A, ok(SHA1, T, { lastModified: future, date: LM })).record!;
+    // kept as the server's claim (its dates are compared with it), marked, never sent
+    expect(dated).toMatchObject({ lastModified: future, lastModifiedImplausible: true });
+    expect(p.conditionalHeaders(dated, T)).toEqual({});
+    // later than the response's own Date, though not than our clock
+    const afterDate = ok(SHA1, T, { lastModified: 'Wed, 01 May 2024 10:00:01 GMT', date: LM });
+    expect(p.conditionalHeaders(p.observe(undefined, URL_A, afterDate).record, T)).toEqual({});
+    // no Date header: checked against the fetch time alone (a minute of skew allowed)
+    expect(
+      p.conditionalHeaders(p.observe(undefined, URL_A, ok(SHA1, T, { lastModified: future })).record, T),
+    ).toEqual({});
+    const soon = new Date(T + 30_000).toUTCString();
+    expect(
+      p.conditionalHeaders(p.observe(undefined, URL_A, ok(SHA1, T, { lastModified: soon })).record, T),
+    ).toEqual({
+      'if-modified-since': soon,
+    });
+    const fine = p.observe(undefined, URL_A, ok(SHA1, T, { lastModified: LM, date: LM })).record!;
+    expect(fine.lastModifiedImplausible).toBeUndefined();
+    expect(p.conditionalHeaders(fine, T)).toEqual({ 'if-modified-since': LM });
+    // a plausible one from a 304 clears the mark; the mark survives the state line
+    const again = p.observe(dated, URL_A, notModified(T + DAY, { lastModified: LM, date: LM })).record!;
+    expect(again.lastModifiedImplausible).toBeUndefined();
+    expect(decodeRecord(encodeRecord(dated))).toEqual(dated);
+    expect(
+      decodeRecord(
+        encodeRecord(dated).replace('"lastModifiedImplausible":true', '"lastModifiedImplausible":1'),
+      ),
+    ).toBeNull();
+    // a record of an older log, never marked, is checked again when sent
+    const old: PageRecord = { ...fine, lastModified: future };
+    expect(p.conditionalHeaders(old, T)).toEqual({});
   });
 
   it('takes new validators from a 304, and drops stale ones on a change', () => {
-    const r = p.observe(undefined, URL_A, ok(SHA1, 0, { etag: '"v1"', lastModified: LM })).record!;
-    expect(p.observe(r, URL_A, notModified(DAY, { etag: '"v1b"' })).record!.etag).toBe('"v1b"');
-    expect(p.observe(r, URL_A, notModified(DAY)).record!.etag).toBe('"v1"');
-    const changed = p.observe(r, URL_A, ok(SHA2, DAY)).record!;
+    const r = p.observe(undefined, URL_A, ok(SHA1, T, { etag: '"v1"', lastModified: LM })).record!;
+    expect(p.observe(r, URL_A, notModified(T + DAY, { etag: '"v1b"' })).record!.etag).toBe('"v1b"');
+    expect(p.observe(r, URL_A, notModified(T + DAY)).record!.etag).toBe('"v1"');
+    const changed = p.observe(r, URL_A, ok(SHA2, T + DAY)).record!;
     expect(changed.etag).toBeNull();
     expect(changed.lastModified).toBeNull();
   });

@@ -48,4 +48,27 @@ describe('SessionIdStripper', () => {
       'http://h/p?ASPSESSIONIDAQBSDSRT=X',
     );
   });
+
+  it('removes tracking parameters (utm_*, fbclid, gclid, mc_cid, ...), keeping the others in order', () => {
+    expect(
+      s.strip('http://h/post?id=7&utm_source=news&UTM_Medium=email&utm_campaign=c9&fbclid=IwAR1x&page=2'),
+    ).toBe('http://h/post?id=7&page=2');
+    expect(s.strip('http://h/p?gclid=G1&mc_cid=a1&mc_eid=b2&_hsenc=x&msclkid=m&ref_src=twsrc')).toBe(
+      'http://h/p',
+    );
+    // ref alone is not a tracking parameter (a branch on GitHub, a section elsewhere)
+    expect(s.strip('http://h/p?ref=main')).toBe('http://h/p?ref=main');
+    expect(s.strip('http://h/p?utm=1&fbclidx=2')).toBe('http://h/p?utm=1&fbclidx=2');
+  });
+
+  it('takes more tracking parameters from config, and keeps those named in keep', () => {
+    const more = new SessionIdStripper([], ['ref', 'src_*']);
+    expect(more.strip('http://h/p?ref=feed&src_a=1&SRC_B=2&q=1')).toBe('http://h/p?q=1');
+    const keepOne = new SessionIdStripper(['utm_campaign']);
+    expect(keepOne.strip('http://h/p?utm_source=a&utm_campaign=b')).toBe('http://h/p?utm_campaign=b');
+    const keepAll = new SessionIdStripper(['utm_*', 'FBCLID']);
+    expect(keepAll.strip('http://h/p?utm_source=a&utm_campaign=b&fbclid=c&gclid=d')).toBe(
+      'http://h/p?utm_source=a&utm_campaign=b&fbclid=c',
+    );
+  });
 });

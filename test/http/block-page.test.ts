@@ -1,0 +1,89 @@
+/**
+ * Block and challenge pages (issue 27 §13): the built-in rules recognise the common walls by
+ * status, header and body markers in small bodies, leave real pages alone (a page with a CAPTCHA
+ * widget, a login page asked for, Cloudflare's script on an ordinary page, a JSON refusal), and
+ * config patterns add more.
+ */
+import { gzipSync } from 'node:zlib';
+import { describe, expect, it } from 'vitest';
+import { BlockDetector } from '../../src/http/block-page.js';
+
+const d = new BlockDetector();
+const html = (body: string, status = 200, headers: Record<string, string> = {}, type = 'text/html') => ({
+  status,
+  headers,
+  contentType: type,
+  body: Buffer.from(body),
+  contentEncoding: null,
+  encoded: false,
+});
+const URL_ = 'https://news.example/2024/05/story';
+const CF =
+  '<!DOCTYPE html><html><head><title>Just a moment...</title></head><body>' +
+  '<script>window._cf_chl_opt={cvId:"3"}</script><script src="/cdn-cgi/challenge-platform/h/b/orchestrate/jsch/v1"></script></body></html>';
+
+describe('BlockDetector', () => {
+  it('recognises bot challenges with a refusal status, with 200, and by the cf-mitigated header', () => {
+    expect(d.judge(URL_, html(CF, 503))).toBe('bot-challenge');
+    expect(d.judge(URL_, html(CF, 403))).toBe('bot-challenge');
+    expect(d.judge(URL_, html(CF, 200))).toBe('bot-challenge');
+    expect(d.judge(URL_, html('<p>x</p>', 403, { 'cf-mitigated': 'challenge' }))).toBe('bot-challenge');
+    const dd = '<html><script src="https://ct.captcha-delivery.com/c.js"></script></html>';
+    expect(d.judge(URL_, html(dd, 403))).toBe('bot-challenge');
+  });
+
+  it('recognises CAPTCHA and "verify you are human" pages, a JS cookie challenge, a denial, a login wall', () => {
+    const captcha =
+      '<title>Attention</title><h1>Please verify you are human</h1><div class="g-recaptcha"></div>';
+    expect(d.judge(URL_, html(captcha))).toBe('captcha');
+    expect(d.judge(URL_, html('<h1>Are you a robot?</h1>', 429))).toBe('captcha');
+    const js = '<html><script>document.cookie="t=1;path=/";location.reload();</script></html>';
+    expect(d.judge(URL_, html(js))).toBe('js-challenge');
+    expect(d.judge(URL_, html('<h1>Access Denied</h1>Reference #18.1', 403))).toBe('access-denied');
+    const wall = '<title>Sign in - News</title><form><input name=u><input type="password" name=p></form>';
+    expect(d.judge(URL_, html(wall))).toBe('login-wall');
+  });
+
+  it('leaves real pages alone', () => {
+    // a contact form with a CAPTCHA widget
+    expect(
+      d.judge(URL_, html('<title>Contact</title><form><div class="g-recaptcha"></div></form>')),
+    ).toBeNull();
+    // Cloudflare's script on an ordinary page
+    const page =
+      '<title>Story</title><p>text</p><script src="/cdn-cgi/challenge-platform/scripts/jsd/main.js"></script>';
+    expect(d.judge(URL_, html(page))).toBeNull();
+    // the login page itself, asked for
+    const login = '<title>Sign in</title><input type="password">';
+    expect(d.judge('https://news.example/login', html(login))).toBeNull();
+    // "access denied" in an ordinary 200 page (documentation about it)
+    expect(d.judge(URL_, html('<h1>Fixing access denied errors</h1>'))).toBeNull();
+    // a plain 403 without markers, a JSON refusal, a plain-text file quoting a marker, a redirect
+    expect(d.judge(URL_, html('<h1>Forbidden</h1>', 403))).toBeNull();
+    expect(d.judge(URL_, html('{"message":"verify you are human"}', 403, {}, 'application/json'))).toBeNull();
+    expect(d.judge(URL_, html('Are you a robot? A poem.', 200, {}, 'text/plain'))).toBeNull();
+    expect(d.judge(URL_, html(CF, 302))).toBeNull();
+    // a large page that mentions the phrase in passing
+    const big = `<title>Essay</title><p>${'word '.repeat(20_000)}</p><p>are you a robot?</p>`;
+    expect(d.judge(URL_, html(big))).toBeNull();
+  });
+
+  it('reads a compressed body', () => {
+    const res = {
+      ...html(''),
+      body: gzipSync(Buffer.from(CF)),
+      contentEncoding: 'gzip',
+      encoded: true,
+      status: 503,
+    };
+    expect(d.judge(URL_, res)).toBe('bot-challenge');
+  });
+
+  it('takes more patterns from config, and names a bad one', () => {
+    const own = new BlockDetector(['our systems have detected']);
+    expect(own.judge(URL_, html('<p>Our systems have detected unusual activity</p>'))).toBe(
+      'blockPatterns[0]',
+    );
+    expect(() => new BlockDetector(['a', '('])).toThrow(/blockPatterns\[1\]: invalid regular expression/);
+  });
+});
