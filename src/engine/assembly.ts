@@ -352,6 +352,7 @@ export async function openStateParts(
     saveIntervalMs: opts.saveInterval,
     onError: hooks.writeFailed,
     onItemsWritten: backend.itemsFlushed?.bind(backend),
+    fence: backend.itemsFence,
     lines: restored?.lines,
   });
   opened.journal = journal;
@@ -401,6 +402,7 @@ export async function openStateParts(
       deps.onItem?.(item);
     },
     refetchLostBody: (entry, item, e) => attempts.refetchLostBody(entry, item, e),
+    mayWrite: backend.mayWrite?.bind(backend),
     beforeWrite:
       net.revisits === null
         ? undefined

@@ -1,7 +1,8 @@
 /**
  * The exit codes of `collector crawl` and `collector run` (DESIGN §3; docs/operating.md, Exit codes): 0 finished
- * or stopped by a signal, 1 runtime failure, 2 bad usage, and {@link NOTHING_COLLECTED_EXIT_CODE}
- * when the crawl ran to its end and collected nothing because every seed failed; and of
+ * or stopped by a signal, 1 runtime failure, 2 bad usage, {@link NOTHING_COLLECTED_EXIT_CODE}
+ * when the crawl ran to its end and collected nothing because every seed failed, and
+ * {@link CRAWL_LOST_EXIT_CODE} when a shared crawl's state in Redis was lost; and of
  * `collector export` (docs/export.md): {@link NO_ITEMS_EXIT_CODE} when there is nothing to export.
  */
 
@@ -12,6 +13,14 @@
  * and curl 6 or 7 for the same; one code here, since the items say which.
  */
 export const NOTHING_COLLECTED_EXIT_CODE = 69;
+
+/**
+ * The shared crawl's state in Redis was lost (its record gone: Redis restarted without
+ * persistence, or another, empty, Redis at the address; docs/redis.md): 76, `EX_PROTOCOL` of
+ * sysexits(3) ("the remote system returned something that was not possible"). The machine stops
+ * at once rather than crawl again from nothing; what it wrote stays in its --out.
+ */
+export const CRAWL_LOST_EXIT_CODE = 76;
 
 /**
  * `collector export` found no item to export in the data directory (no items file, or none with a

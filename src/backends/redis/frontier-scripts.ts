@@ -5,6 +5,9 @@
  * (`TIME`), the one clock every machine shares. Key names: see `crawl-keys.ts`.
  */
 
+/** The error code a script answers with when the crawl's record is gone (see {@link GUARD}). */
+export const CRAWL_LOST_CODE = 'CRAWLLOST';
+
 /** Functions every script starts with (also the round scripts'). ARGV[1] is always the crawl's key prefix. */
 export const COMMON = `
 local P = ARGV[1]
@@ -57,6 +60,28 @@ local function splitLease(v)
   local i = string.find(v, '|', 1, true)
   return string.sub(v, 1, i - 1), string.sub(v, i + 1)
 end
+-- Keep this machine's heartbeat alive for ttl ms (its leases are its own while it lives), made
+-- again when it had expired. @returns 1 when it was alive (no lease of this machine could have
+-- been taken back), else 0.
+local function holdBeat(machine, ttl)
+  local hk = P..'hb:'..machine
+  if redis.call('PEXPIRE', hk, ttl) == 1 then return 1 end
+  redis.call('SET', hk, cjson.encode({machine = machine, state = 'running', at = 0}), 'PX', ttl)
+  redis.call('SADD', P..'machines', machine)
+  return 0
+end
+`;
+
+/**
+ * The crawl's record (\`crawl\`: its epoch, made once by the first machine, see JOIN) must exist,
+ * or the script writes nothing and fails with \`CRAWLLOST …\`: a Redis restarted without
+ * persistence, or another Redis at the same address, never gets a write of a crawl it does not
+ * hold. Put right after COMMON in every script that writes the crawl's state.
+ */
+export const GUARD = `
+if redis.call('EXISTS', P..'crawl') == 0 then
+  return redis.error_reply('${CRAWL_LOST_CODE} the shared crawl state in redis was lost (restarted without persistence?)')
+end
 `;
 
 /**
@@ -64,7 +89,7 @@ end
  * it by the exact set (ENQUEUE) or the Bloom filter (`seen-set-scripts.ts`), in the same script:
  * check-and-add and queueing stay one atomic step.
  */
-export const ENQUEUE_BODY = `
+export const ENQUEUE_BODY = `${GUARD}
 local hc = tonumber(ARGV[2])
 local added = 0
 for i = 3, #ARGV, 6 do
@@ -89,14 +114,15 @@ ${ENQUEUE_BODY}`;
 /**
  * Lease up to `max` URLs whose hosts may be served now, taking a concurrency token of each host
  * and advancing its next-allowed time by its gap (max of delay and Crawl-delay, plus the
- * slow-down penalty, plus jitter). ARGV: prefix, machine, max, delayMs, jitter, hostConcurrency,
- * then `max` random numbers in [0,1). @returns {redisNowMs, firstReadyMs or -1, queued, leased,
- * url1, host1, json1, ...}.
+ * slow-down penalty, plus jitter). The machine's heartbeat is kept alive for `ttlMs` first (the
+ * leases taken are its own for that long). ARGV: prefix, machine, max, delayMs, jitter,
+ * hostConcurrency, ttlMs, then `max` random numbers in [0,1). @returns {redisNowMs, firstReadyMs
+ * or -1, queued, leased, heartbeat was alive (0/1), url1, host1, json1, ...}.
  */
-export const CLAIM = `${COMMON}
+export const CLAIM = `${COMMON}${GUARD}
 local machine, max, delay, jitter, hc = ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
 local now = nowMs()
-local out = {now, -1, 0, 0}
+local out = {now, -1, 0, 0, holdBeat(machine, tonumber(ARGV[7]))}
 local got = 0
 local hosts = redis.call('ZRANGEBYSCORE', P..'ready', '-inf', now, 'LIMIT', 0, max * 2 + 16)
 for _, host in ipairs(hosts) do
@@ -114,7 +140,7 @@ for _, host in ipairs(hosts) do
     f = f + 1
     local gap = gapOf(host, delay)
     nx = now + gap
-    if gap > 0 then nx = nx + math.floor(tonumber(ARGV[7 + got]) * jitter * gap) end
+    if gap > 0 then nx = nx + math.floor(tonumber(ARGV[8 + got]) * jitter * gap) end
     redis.call('HSET', hk, 'n', nx, 'f', f)
     got = got + 1
     out[#out + 1] = url
@@ -140,7 +166,7 @@ return out
  * acknowledged. Idempotent (a second call finds the token given back). ARGV: prefix, machine, url,
  * answered (0/1), delayMs, hostConcurrency. @returns 1 when a token was given back.
  */
-export const DONE = `${COMMON}
+export const DONE = `${COMMON}${GUARD}
 local machine, url, answered, delay, hc = ARGV[2], ARGV[3], ARGV[4], tonumber(ARGV[5]), tonumber(ARGV[6])
 local lk = P..'l:'..machine
 local v = redis.call('HGET', lk, url)
@@ -166,7 +192,7 @@ return 1
  * back a lease never started (a stop). Idempotent. ARGV: prefix, machine, url, waitMs, entry JSON
  * ('' keeps the stored one), delayMs, hostConcurrency. @returns 1 when the lease was given back.
  */
-export const RETRY = `${COMMON}
+export const RETRY = `${COMMON}${GUARD}
 local machine, url, wait, json, delay, hc = ARGV[2], ARGV[3], tonumber(ARGV[4]), ARGV[5], tonumber(ARGV[6]), tonumber(ARGV[7])
 local lk = P..'l:'..machine
 local v = redis.call('HGET', lk, url)
@@ -192,7 +218,7 @@ return 1
  * Acknowledge URLs whose items are written: their leases and entries are dropped. Idempotent.
  * ARGV: prefix, machine, hostConcurrency, url... @returns how many leases this machine still held.
  */
-export const ACK = `${COMMON}
+export const ACK = `${COMMON}${GUARD}
 local machine, hc = ARGV[2], tonumber(ARGV[3])
 local lk = P..'l:'..machine
 local acked = 0
@@ -222,7 +248,7 @@ return acked
  * attempt unchanged), with the host tokens they held, and forget those machines. ARGV: prefix,
  * hostConcurrency. @returns {machine1, urls1, machine2, urls2, ...}.
  */
-export const RECLAIM = `${COMMON}
+export const RECLAIM = `${COMMON}${GUARD}
 local hc = tonumber(ARGV[2])
 local out = {}
 for _, m in ipairs(redis.call('SMEMBERS', P..'machines')) do
@@ -258,7 +284,7 @@ return out
 `;
 
 /** Serve nothing to a host before now + ms. ARGV: prefix, host, ms, hostConcurrency. */
-export const PAUSE_HOST = `${COMMON}
+export const PAUSE_HOST = `${COMMON}${GUARD}
 local host, ms, hc = ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4])
 local hk = P..'h:'..host
 local t = nowMs() + ms
@@ -271,7 +297,7 @@ return 1
  * Widen a host's gap after a 429/503: the penalty doubles from max(delay, Crawl-delay, 250 ms), up
  * to maxPenaltyMs. ARGV: prefix, host, delayMs, maxPenaltyMs.
  */
-export const SLOW_DOWN = `${COMMON}
+export const SLOW_DOWN = `${COMMON}${GUARD}
 local host, delay, maxp = ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4])
 local hk = P..'h:'..host
 local h = redis.call('HMGET', hk, 'c', 'y')
@@ -282,16 +308,61 @@ return 1
 
 /**
  * Refresh this machine's heartbeat (it expires after the lease timeout: then its leases may be
- * reclaimed) and read the crawl's stop time and counters. ARGV: prefix, machine, status JSON,
- * ttlMs. @returns {had a live heartbeat (0/1), stop ms or -1, queued, leased, done, redisNowMs}.
+ * reclaimed) and read the crawl's stop time and counters, and whether the crawl's record is still
+ * the one this machine joined. ARGV: prefix, machine, status JSON, ttlMs, crawl epoch.
+ * @returns {had a live heartbeat (0/1), stop ms or -1, queued, leased, done, redisNowMs, same
+ * crawl (0/1)}; nothing is written when the epoch differs.
  */
-export const HEARTBEAT = `${COMMON}
+export const HEARTBEAT = `${COMMON}${GUARD}
 local machine, status, ttl = ARGV[2], ARGV[3], tonumber(ARGV[4])
+if redis.call('HGET', P..'crawl', 'epoch') ~= ARGV[5] then return {0, -1, 0, 0, 0, nowMs(), 0} end
 local live = redis.call('EXISTS', P..'hb:'..machine)
 redis.call('SET', P..'hb:'..machine, status, 'PX', ttl)
 redis.call('SADD', P..'machines', machine)
 local stop = redis.call('GET', P..'stop')
-return {live, tonumber(stop) or -1, num(redis.call('GET', P..'n:queued')), num(redis.call('GET', P..'n:leased')), num(redis.call('GET', P..'n:done')), nowMs()}
+return {live, tonumber(stop) or -1, num(redis.call('GET', P..'n:queued')), num(redis.call('GET', P..'n:leased')), num(redis.call('GET', P..'n:done')), nowMs(), 1}
+`;
+
+/**
+ * Join the crawl: its record (\`crawl\` HASH: \`epoch\`, a random id, and \`created\` ms) is made by
+ * the first machine, once; every machine keeps the epoch it found and checks it on every
+ * heartbeat and reconnect. ARGV: prefix, a new random epoch. @returns {the crawl's epoch, 1 when
+ * this call made it}.
+ */
+export const JOIN = `${COMMON}
+local e = redis.call('HGET', P..'crawl', 'epoch')
+if e then return {e, 0} end
+redis.call('HSET', P..'crawl', 'epoch', ARGV[2], 'created', nowMs())
+return {ARGV[2], 1}
+`;
+
+/**
+ * Before an item is written for URLs whose leases may have expired (the machine was paused, or
+ * its heartbeat was late): keep the heartbeat alive, then say for each URL whether this machine
+ * still holds its lease. One taken back into the queue and not yet leased by another machine is
+ * leased to this machine again (its response is in); one leased elsewhere or acknowledged is
+ * not held, and its item must be dropped. ARGV: prefix, machine, ttlMs, hostConcurrency, then
+ * pairs url, host. @returns {heartbeat was alive (0/1), held1 (0/1), held2, ...}.
+ */
+export const CONFIRM = `${COMMON}${GUARD}
+local machine, hc = ARGV[2], tonumber(ARGV[4])
+local out = {holdBeat(machine, tonumber(ARGV[3]))}
+local lk = P..'l:'..machine
+for i = 5, #ARGV, 2 do
+  local url, host = ARGV[i], ARGV[i + 1]
+  local held = 0
+  if redis.call('HEXISTS', lk, url) == 1 then
+    held = 1
+  elseif redis.call('ZREM', P..'q:'..host, url) == 1 then
+    redis.call('HSET', lk, url, host..'|0')
+    redis.call('INCRBY', P..'n:queued', -1)
+    redis.call('INCRBY', P..'n:leased', 1)
+    schedule(host, hc)
+    held = 1
+  end
+  out[#out + 1] = held
+end
+return out
 `;
 
 /** Ask every machine of the crawl to stop. ARGV: prefix. @returns the stop time, ms. */
