@@ -310,7 +310,9 @@ describe.skipIf(!HAVE_REDIS)('shared frontier scripts', () => {
       await redis.client.config('SET', 'maxmemory', '0');
     }
     expect(a.stops).toHaveLength(1);
-    expect(a.crawl.status().problem).toMatch(/is out of memory \(maxmemory 0 MB\): gave up after \d+ s paused/);
+    expect(a.crawl.status().problem).toMatch(
+      /is out of memory \(maxmemory 0 MB\): gave up after \d+ s paused/,
+    );
     await settle(a.f).catch(() => {});
     // Not acknowledged: another machine (or the next start) fetches it again, with its links.
     expect(await redis.client.hexists(`${P}l:${a.crawl.machine}`, e.url)).toBe(1);

@@ -228,7 +228,9 @@ export class RedisFrontier implements FrontierQueue {
 
   setCrawlDelay(host: string, ms: number): void {
     this.writes.flush();
-    this.track(this.link.send(() => this.link.client.hset(`${this.opts.prefix}h:${host}`, 'c', Math.round(ms))));
+    this.track(
+      this.link.send(() => this.link.client.hset(`${this.opts.prefix}h:${host}`, 'c', Math.round(ms))),
+    );
   }
 
   /** The item of `url` is in the journal (not yet on disk). */
@@ -318,7 +320,13 @@ export class RedisFrontier implements FrontierQueue {
       const timeout = new Promise<'timeout'>((r) => {
         timer = setTimeout(() => r('timeout'), o.leaseTimeoutMs);
       });
-      const call = this.link.script('confirm', [o.prefix, o.machine, o.leaseTimeoutMs, o.hostConcurrency, ...args]);
+      const call = this.link.script('confirm', [
+        o.prefix,
+        o.machine,
+        o.leaseTimeoutMs,
+        o.hostConcurrency,
+        ...args,
+      ]);
       let reply: unknown;
       try {
         reply = await Promise.race([call, timeout]);
@@ -358,7 +366,7 @@ export class RedisFrontier implements FrontierQueue {
     this.held.delete(url);
     this.clock.forget(url);
     this.dropped++;
-    this.log.warn({ url, why }, 'result dropped: its lease is no longer this machine\'s');
+    this.log.warn({ url, why }, "result dropped: its lease is no longer this machine's");
   }
 
   /** Results not written because their leases had gone to other machines. */
@@ -400,7 +408,8 @@ export class RedisFrontier implements FrontierQueue {
 
   /** Lease a batch when none is on its way and the last answer allows. */
   private claim(): void {
-    if (this.claiming || this.closed || this.link.faults.paused || performance.now() < this.claimAfter) return;
+    if (this.claiming || this.closed || this.link.faults.paused || performance.now() < this.claimAfter)
+      return;
     const o = this.opts;
     const want = o.claimBatch - this.inFlightCount - this.buffer.length;
     if (want <= 0) return;

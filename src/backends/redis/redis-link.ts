@@ -108,7 +108,11 @@ export function openRedisLink(
   let reconnects = 0;
   /** Sends `call` until it is not refused for want of memory (see the module comment). */
   const send = async <T>(call: () => Promise<T>): Promise<T> => {
-    for (let wait = OOM_RETRY_FIRST_MS, refusedBefore = false; ; wait = Math.min(wait * 2, RECONNECT_MAX_MS)) {
+    for (
+      let wait = OOM_RETRY_FIRST_MS, refusedBefore = false;
+      ;
+      wait = Math.min(wait * 2, RECONNECT_MAX_MS)
+    ) {
       try {
         const r = await call();
         if (refusedBefore) faults.recovered();
