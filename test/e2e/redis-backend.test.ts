@@ -64,6 +64,27 @@ describe.skipIf(!HAVE_REDIS)('two machines through one redis', () => {
     }
   });
 
+  it("three machines, --host-concurrency shared crawl-wide: each gets a fair share of the hosts' slots", async () => {
+    await bench.redis.client.flushdb();
+    const servers = await startSite(30);
+    try {
+      const outs = [tempDir(), tempDir(), tempDir()];
+      const seed = `${servers[0].origin}/p/0`;
+      // One machine's slots (8) could hold every host token (3 hosts × 2) at once.
+      const flags = ['--delay', '0', '--host-concurrency', '2', '--concurrency', '8'];
+      const procs = outs.map((o) => startCli(machineArgs(seed, o, bench.redis, ...flags)));
+      bench.children.push(...procs);
+      for (const e of await Promise.all(procs.map((p) => waitExit(p)))) expect(e.code, e.stderr).toBe(0);
+      const shares = outs.map((o) => readItems(o).length);
+      expect(shares.reduce((a, b) => a + b)).toBe(3 * PAGES);
+      // A fair share is a third (40); a machine started a little later still gets half of that.
+      for (const n of shares)
+        expect(n, `items per machine: ${shares.join(' + ')}`).toBeGreaterThanOrEqual(PAGES / 2);
+    } finally {
+      for (const s of servers) await s.close();
+    }
+  });
+
   it('kill -9 of one machine mid-crawl: the other takes its leases back and finishes; nothing lost', async () => {
     await bench.redis.client.flushdb();
     const servers = await startSite(80);

@@ -115,32 +115,63 @@ ${ENQUEUE_BODY}`;
  * Lease up to `max` URLs whose hosts may be served now, taking a concurrency token of each host
  * and advancing its next-allowed time by its gap (max of delay and Crawl-delay, plus the
  * slow-down penalty, plus jitter). The machine's heartbeat is kept alive for `ttlMs` first (the
- * leases taken are its own for that long). ARGV: prefix, machine, max, delayMs, jitter,
- * hostConcurrency, ttlMs, then `max` random numbers in [0,1). @returns {redisNowMs, firstReadyMs
- * or -1, queued, leased, heartbeat was alive (0/1), url1, host1, json1, ...}.
+ * leases taken are its own for that long).
+ *
+ * A host's tokens are shared fairly among the machines that ask (claimed within `windowMs`):
+ * one machine holds at most ceil(hostConcurrency / machines asking) of them, and it takes none
+ * while another machine that wanted more than it got (`hungry`) was served by that host less
+ * recently (`sv:<host>`: machine → when it last got a token of the host) — so a machine that
+ * gives a token back and claims at once does not win the host again ahead of one waiting.
+ * ARGV: prefix, machine, max, delayMs, jitter, hostConcurrency, ttlMs, windowMs, then `max` random
+ * numbers in [0,1). @returns {redisNowMs, firstReadyMs or -1, queued, leased, heartbeat was alive
+ * (0/1), url1, host1, json1, ...}.
  */
 export const CLAIM = `${COMMON}${GUARD}
 local machine, max, delay, jitter, hc = ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
+local window = tonumber(ARGV[8])
 local now = nowMs()
 local out = {now, -1, 0, 0, holdBeat(machine, tonumber(ARGV[7]))}
+redis.call('ZADD', P..'asking', now, machine)
+redis.call('ZREMRANGEBYSCORE', P..'asking', '-inf', now - window)
+local cap = math.max(1, math.ceil(hc / math.max(1, redis.call('ZCARD', P..'asking'))))
+local hungry = redis.call('ZRANGEBYSCORE', P..'hungry', now - window, '+inf')
+-- Whether this machine may take one more token of host (it holds mine of them).
+local function fairTurn(host, mine)
+  if mine >= cap then return false end
+  local served = redis.call('HGET', P..'sv:'..host, machine)
+  if not served then return true end
+  served = tonumber(served)
+  for _, other in ipairs(hungry) do
+    if other ~= machine and num(redis.call('HGET', P..'sv:'..host, other)) < served then return false end
+  end
+  return true
+end
 local got = 0
+local yielded = false
 local hosts = redis.call('ZRANGEBYSCORE', P..'ready', '-inf', now, 'LIMIT', 0, max * 2 + 16)
 for _, host in ipairs(hosts) do
   if got >= max then break end
   local hk = P..'h:'..host
   local h = redis.call('HMGET', hk, 'n', 'p', 'f')
   local f, nx = num(h[3]), math.max(num(h[1]), num(h[2]))
+  local mine = num(redis.call('HGET', P..'t:'..machine, host))
   -- With no gap a host may give several URLs at once, up to its tokens.
   while got < max and f < hc and nx <= now do
+    if not fairTurn(host, mine) then
+      yielded = true
+      break
+    end
     local popped = redis.call('ZPOPMIN', P..'q:'..host)
     if popped[1] == nil then break end
     local url = popped[1]
     redis.call('HSET', P..'l:'..machine, url, host..'|1')
     redis.call('HINCRBY', P..'t:'..machine, host, 1)
+    redis.call('HSET', P..'sv:'..host, machine, now)
+    mine = mine + 1
     f = f + 1
     local gap = gapOf(host, delay)
     nx = now + gap
-    if gap > 0 then nx = nx + math.floor(tonumber(ARGV[8 + got]) * jitter * gap) end
+    if gap > 0 then nx = nx + math.floor(tonumber(ARGV[9 + got]) * jitter * gap) end
     redis.call('HSET', hk, 'n', nx, 'f', f)
     got = got + 1
     out[#out + 1] = url
@@ -149,11 +180,14 @@ for _, host in ipairs(hosts) do
   end
   schedule(host, hc)
 end
+if got < max then redis.call('ZADD', P..'hungry', now, machine) else redis.call('ZREM', P..'hungry', machine) end
 if got > 0 then
   redis.call('INCRBY', P..'n:queued', -got)
   redis.call('INCRBY', P..'n:leased', got)
 end
-local first = redis.call('ZRANGE', P..'ready', 0, 0, 'WITHSCORES')
+-- A host left to another machine's turn is not "ready" for this one: it asks again later.
+local first = yielded and redis.call('ZRANGEBYSCORE', P..'ready', '('..now, '+inf', 'WITHSCORES', 'LIMIT', 0, 1)
+  or redis.call('ZRANGE', P..'ready', 0, 0, 'WITHSCORES')
 if first[2] then out[2] = tonumber(first[2]) end
 out[3] = num(redis.call('GET', P..'n:queued'))
 out[4] = num(redis.call('GET', P..'n:leased'))

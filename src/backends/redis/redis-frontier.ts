@@ -18,6 +18,12 @@ import type { RedisLink } from './redis-link.js';
 
 /** Shortest wait after a claim that got nothing, ms (never a tight loop of claims). */
 const MIN_EMPTY_CLAIM_GAP_MS = 5;
+/**
+ * A machine counts as asking for a host's slots (their fair share, see CLAIM) for this many poll
+ * intervals after its last claim, and at least {@link FAIR_WINDOW_MIN_MS}.
+ */
+const FAIR_WINDOW_POLLS = 4;
+const FAIR_WINDOW_MIN_MS = 1_000;
 
 /** Politeness and batching of one machine's shared frontier. */
 export interface RedisFrontierOptions {
@@ -431,6 +437,7 @@ export class RedisFrontier implements FrontierQueue {
           o.jitter,
           o.hostConcurrency,
           o.leaseTimeoutMs,
+          Math.max(FAIR_WINDOW_MIN_MS, FAIR_WINDOW_POLLS * o.pollMs),
           ...randoms,
         ]);
       })
