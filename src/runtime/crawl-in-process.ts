@@ -4,7 +4,7 @@
  * stopping: by SIGINT/SIGTERM for the command line (first signal: graceful stop; second: abandon
  * in-flight requests), by an AbortSignal for the library.
  */
-import type { SharedCrawlFault } from '../backends/redis/redis-faults.js';
+import { faultExitCode, type SharedCrawlFault } from '../backends/redis/redis-faults.js';
 import type { CrawlOptions } from '../config/crawl-options.js';
 import { Crawler } from '../engine/crawler.js';
 import { DISK_FULL_EXIT_CODE, diskFullLine, diskFullPath, isDiskFull } from '../sinks/disk-full.js';
@@ -13,12 +13,7 @@ import { onStopSignals } from '../supervision/signals.js';
 import { CounterSet } from '../supervision/worker-counters.js';
 import { embeddedBackend } from './backend.js';
 import type { CrawlEnd, StopControl } from './crawl-end-report.js';
-import {
-  CRAWL_LOST_EXIT_CODE,
-  collectedNothing,
-  NOTHING_COLLECTED_EXIT_CODE,
-  nothingCollectedLine,
-} from './exit-codes.js';
+import { collectedNothing, NOTHING_COLLECTED_EXIT_CODE, nothingCollectedLine } from './exit-codes.js';
 import { InProcessStatus } from './in-process-status.js';
 import { openWorkerLog } from './logger.js';
 import { startOpsServer } from './ops-server.js';
@@ -171,7 +166,7 @@ export async function runInProcess(
   const { fault } = faulted;
   if (fault !== null) {
     // The shared crawl's fault is the cause, whatever the stop it led to.
-    code = fault.kind === 'crawl-lost' ? CRAWL_LOST_EXIT_CODE : 1;
+    code = faultExitCode(fault.kind);
     failure = fault.message;
   } else if (failed !== null) {
     if (isDiskFull(failed)) {

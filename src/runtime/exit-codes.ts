@@ -16,11 +16,10 @@ export const NOTHING_COLLECTED_EXIT_CODE = 69;
 
 /**
  * The shared crawl's state in Redis was lost (its record gone: Redis restarted without
- * persistence, or another, empty, Redis at the address; docs/redis.md): 76, `EX_PROTOCOL` of
- * sysexits(3) ("the remote system returned something that was not possible"). The machine stops
- * at once rather than crawl again from nothing; what it wrote stays in its --out.
+ * persistence, or another Redis at the address; docs/redis.md): 76, `EX_PROTOCOL` of sysexits(3).
+ * The machine stops at once rather than crawl again from nothing; what it wrote stays in its --out.
  */
-export const CRAWL_LOST_EXIT_CODE = 76;
+export { CRAWL_LOST_EXIT_CODE } from '../backends/redis/redis-faults.js';
 
 /**
  * `collector export` found no item to export in the data directory (no items file, or none with a

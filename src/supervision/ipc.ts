@@ -3,6 +3,7 @@
  * only counters, the stop signal and status; links travel only to their owner.
  */
 
+import type { SharedCrawlFaultKind } from '../backends/redis/redis-faults.js';
 import type { CrawlOptions } from '../config/crawl-options.js';
 import type { FailedSeed } from '../engine/crawl-stats.js';
 import type { HandoffLink } from '../engine/handoff-outbox.js';
@@ -113,4 +114,9 @@ export type FromWorker =
   | { t: 'warning'; line: string }
   /** The disk is full at `path`: this worker stopped (exit code DISK_FULL_EXIT_CODE); stop them all. */
   | { t: 'diskFull'; path: string }
+  /**
+   * Its shared backend stopped it (Redis out of memory past the bound, the crawl's state in Redis
+   * lost; `message` the one line): stop them all, the run ends with the fault's exit code.
+   */
+  | { t: 'sharedFault'; kind: SharedCrawlFaultKind; message: string }
   | BudgetMessage;

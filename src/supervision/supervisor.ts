@@ -4,6 +4,7 @@
  * routing, end-of-crawl accounting (`crawl-end.ts`), the memory guard's policy
  * (`memory-pressure.ts`), the stall watch, status.json and stop signals.
  */
+import { faultExitCode, type SharedCrawlFaultKind } from '../backends/redis/redis-faults.js';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import type { SupervisorSettings } from '../config/config-file.js';
@@ -100,6 +101,7 @@ export class Supervisor {
   private peakWorkerRss = 0;
   /** Where the disk was found full (a worker's report or our own write): everything stopped. */
   private diskFullAt: string | null = null;
+  private sharedFaultSeen: { kind: SharedCrawlFaultKind; message: string } | null = null;
   readonly startedAt = new Date();
   /** Ops fields of status.json: identities, launch record, carried counters (status-fields.ts). */
   private readonly fields: StatusFields;
@@ -130,6 +132,11 @@ export class Supervisor {
   /** Where a full disk stopped the run, or null. */
   get diskFull(): string | null {
     return this.diskFullAt;
+  }
+
+  /** The fault of a shared crawl that stopped a worker (and so the run), if one did. */
+  get sharedFault(): { kind: SharedCrawlFaultKind; message: string } | null {
+    return this.sharedFaultSeen;
   }
 
   /** Whether the workers were killed rather than stopped (second signal). */
@@ -266,6 +273,15 @@ export class Supervisor {
       case 'diskFull':
         this.onDiskFull(m.path);
         break;
+      case 'sharedFault':
+        w.lastError = m.message;
+        this.sharedFaultSeen ??= { kind: m.kind, message: m.message };
+        this.opts.log.error(
+          { child: w.spec.id, kind: m.kind, message: m.message },
+          'shared crawl fault: stopping',
+        );
+        this.stop();
+        break;
       case 'fatal':
         w.lastError = m.message;
         this.opts.log.error({ child: w.spec.id, message: m.message }, 'worker failed');
@@ -334,7 +350,15 @@ export class Supervisor {
     if (this.peakWorkerRss > 0) writeMeasuredRss(this.opts.dataDir, this.peakWorkerRss);
     const resolve = this.resolveExit;
     this.resolveExit = null;
-    const code = this.diskFullAt !== null ? DISK_FULL_EXIT_CODE : parked && !this.stopping ? 1 : 0;
+    const fault = this.sharedFaultSeen;
+    const code =
+      this.diskFullAt !== null
+        ? DISK_FULL_EXIT_CODE
+        : fault !== null
+          ? faultExitCode(fault.kind)
+          : parked && !this.stopping
+            ? 1
+            : 0;
     void this.writeStatus().then(() => resolve?.(code));
   }
 

@@ -173,6 +173,30 @@ describe.skipIf(!HAVE_REDIS)('the shared crawl state lost', () => {
     }
   });
 
+  it('the same under a supervisor (--processes 2: two machines in one collector): it stops them and exits 76', async () => {
+    await bench.redis.client.flushdb();
+    const servers = await startSite(60);
+    try {
+      const a = tempDir();
+      const seed = `${servers[0].origin}/p/0`;
+      const ra = startCli(
+        machineArgs(seed, a, bench.redis, '--delay', '0', '--host-concurrency', '1', '--processes', '2'),
+      );
+      bench.children.push(ra);
+      const endA = waitExit(ra);
+      await waitFor(() => itemCount(a) >= 6, 60_000);
+      await bench.redis.restart();
+      const ea = await endA;
+      expect(ea.code, ea.stderr).toBe(76);
+      expect(ea.stderr).toContain(
+        'collector: the shared crawl state in redis was lost (restarted without persistence?): stopped',
+      );
+      expect(await bench.redis.client.exists(`${P}crawl`)).toBe(0);
+    } finally {
+      for (const s of servers) await s.close();
+    }
+  });
+
   it('another crawl record at the address (a different redis, the crawl started anew there): exit 76', async () => {
     await bench.redis.client.flushdb();
     const servers = await startSite(60);

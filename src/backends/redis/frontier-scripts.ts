@@ -350,7 +350,8 @@ return 1
 export const HEARTBEAT = `${COMMON}${GUARD}
 local machine, status, ttl = ARGV[2], ARGV[3], tonumber(ARGV[4])
 if redis.call('HGET', P..'crawl', 'epoch') ~= ARGV[5] then return {0, -1, 0, 0, 0, nowMs(), 0} end
-local live = redis.call('EXISTS', P..'hb:'..machine)
+-- PEXPIRE first: it needs no memory, so a Redis out of memory still keeps the machine alive.
+local live = redis.call('PEXPIRE', P..'hb:'..machine, ttl)
 redis.call('SET', P..'hb:'..machine, status, 'PX', ttl)
 redis.call('SADD', P..'machines', machine)
 local stop = redis.call('GET', P..'stop')

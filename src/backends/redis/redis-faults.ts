@@ -26,6 +26,23 @@ export class SharedCrawlFault extends Error {
   }
 }
 
+/**
+ * Exit code of a collector whose shared crawl's state in Redis was lost: 76, `EX_PROTOCOL` of
+ * sysexits(3) ("the remote system returned something that was not possible"). Documented with
+ * the others in docs/operating.md.
+ */
+export const CRAWL_LOST_EXIT_CODE = 76;
+
+/** The exit code a fault ends a collector with: {@link CRAWL_LOST_EXIT_CODE}, or 1. */
+export function faultExitCode(kind: SharedCrawlFaultKind): number {
+  return kind === 'crawl-lost' ? CRAWL_LOST_EXIT_CODE : 1;
+}
+
+/** The fault `e` is, when it is one (also after it crossed a process boundary as kind and message). */
+export function asSharedCrawlFault(e: unknown): SharedCrawlFault | null {
+  return e instanceof SharedCrawlFault ? e : null;
+}
+
 /** The line said when the crawl's state in Redis is gone. */
 export const CRAWL_LOST_LINE = 'the shared crawl state in redis was lost (restarted without persistence?)';
 
