@@ -251,6 +251,43 @@ describe.skipIf(!HAVE_REDIS)('shared frontier scripts', () => {
     expect(await redis.client.sismember(`${P}machines`, a.crawl.machine)).toBe(0);
   });
 
+  it('a machine silent past the lease timeout: its result is dropped when another machine took the URL, kept when none did', async () => {
+    const a = await start({ hostConcurrency: 2, leaseTimeoutMs: 1000 });
+    for (const u of ['http://127.0.0.1/taken', 'http://127.0.0.1/left']) a.f.push(u, 0);
+    await settle(a.f);
+    const leased = await claim(a.f);
+    expect(leased.map((e) => e.url).sort()).toEqual(['http://127.0.0.1/left', 'http://127.0.0.1/taken']);
+    // While its lease is surely its own, an item is written without asking.
+    expect(a.f.mayWrite('http://127.0.0.1/taken')).toBe(true);
+    // Silent (as if SIGSTOPped): no heartbeat; another machine takes its leases back, leases one.
+    (a.crawl as unknown as { heartbeat: { halt(): void } }).heartbeat.halt();
+    const b = await start({ hostConcurrency: 1, leaseTimeoutMs: 1000 });
+    const deadline = Date.now() + 10_000;
+    let got: FrontierEntry[] = [];
+    while (got.length === 0 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 100));
+      got = await claim(b.f);
+    }
+    expect(got).toHaveLength(1);
+    const [taken, left] =
+      got[0].url === 'http://127.0.0.1/taken'
+        ? ['http://127.0.0.1/taken', 'http://127.0.0.1/left']
+        : ['http://127.0.0.1/left', 'http://127.0.0.1/taken'];
+    for (const e of leased) a.f.done(e);
+    // Back: past its sure time it asks Redis, atomically, per result.
+    const mayTaken = a.f.mayWrite(taken);
+    expect(mayTaken).toBeInstanceOf(Promise);
+    expect(await mayTaken).toBe(false);
+    // The other, back in the queue and leased by no one, is its own again (leased to it in the same step).
+    expect(await a.f.mayWrite(left)).toBe(true);
+    expect(await redis.client.hexists(`${P}l:${a.crawl.machine}`, left)).toBe(1);
+    expect(await redis.client.hexists(`${P}l:${b.crawl.machine}`, taken)).toBe(1);
+    expect(a.f.dropped).toBe(1);
+    expect(a.lines.join('')).toContain("result dropped: its lease is no longer this machine's");
+    // Its heartbeat was made again by that step: its lease is surely its own for a while.
+    expect(a.f.mayWrite(left)).toBe(true);
+  });
+
   it('Redis out of memory: the refused write is sent again, no acknowledgement before it, nothing handed out meanwhile', async () => {
     const a = await start();
     a.f.push('http://127.0.0.1/1', 0);

@@ -293,7 +293,8 @@ export class RedisFrontier implements FrontierQueue {
   /** The next `count` items of the journal are for URLs surely still leased here. */
   itemsSure(count: number): boolean {
     for (let i = 0; i < count && i < this.unflushed.length; i++) {
-      if (!this.clock.sure(this.unflushed[i])) return false;
+      const u = this.unflushed[i];
+      if (this.held.has(u) && !this.clock.sure(u)) return false;
     }
     return true;
   }
@@ -305,9 +306,12 @@ export class RedisFrontier implements FrontierQueue {
    */
   async confirmItems(count: number): Promise<boolean[]> {
     const urls = this.unflushed.slice(0, count);
-    const held = await this.confirm(urls);
-    this.unflushed.splice(0, urls.length, ...urls.filter((_u, i) => held[i]));
-    return [...held, ...Array<boolean>(Math.max(0, count - urls.length)).fill(true)];
+    const asked = urls.filter((u) => this.held.has(u) && !this.clock.sure(u));
+    const answers = await this.confirm(asked);
+    const dropped = new Set(asked.filter((_u, i) => !answers[i]));
+    this.unflushed.splice(0, urls.length, ...urls.filter((u) => !dropped.has(u)));
+    const may = urls.map((u) => !dropped.has(u));
+    return [...may, ...Array<boolean>(Math.max(0, count - urls.length)).fill(true)];
   }
 
   /**
@@ -318,6 +322,7 @@ export class RedisFrontier implements FrontierQueue {
    */
   private async confirm(urls: string[]): Promise<boolean[]> {
     const o = this.opts;
+    if (urls.length === 0) return [];
     const args = urls.flatMap((u) => [u, hostKey(u)]);
     const none = () => urls.map(() => false);
     for (;;) {
