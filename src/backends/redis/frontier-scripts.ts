@@ -66,7 +66,9 @@ end
 local function holdBeat(machine, ttl)
   local hk = P..'hb:'..machine
   if redis.call('PEXPIRE', hk, ttl) == 1 then return 1 end
-  redis.call('SET', hk, cjson.encode({machine = machine, state = 'running', at = 0}), 'PX', ttl)
+  -- Until its next beat writes its status: a machine coming back after a silence.
+  local status = {machine = machine, state = 'resuming', hostname = '?', pid = 0, out = '?', items = 0, errors = 0, inFlight = 0, at = 0}
+  redis.call('SET', hk, cjson.encode(status), 'PX', ttl)
   redis.call('SADD', P..'machines', machine)
   return 0
 end
