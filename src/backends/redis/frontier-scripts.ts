@@ -120,11 +120,11 @@ ${ENQUEUE_BODY}`;
  * leases taken are its own for that long).
  *
  * A host's tokens are shared fairly among the machines that ask (claimed within `windowMs`):
- * one machine holds at most ceil(hostConcurrency / machines asking) of them, and it takes none
- * while another machine that wanted more than it got (`hungry`) holds none of them and was served
- * by that host less recently (`sv:<host>`: machine → when it last got a token of the host) — so
- * with fewer tokens than machines, a machine that gives a token back and claims at once does not
- * win the host again ahead of one waiting.
+ * one machine holds at most ceil(hostConcurrency / machines asking) of them; and when the host
+ * has fewer tokens than machines ask, it takes none while another machine that wanted more than
+ * it got (`hungry`) holds none of them and was served by that host less recently (`sv:<host>`:
+ * machine → when it last got a token of the host), so a machine that gives a token back and
+ * claims at once does not win the host again ahead of one waiting.
  * ARGV: prefix, machine, max, delayMs, jitter, hostConcurrency, ttlMs, windowMs, then `max` random
  * numbers in [0,1). @returns {redisNowMs, firstReadyMs or -1, queued, leased, heartbeat was alive
  * (0/1), url1, host1, json1, ...}.
@@ -136,10 +136,14 @@ local now = nowMs()
 local out = {now, -1, 0, 0, holdBeat(machine, tonumber(ARGV[7]))}
 redis.call('ZADD', P..'asking', now, machine)
 redis.call('ZREMRANGEBYSCORE', P..'asking', '-inf', now - window)
-local cap = math.max(1, math.ceil(hc / math.max(1, redis.call('ZCARD', P..'asking'))))
-local hungry = redis.call('ZRANGEBYSCORE', P..'hungry', now - window, '+inf')
+local askers = math.max(1, redis.call('ZCARD', P..'asking'))
+local cap = math.max(1, math.ceil(hc / askers))
+-- Turns are taken only when a host has fewer tokens than machines ask (else the cap is enough).
+local hungry = {}
+if hc < askers then hungry = redis.call('ZRANGEBYSCORE', P..'hungry', now - window, '+inf') end
 -- Whether this machine may take one more token of host (it holds mine of them): not past its
--- share, and no machine that wants work and holds none of the host's tokens waits longer for it.
+-- share, and (fewer tokens than machines) no machine that wants work and holds none of the
+-- host's tokens waits longer for it.
 local function fairTurn(host, mine)
   if mine >= cap then return false end
   local served = redis.call('HGET', P..'sv:'..host, machine)
