@@ -384,6 +384,7 @@ export async function openStateParts(
     saveIntervalMs: opts.saveInterval,
     onError: hooks.writeFailed,
     onItemsWritten: backend.itemsFlushed?.bind(backend),
+    fence: backend.itemsFence,
     lines: restored?.lines,
   });
   opened.journal = journal;
@@ -433,6 +434,7 @@ export async function openStateParts(
       deps.onItem?.(item);
     },
     refetchLostBody: (entry, item, e) => attempts.refetchLostBody(entry, item, e),
+    mayWrite: backend.mayWrite?.bind(backend),
     beforeWrite:
       net.revisits === null
         ? undefined

@@ -50,6 +50,12 @@ export interface ItemStoreParts {
   refetchLostBody(entry: FrontierEntry, item: Item, e: Error): boolean;
   /** Called just before each item line is written (revisits: its version and round). */
   beforeWrite?(item: Item): void;
+  /**
+   * A shared backend's fence (`EngineBackend.mayWrite`): true when the item of `url` may be
+   * written at once, else the answer to wait for; false: its URL went to another machine, and
+   * the item is dropped.
+   */
+  mayWrite?(url: string): true | Promise<boolean>;
   /** Bytes waiting for the disk went down. */
   wake(): void;
   /** A write failed for want of room (a full disk): the crawl stops on it. */
@@ -182,6 +188,22 @@ export class ItemStore {
    * disk), the item is not either: its URL stays pending, and the crawl stops.
    */
   write(item: Item): void {
+    const may = this.parts.mayWrite?.(item.url) ?? true;
+    if (may === true) {
+      this.writeNow(item);
+      return;
+    }
+    void this.track(
+      may.then((ok) => {
+        if (ok) this.writeNow(item);
+        else this.releaseClaim(item);
+        this.parts.wake();
+      }),
+    );
+  }
+
+  /** {@link write}, once the item may be written. */
+  private writeNow(item: Item): void {
     const { stats, journal, contentIndex, warc } = this.parts;
     if (warc !== undefined) {
       try {

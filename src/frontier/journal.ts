@@ -38,11 +38,24 @@ export interface JournalOptions {
   onError?: (e: Error) => void;
   /** Told after each write of item lines, with how many (in the order they were recorded). */
   onItemsWritten?: (count: number) => void;
+  /** A shared backend's fence, checked just before item lines are written (see {@link ItemsFence}). */
+  fence?: ItemsFence;
   /**
    * Complete lines the two files hold at open, as the recovery that read them counted
    * ({@link RecoveredState.lines}); absent: counted at open.
    */
   lines?: { frontier: number; items: number };
+}
+
+/**
+ * Whether the next item lines may go to disk (a shared backend: their URLs' leases must still be
+ * this machine's). Lines not allowed are dropped, not written; `onItemsWritten` counts those written.
+ */
+export interface ItemsFence {
+  /** The next `count` lines may be written without asking (synchronous, checked just before the write). */
+  sure(count: number): boolean;
+  /** Ask: for each of the next `count` lines, whether it may be written. */
+  confirm(count: number): Promise<boolean[]>;
 }
 
 export { type ItemsLine, readLines, readLinesWithPositions, repairTornTail } from './log-lines.js';
@@ -202,6 +215,11 @@ export class Journal {
       for (const [owner, lines] of b.handoffs) {
         await (await this.handoffFile(owner)).append(lines.join(''));
         b.handoffs.delete(owner);
+      }
+      const fence = this.opts.fence;
+      if (b.items.length > 0 && fence !== undefined && !fence.sure(b.items.length)) {
+        const may = await fence.confirm(b.items.length);
+        b.items = b.items.filter((_l, i) => may[i]);
       }
       if (b.items.length > 0) {
         await this.itemsFile.append(b.items.join(''));

@@ -4,6 +4,7 @@
  * stopping: by SIGINT/SIGTERM for the command line (first signal: graceful stop; second: abandon
  * in-flight requests), by an AbortSignal for the library.
  */
+import { faultExitCode, type SharedCrawlFault } from '../backends/redis/redis-faults.js';
 import type { CrawlOptions } from '../config/crawl-options.js';
 import { Crawler } from '../engine/crawler.js';
 import { DISK_FULL_EXIT_CODE, diskFullLine, diskFullPath, isDiskFull } from '../sinks/disk-full.js';
@@ -41,9 +42,11 @@ export interface InProcessSetup {
 
 /**
  * Crawl in this process to the end or to a stop (`<out>` already prepared and locked).
- * @returns the exit code (0 completed or stopped, 1 runtime failure, {@link DISK_FULL_EXIT_CODE}
- *   when a full disk stopped it, {@link SOURCE_STOPPED_EXIT_CODE} when the source stopped it (a
- *   credential refused), {@link NOTHING_COLLECTED_EXIT_CODE} when every seed failed), the
+ * @returns the exit code (0 completed or stopped, 1 runtime failure or Redis out of memory past
+ *   its bound, {@link DISK_FULL_EXIT_CODE} when a full disk stopped it,
+ *   {@link SOURCE_STOPPED_EXIT_CODE} when the source stopped it (a credential refused),
+ *   {@link NOTHING_COLLECTED_EXIT_CODE} when every seed failed, {@link CRAWL_LOST_EXIT_CODE} when
+ *   the shared crawl's state in Redis was lost), the
  *   failure's line, and the counts.
  */
 export async function runInProcess(
@@ -59,12 +62,20 @@ export async function runInProcess(
   const metrics = await startOpsServer(opts.metrics, opts.out, () => (status as InProcessStatus).status());
   // The crawler, once made (the shared backend's heartbeat reads its counters).
   const live: { crawler?: Crawler } = {};
+  // A fault of the shared crawl that stopped this machine (Redis out of memory, the state lost).
+  const faulted: { fault: SharedCrawlFault | null } = { fault: null };
   const shared: SharedBackend | null =
     opts.backend === 'embedded'
       ? null
       : (await import('./shared-backend.js')).redisBackend(opts, setup.crawlId ?? 'default', {
           log,
           onStop: () => stop('stop asked through the shared backend'),
+          // Said even with --quiet: the crawl is paused or stopping, and why.
+          say: (line) => printLine(progress, line),
+          onFatal: (f) => {
+            faulted.fault ??= f;
+            stop(f.message);
+          },
           status: () => ({
             items: live.crawler?.stats.itemsThisRun ?? 0,
             errors: live.crawler?.stats.errors ?? 0,
@@ -160,7 +171,12 @@ export async function runInProcess(
   }
   let code = 0;
   let failure: string | null = null;
-  if (failed !== null) {
+  const { fault } = faulted;
+  if (fault !== null) {
+    // The shared crawl's fault is the cause, whatever the stop it led to.
+    code = faultExitCode(fault.kind);
+    failure = fault.message;
+  } else if (failed !== null) {
     if (isDiskFull(failed)) {
       code = DISK_FULL_EXIT_CODE;
       failure = diskFullLine(diskFullPath(failed, opts.out));

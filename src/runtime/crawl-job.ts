@@ -343,16 +343,19 @@ export function supervisedEnd(sup: Supervisor, code = 0): CrawlEnd {
   const c = t.counters;
   // Killed workers (second signal) sent no last report: what was in flight is pending too.
   const inFlight = sup.wasKilled ? status.workers.reduce((a, w) => a + w.inFlight, 0) : 0;
-  const nothing = sup.diskFull === null && code === 0 && collectedNothing(t, sup.wasStopped);
+  const nothing =
+    sup.diskFull === null && sup.sharedFault === null && code === 0 && collectedNothing(t, sup.wasStopped);
   return {
     code: nothing ? NOTHING_COLLECTED_EXIT_CODE : code,
     failure:
       sup.diskFull !== null
         ? diskFullLine(sup.diskFull)
-        : nothing
-          ? nothingCollectedLine(sup.failedSeeds())
-          : // A worker type its source stopped was said when it happened, once (supervisor).
-            null,
+        : sup.sharedFault !== null
+          ? sup.sharedFault.message
+          : nothing
+            ? nothingCollectedLine(sup.failedSeeds())
+            : // A worker type its source stopped was said when it happened, once (supervisor).
+              null,
     // `finished`, not `stopped`: the plan ended by itself.
     completed: t.queue === 0 && status.state === 'finished',
     stopped: sup.wasStopped,

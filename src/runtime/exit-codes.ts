@@ -1,7 +1,8 @@
 /**
  * The exit codes of `collector crawl` and `collector run` (DESIGN §3; docs/operating.md, Exit codes): 0 finished
- * or stopped by a signal, 1 runtime failure, 2 bad usage, and {@link NOTHING_COLLECTED_EXIT_CODE}
- * when the crawl ran to its end and collected nothing because every seed failed; and of
+ * or stopped by a signal, 1 runtime failure, 2 bad usage, {@link NOTHING_COLLECTED_EXIT_CODE}
+ * when the crawl ran to its end and collected nothing because every seed failed, and
+ * {@link CRAWL_LOST_EXIT_CODE} when a shared crawl's state in Redis was lost; and of
  * `collector export` (docs/export.md): {@link NO_ITEMS_EXIT_CODE} when there is nothing to export.
  */
 
@@ -14,6 +15,13 @@
 export const NOTHING_COLLECTED_EXIT_CODE = 69;
 
 export { SOURCE_STOPPED_EXIT_CODE, sourceStoppedLine } from '../sources/source-stop.js';
+
+/**
+ * The shared crawl's state in Redis was lost (its record gone: Redis restarted without
+ * persistence, or another Redis at the address; docs/redis.md): 76, `EX_PROTOCOL` of sysexits(3).
+ * The machine stops at once rather than crawl again from nothing; what it wrote stays in its --out.
+ */
+export { CRAWL_LOST_EXIT_CODE } from '../backends/redis/redis-faults.js';
 
 /**
  * `collector export` found no item to export in the data directory (no items file, or none with a

@@ -79,7 +79,8 @@ export class InProcessStatus {
       pssMB: pss,
       lastProgressAt: this.lastProgressAt ? new Date(this.lastProgressAt).toISOString() : null,
       restarts: 0,
-      lastError: null,
+      // A shared backend's problem (Redis out of memory, the crawl's state lost), one line.
+      lastError: (this.backendStatus?.().problem as string | null | undefined) ?? null,
       counters,
     };
     return {

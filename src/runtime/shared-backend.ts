@@ -5,6 +5,7 @@
  */
 import type { Logger } from 'pino';
 import { RedisCrawl } from '../backends/redis/redis-crawl.js';
+import type { SharedCrawlFault } from '../backends/redis/redis-faults.js';
 import type { CrawlOptions } from '../config/crawl-options.js';
 import { ContentIndex } from '../dedup/content-index.js';
 import type { EngineBackend } from '../engine/crawler.js';
@@ -17,6 +18,10 @@ export interface SharedBackendHooks {
   onStop: () => void;
   /** Counters published in the heartbeat. */
   status: () => { items: number; errors: number; state: string };
+  /** Say a line on stderr (Redis outages, reconnects, out of memory); the log has it too. */
+  say?: (line: string) => void;
+  /** This machine must stop on a fault of the shared crawl (default: `onStop`). */
+  onFatal?: (fault: SharedCrawlFault) => void;
 }
 
 /** A backend shared through Redis, and its start (joining the crawl). */
@@ -51,6 +56,8 @@ export function redisBackend(opts: CrawlOptions, crawlId: string, hooks: SharedB
     log: hooks.log,
     onStop: hooks.onStop,
     status: hooks.status,
+    say: hooks.say,
+    onFatal: hooks.onFatal,
     seenSet: { kind: opts.seenSet, capacity: opts.bloomCapacity, errorRate: opts.bloomErrorRate },
   });
   const frontier = shared.frontier;
@@ -70,6 +77,8 @@ export function redisBackend(opts: CrawlOptions, crawlId: string, hooks: SharedB
       openRounds: interval === undefined ? undefined : (parts) => shared.openRounds(parts, interval),
       itemWritten: (url) => frontier.itemWritten(url),
       itemsFlushed: (n) => frontier.itemsFlushed(n),
+      mayWrite: (url) => frontier.mayWrite(url),
+      itemsFence: { sure: (n) => frontier.itemsSure(n), confirm: (n) => frontier.confirmItems(n) },
       close: () => shared.close(),
     },
   };

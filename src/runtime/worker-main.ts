@@ -4,6 +4,7 @@
  * module by path) and builds the crawl engine on the backend picked here; the supervisor protocol
  * (`supervision/worker-protocol.ts`) drives it.
  */
+import type { SharedCrawlFault } from '../backends/redis/redis-faults.js';
 import type { EngineBackend } from '../engine/crawler.js';
 import { Crawler } from '../engine/crawler.js';
 import { loadSource } from '../sources/load-source.js';
@@ -19,6 +20,7 @@ serveSupervisor(async (init, wiring) => {
   const options = parseSourceOptions(loaded.def, init.sourceOptions, new Set(), { prefix: '', base: [] });
   const { log, close } = openWorkerLog(opts.out, init.id);
   const live: { crawler?: Crawler } = {};
+  let fault: SharedCrawlFault | null = null;
   let backend: EngineBackend;
   let partition = wiring.partition;
   let rateBudgets = wiring.rateBudgets;
@@ -28,6 +30,12 @@ serveSupervisor(async (init, wiring) => {
     const shared = (await import('./shared-backend.js')).redisBackend(opts, opts.crawlId ?? 'default', {
       log,
       onStop: () => live.crawler?.stop(),
+      // The worker stops, and ends with the fault (the supervisor stops the others and says it).
+      onFatal: (f) => {
+        fault ??= f;
+        live.crawler?.stop();
+      },
+      say: (line) => wiring.onWarning(line),
       status: () => ({
         items: live.crawler?.stats.itemsThisRun ?? 0,
         errors: live.crawler?.stats.errors ?? 0,
@@ -51,5 +59,12 @@ serveSupervisor(async (init, wiring) => {
     rateBudgets,
   });
   live.crawler = crawler;
-  return { crawler, log, closeLog: close, resume: opts.resume, joinTimeoutMs: opts.joinTimeout };
+  return {
+    crawler,
+    log,
+    closeLog: close,
+    resume: opts.resume,
+    joinTimeoutMs: opts.joinTimeout,
+    failure: () => fault,
+  };
 });

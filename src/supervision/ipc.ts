@@ -3,6 +3,7 @@
  * only counters, the stop signal and status; links travel only to their owner.
  */
 
+import type { SharedCrawlFaultKind } from '../backends/redis/redis-faults.js';
 import type { CrawlOptions } from '../config/crawl-options.js';
 import type { FailedSeed } from '../engine/crawl-stats.js';
 import type { HandoffLink } from '../engine/handoff-outbox.js';
@@ -118,4 +119,9 @@ export type FromWorker =
    * code SOURCE_STOPPED_EXIT_CODE); stop its worker type, and restart none of it.
    */
   | { t: 'sourceStopped'; message: string }
+  /**
+   * Its shared backend stopped it (Redis out of memory past the bound, the crawl's state in Redis
+   * lost; `message` the one line): stop them all, the run ends with the fault's exit code.
+   */
+  | { t: 'sharedFault'; kind: SharedCrawlFaultKind; message: string }
   | BudgetMessage;

@@ -4,6 +4,7 @@
  * routing, end-of-crawl accounting (`crawl-end.ts`), the memory guard's policy
  * (`memory-pressure.ts`), the stall watch, status.json and stop signals.
  */
+import { faultExitCode, type SharedCrawlFaultKind } from '../backends/redis/redis-faults.js';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import type { SupervisorSettings } from '../config/config-file.js';
@@ -103,6 +104,7 @@ export class Supervisor {
   private diskFullAt: string | null = null;
   /** Worker types their source stopped (a credential refused), with why: said once each. */
   private readonly sourceStops = new Map<string, string>();
+  private sharedFaultSeen: { kind: SharedCrawlFaultKind; message: string } | null = null;
   readonly startedAt = new Date();
   /** Ops fields of status.json: identities, launch record, carried counters (status-fields.ts). */
   private readonly fields: StatusFields;
@@ -138,6 +140,11 @@ export class Supervisor {
   /** The lines of the worker types their source stopped (`worker type t stopped: …`), in order. */
   get sourceStopped(): string[] {
     return [...this.sourceStops].map(([type, message]) => sourceStoppedLine(type, message));
+  }
+
+  /** The fault of a shared crawl that stopped a worker (and so the run), if one did. */
+  get sharedFault(): { kind: SharedCrawlFaultKind; message: string } | null {
+    return this.sharedFaultSeen;
   }
 
   /** Whether the workers were killed rather than stopped (second signal). */
@@ -277,6 +284,15 @@ export class Supervisor {
       case 'sourceStopped':
         this.onSourceStopped(w, m.message);
         break;
+      case 'sharedFault':
+        w.lastError = m.message;
+        this.sharedFaultSeen ??= { kind: m.kind, message: m.message };
+        this.opts.log.error(
+          { child: w.spec.id, kind: m.kind, message: m.message },
+          'shared crawl fault: stopping',
+        );
+        this.stop();
+        break;
       case 'fatal':
         w.lastError = m.message;
         this.opts.log.error({ child: w.spec.id, message: m.message }, 'worker failed');
@@ -354,11 +370,14 @@ export class Supervisor {
     if (this.peakWorkerRss > 0) writeMeasuredRss(this.opts.dataDir, this.peakWorkerRss);
     const resolve = this.resolveExit;
     this.resolveExit = null;
+    const fault = this.sharedFaultSeen;
     const code =
       this.diskFullAt !== null
         ? DISK_FULL_EXIT_CODE
-        : this.sourceStops.size > 0 && !this.stopping
-          ? SOURCE_STOPPED_EXIT_CODE
+        : fault !== null
+          ? faultExitCode(fault.kind)
+          : this.sourceStops.size > 0 && !this.stopping
+            ? SOURCE_STOPPED_EXIT_CODE
           : parked && !this.stopping
             ? 1
             : 0;

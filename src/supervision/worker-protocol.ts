@@ -8,6 +8,7 @@
 import type { Logger } from 'pino';
 import type { Crawler, Partition } from '../engine/crawler.js';
 import type { BudgetEvent, RateBudgets } from '../engine/rate-gate.js';
+import { asSharedCrawlFault, faultExitCode } from '../backends/redis/redis-faults.js';
 import { DISK_FULL_EXIT_CODE, diskFullPath, isDiskFull } from '../sinks/disk-full.js';
 import { SOURCE_STOPPED_EXIT_CODE } from '../sources/source-stop.js';
 import type { FromWorker, ToWorker, WorkerInit } from './ipc.js';
@@ -60,6 +61,8 @@ export interface OpenedWorker {
   /** Time its in-flight requests get at stop, ms. */
   joinTimeoutMs: number;
   log: Logger;
+  /** What stopped the worker from outside its engine (a shared crawl's fault), once something did. */
+  failure?: () => Error | null;
   /** Flush and close the log. */
   closeLog(): Promise<void>;
 }
@@ -91,7 +94,8 @@ function exitAfter(msg: FromWorker, code: number): void {
  * Serve the supervisor from this process: wait for `init`, build the engine with `open` (which may
  * load the source first), run it. The process exits 0 when the run is over, 1 (after a `fatal`
  * message) when it failed, DISK_FULL_EXIT_CODE (after a `diskFull` message) when a full disk
- * stopped it.
+ * stopped it, and after a `sharedFault` message the fault's code (76 the shared crawl's state lost, 1
+ * Redis out of memory past its bound) when its shared backend stopped it.
  */
 export function serveSupervisor(
   open: (init: WorkerInit, wiring: WorkerWiring) => OpenedWorker | Promise<OpenedWorker>,
@@ -171,6 +175,7 @@ export function serveSupervisor(
       closeLog,
       resume,
       joinTimeoutMs,
+      failure: stoppedBy,
     } = await open(init, {
       partition: {
         index: init.index,
@@ -232,7 +237,7 @@ export function serveSupervisor(
       log.info({ completed, ...c.stats }, 'worker done');
       await closeLog();
     }
-    const failure = c.writeError ?? closeError;
+    const failure = stoppedBy?.() ?? c.writeError ?? closeError;
     if (failure !== null) throw failure;
     return c.stoppedBySource;
   };
@@ -257,6 +262,15 @@ export function serveSupervisor(
         process.exitCode = 0;
       },
       (e: Error) => {
+        // A shared crawl's fault is not a crash either (a restart would crawl again from nothing).
+        const fault = asSharedCrawlFault(e);
+        if (fault !== null) {
+          exitAfter(
+            { t: 'sharedFault', kind: fault.kind, message: fault.message },
+            faultExitCode(fault.kind),
+          );
+          return;
+        }
         // A full disk is not a crash: the supervisor stops the crawl and says so in one line.
         if (isDiskFull(e)) {
           exitAfter({ t: 'diskFull', path: diskFullPath(e, msg.options.out) }, DISK_FULL_EXIT_CODE);

@@ -8,65 +8,10 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { itemCount, readItems, runCli, startCli, tempDir, waitExit, waitFor } from '../fixtures/cli.js';
 import { haveRedis, machineFlags, useRedis, waitForMachines } from '../fixtures/redis-machines.js';
+import { duplicates, PAGES, pageRequests, startSite } from '../fixtures/redis-site.js';
 import type { TestRedis } from '../fixtures/redis-server.js';
-import { type FixtureServer, page, startServer } from '../fixtures/site-server.js';
 
 const HAVE_REDIS = haveRedis('Redis backend tests');
-
-/** Pages per host of the fixture site; every page links to a few others, on every host. */
-const PAGES = 40;
-
-/**
- * Hosts 127.0.0.1..3, each serving /p/0../p/PAGES-1, after `latencyMs`; pages from `hold.from` on
- * are answered only once `hold.until` resolves.
- */
-async function startSite(
-  latencyMs: number,
-  hold?: { from: number; until: Promise<void> },
-): Promise<FixtureServer[]> {
-  const servers: FixtureServer[] = [];
-  const hosts = ['127.0.0.1', '127.0.0.2', '127.0.0.3'];
-  const origins: string[] = [];
-  for (const host of hosts) {
-    const s = await startServer(
-      {},
-      async (req, res) => {
-        const m = /^\/p\/(\d+)$/.exec(req.url ?? '');
-        if (m === null) {
-          res.writeHead(404, { 'content-type': 'text/plain' });
-          res.end('no');
-          return;
-        }
-        const i = Number(m[1]);
-        const links = [2 * i + 1, 2 * i + 2, i + 1, i === 1 ? 0 : PAGES]
-          .filter((j) => j < PAGES)
-          .flatMap((j) => origins.map((o) => `${o}/p/${j}`));
-        if (hold !== undefined && i >= hold.from) await hold.until;
-        await new Promise((r) => setTimeout(r, latencyMs));
-        res.writeHead(200, { 'content-type': 'text/html' });
-        res.end(page(`page ${i}`, links));
-      },
-      host,
-    );
-    servers.push(s);
-    origins.push(s.origin);
-  }
-  return servers;
-}
-
-/** Pages requested (robots.txt aside: each machine reads it itself) by path, on every server. */
-function pageRequests(servers: FixtureServer[]): string[] {
-  return servers.flatMap((s) =>
-    s.requests.filter((r) => r.path.startsWith('/p/')).map((r) => `${s.origin}${r.path}`),
-  );
-}
-
-function duplicates(list: string[]): string[] {
-  const seen = new Set<string>();
-  const dup = new Set<string>();
-  for (const x of list) (seen.has(x) ? dup : seen).add(x);
-  return [...dup];
-}
 
 function machineArgs(seed: string, out: string, redis: TestRedis, ...extra: string[]): string[] {
   return [
@@ -114,6 +59,27 @@ describe.skipIf(!HAVE_REDIS)('two machines through one redis', () => {
           expect(reqs[i].at - (reqs[i - 1].endedAt as number)).toBeGreaterThanOrEqual(120 - 5);
         }
       }
+    } finally {
+      for (const s of servers) await s.close();
+    }
+  });
+
+  it("three machines, --host-concurrency shared crawl-wide: each gets a fair share of the hosts' slots", async () => {
+    await bench.redis.client.flushdb();
+    const servers = await startSite(30);
+    try {
+      const outs = [tempDir(), tempDir(), tempDir()];
+      const seed = `${servers[0].origin}/p/0`;
+      // One machine's slots (8) could hold every host token (3 hosts × 2) at once.
+      const flags = ['--delay', '0', '--host-concurrency', '2', '--concurrency', '8'];
+      const procs = outs.map((o) => startCli(machineArgs(seed, o, bench.redis, ...flags)));
+      bench.children.push(...procs);
+      for (const e of await Promise.all(procs.map((p) => waitExit(p)))) expect(e.code, e.stderr).toBe(0);
+      const shares = outs.map((o) => readItems(o).length);
+      expect(shares.reduce((a, b) => a + b)).toBe(3 * PAGES);
+      // A fair share is a third (40); a machine started a little later still gets half of that.
+      for (const n of shares)
+        expect(n, `items per machine: ${shares.join(' + ')}`).toBeGreaterThanOrEqual(PAGES / 2);
     } finally {
       for (const s of servers) await s.close();
     }

@@ -31,6 +31,11 @@ export function crawlPrefix(crawlId: string): string {
  *   acknowledged); `t:<machine>` HASH host → tokens that machine holds.
  * - `machines` SET of machine ids; `hb:<machine>` heartbeat (JSON status, expires: the lease).
  * - `n:queued`, `n:leased`, `n:done`, `n:seq` counters; `stop` the ms a stop was asked at.
+ * - `crawl` HASH the crawl's record: `epoch` (random, made once by the first machine), `created`
+ *   ms; every script that writes the crawl's state fails (`CRAWLLOST`) when it is gone.
+ * - `asking` ZSET machine → ms of its last claim; `hungry` ZSET machine → ms of its last claim that
+ *   got less than it asked; `sv:<host>` HASH machine → ms it last got a token of the host (the
+ *   fair share of a host's slots, see CLAIM).
  * - With a Bloom seen-set (`seen-set-scripts.ts`) instead of `seen`: `seenset` HASH its kind and
  *   shape, `bloom:<i>` STRING bits of our filter (2^32 per key at most), `bf` RedisBloom's filter,
  *   `n:seen` URLs it took as new.

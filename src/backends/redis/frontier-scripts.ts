@@ -5,6 +5,9 @@
  * (`TIME`), the one clock every machine shares. Key names: see `crawl-keys.ts`.
  */
 
+/** The error code a script answers with when the crawl's record is gone (see {@link GUARD}). */
+export const CRAWL_LOST_CODE = 'CRAWLLOST';
+
 /** Functions every script starts with (also the round scripts'). ARGV[1] is always the crawl's key prefix. */
 export const COMMON = `
 local P = ARGV[1]
@@ -57,6 +60,30 @@ local function splitLease(v)
   local i = string.find(v, '|', 1, true)
   return string.sub(v, 1, i - 1), string.sub(v, i + 1)
 end
+-- Keep this machine's heartbeat alive for ttl ms (its leases are its own while it lives), made
+-- again when it had expired. @returns 1 when it was alive (no lease of this machine could have
+-- been taken back), else 0.
+local function holdBeat(machine, ttl)
+  local hk = P..'hb:'..machine
+  if redis.call('PEXPIRE', hk, ttl) == 1 then return 1 end
+  -- Until its next beat writes its status: a machine coming back after a silence.
+  local status = {machine = machine, state = 'resuming', hostname = '?', pid = 0, out = '?', items = 0, errors = 0, inFlight = 0, at = 0}
+  redis.call('SET', hk, cjson.encode(status), 'PX', ttl)
+  redis.call('SADD', P..'machines', machine)
+  return 0
+end
+`;
+
+/**
+ * The crawl's record (\`crawl\`: its epoch, made once by the first machine, see JOIN) must exist,
+ * or the script writes nothing and fails with \`CRAWLLOST …\`: a Redis restarted without
+ * persistence, or another Redis at the same address, never gets a write of a crawl it does not
+ * hold. Put right after COMMON in every script that writes the crawl's state.
+ */
+export const GUARD = `
+if redis.call('EXISTS', P..'crawl') == 0 then
+  return redis.error_reply('${CRAWL_LOST_CODE} the shared crawl state in redis was lost (restarted without persistence?)')
+end
 `;
 
 /**
@@ -64,7 +91,7 @@ end
  * it by the exact set (ENQUEUE) or the Bloom filter (`seen-set-scripts.ts`), in the same script:
  * check-and-add and queueing stay one atomic step.
  */
-export const ENQUEUE_BODY = `
+export const ENQUEUE_BODY = `${GUARD}
 local hc = tonumber(ARGV[2])
 local added = 0
 for i = 3, #ARGV, 6 do
@@ -89,32 +116,73 @@ ${ENQUEUE_BODY}`;
 /**
  * Lease up to `max` URLs whose hosts may be served now, taking a concurrency token of each host
  * and advancing its next-allowed time by its gap (max of delay and Crawl-delay, plus the
- * slow-down penalty, plus jitter). ARGV: prefix, machine, max, delayMs, jitter, hostConcurrency,
- * then `max` random numbers in [0,1). @returns {redisNowMs, firstReadyMs or -1, queued, leased,
- * url1, host1, json1, ...}.
+ * slow-down penalty, plus jitter). The machine's heartbeat is kept alive for `ttlMs` first (the
+ * leases taken are its own for that long).
+ *
+ * A host's tokens are shared fairly among the machines that ask (claimed within `windowMs`):
+ * one machine holds at most ceil(hostConcurrency / machines asking) of them; and when the host
+ * has fewer tokens than machines ask, it takes none while another machine that wanted more than
+ * it got (`hungry`) holds none of them and was served by that host less recently (`sv:<host>`:
+ * machine → when it last got a token of the host), so a machine that gives a token back and
+ * claims at once does not win the host again ahead of one waiting.
+ * ARGV: prefix, machine, max, delayMs, jitter, hostConcurrency, ttlMs, windowMs, then `max` random
+ * numbers in [0,1). @returns {redisNowMs, firstReadyMs or -1, queued, leased, heartbeat was alive
+ * (0/1), url1, host1, json1, ...}.
  */
-export const CLAIM = `${COMMON}
+export const CLAIM = `${COMMON}${GUARD}
 local machine, max, delay, jitter, hc = ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
+local window = tonumber(ARGV[8])
 local now = nowMs()
-local out = {now, -1, 0, 0}
+local out = {now, -1, 0, 0, holdBeat(machine, tonumber(ARGV[7]))}
+redis.call('ZADD', P..'asking', now, machine)
+redis.call('ZREMRANGEBYSCORE', P..'asking', '-inf', now - window)
+local askers = math.max(1, redis.call('ZCARD', P..'asking'))
+local cap = math.max(1, math.ceil(hc / askers))
+-- Turns are taken only when a host has fewer tokens than machines ask (else the cap is enough).
+local hungry = {}
+if hc < askers then hungry = redis.call('ZRANGEBYSCORE', P..'hungry', now - window, '+inf') end
+-- Whether this machine may take one more token of host (it holds mine of them): not past its
+-- share, and (fewer tokens than machines) no machine that wants work and holds none of the
+-- host's tokens waits longer for it.
+local function fairTurn(host, mine)
+  if mine >= cap then return false end
+  local served = redis.call('HGET', P..'sv:'..host, machine)
+  if not served then return true end
+  served = tonumber(served)
+  for _, other in ipairs(hungry) do
+    if other ~= machine and num(redis.call('HGET', P..'sv:'..host, other)) < served
+      and num(redis.call('HGET', P..'t:'..other, host)) == 0 then
+      return false
+    end
+  end
+  return true
+end
 local got = 0
+local yielded = false
 local hosts = redis.call('ZRANGEBYSCORE', P..'ready', '-inf', now, 'LIMIT', 0, max * 2 + 16)
 for _, host in ipairs(hosts) do
   if got >= max then break end
   local hk = P..'h:'..host
   local h = redis.call('HMGET', hk, 'n', 'p', 'f')
   local f, nx = num(h[3]), math.max(num(h[1]), num(h[2]))
+  local mine = num(redis.call('HGET', P..'t:'..machine, host))
   -- With no gap a host may give several URLs at once, up to its tokens.
   while got < max and f < hc and nx <= now do
+    if not fairTurn(host, mine) then
+      yielded = true
+      break
+    end
     local popped = redis.call('ZPOPMIN', P..'q:'..host)
     if popped[1] == nil then break end
     local url = popped[1]
     redis.call('HSET', P..'l:'..machine, url, host..'|1')
     redis.call('HINCRBY', P..'t:'..machine, host, 1)
+    redis.call('HSET', P..'sv:'..host, machine, now)
+    mine = mine + 1
     f = f + 1
     local gap = gapOf(host, delay)
     nx = now + gap
-    if gap > 0 then nx = nx + math.floor(tonumber(ARGV[7 + got]) * jitter * gap) end
+    if gap > 0 then nx = nx + math.floor(tonumber(ARGV[9 + got]) * jitter * gap) end
     redis.call('HSET', hk, 'n', nx, 'f', f)
     got = got + 1
     out[#out + 1] = url
@@ -123,11 +191,14 @@ for _, host in ipairs(hosts) do
   end
   schedule(host, hc)
 end
+if got < max then redis.call('ZADD', P..'hungry', now, machine) else redis.call('ZREM', P..'hungry', machine) end
 if got > 0 then
   redis.call('INCRBY', P..'n:queued', -got)
   redis.call('INCRBY', P..'n:leased', got)
 end
-local first = redis.call('ZRANGE', P..'ready', 0, 0, 'WITHSCORES')
+-- A host left to another machine's turn is not "ready" for this one: it asks again later.
+local first = yielded and redis.call('ZRANGEBYSCORE', P..'ready', '('..now, '+inf', 'WITHSCORES', 'LIMIT', 0, 1)
+  or redis.call('ZRANGE', P..'ready', 0, 0, 'WITHSCORES')
 if first[2] then out[2] = tonumber(first[2]) end
 out[3] = num(redis.call('GET', P..'n:queued'))
 out[4] = num(redis.call('GET', P..'n:leased'))
@@ -140,7 +211,7 @@ return out
  * acknowledged. Idempotent (a second call finds the token given back). ARGV: prefix, machine, url,
  * answered (0/1), delayMs, hostConcurrency. @returns 1 when a token was given back.
  */
-export const DONE = `${COMMON}
+export const DONE = `${COMMON}${GUARD}
 local machine, url, answered, delay, hc = ARGV[2], ARGV[3], ARGV[4], tonumber(ARGV[5]), tonumber(ARGV[6])
 local lk = P..'l:'..machine
 local v = redis.call('HGET', lk, url)
@@ -166,7 +237,7 @@ return 1
  * back a lease never started (a stop). Idempotent. ARGV: prefix, machine, url, waitMs, entry JSON
  * ('' keeps the stored one), delayMs, hostConcurrency. @returns 1 when the lease was given back.
  */
-export const RETRY = `${COMMON}
+export const RETRY = `${COMMON}${GUARD}
 local machine, url, wait, json, delay, hc = ARGV[2], ARGV[3], tonumber(ARGV[4]), ARGV[5], tonumber(ARGV[6]), tonumber(ARGV[7])
 local lk = P..'l:'..machine
 local v = redis.call('HGET', lk, url)
@@ -192,7 +263,7 @@ return 1
  * Acknowledge URLs whose items are written: their leases and entries are dropped. Idempotent.
  * ARGV: prefix, machine, hostConcurrency, url... @returns how many leases this machine still held.
  */
-export const ACK = `${COMMON}
+export const ACK = `${COMMON}${GUARD}
 local machine, hc = ARGV[2], tonumber(ARGV[3])
 local lk = P..'l:'..machine
 local acked = 0
@@ -222,7 +293,7 @@ return acked
  * attempt unchanged), with the host tokens they held, and forget those machines. ARGV: prefix,
  * hostConcurrency. @returns {machine1, urls1, machine2, urls2, ...}.
  */
-export const RECLAIM = `${COMMON}
+export const RECLAIM = `${COMMON}${GUARD}
 local hc = tonumber(ARGV[2])
 local out = {}
 for _, m in ipairs(redis.call('SMEMBERS', P..'machines')) do
@@ -258,7 +329,7 @@ return out
 `;
 
 /** Serve nothing to a host before now + ms. ARGV: prefix, host, ms, hostConcurrency. */
-export const PAUSE_HOST = `${COMMON}
+export const PAUSE_HOST = `${COMMON}${GUARD}
 local host, ms, hc = ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4])
 local hk = P..'h:'..host
 local t = nowMs() + ms
@@ -271,7 +342,7 @@ return 1
  * Widen a host's gap after a 429/503: the penalty doubles from max(delay, Crawl-delay, 250 ms), up
  * to maxPenaltyMs. ARGV: prefix, host, delayMs, maxPenaltyMs.
  */
-export const SLOW_DOWN = `${COMMON}
+export const SLOW_DOWN = `${COMMON}${GUARD}
 local host, delay, maxp = ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4])
 local hk = P..'h:'..host
 local h = redis.call('HMGET', hk, 'c', 'y')
@@ -282,16 +353,62 @@ return 1
 
 /**
  * Refresh this machine's heartbeat (it expires after the lease timeout: then its leases may be
- * reclaimed) and read the crawl's stop time and counters. ARGV: prefix, machine, status JSON,
- * ttlMs. @returns {had a live heartbeat (0/1), stop ms or -1, queued, leased, done, redisNowMs}.
+ * reclaimed) and read the crawl's stop time and counters, and whether the crawl's record is still
+ * the one this machine joined. ARGV: prefix, machine, status JSON, ttlMs, crawl epoch.
+ * @returns {had a live heartbeat (0/1), stop ms or -1, queued, leased, done, redisNowMs, same
+ * crawl (0/1)}; nothing is written when the epoch differs.
  */
-export const HEARTBEAT = `${COMMON}
+export const HEARTBEAT = `${COMMON}${GUARD}
 local machine, status, ttl = ARGV[2], ARGV[3], tonumber(ARGV[4])
-local live = redis.call('EXISTS', P..'hb:'..machine)
+if redis.call('HGET', P..'crawl', 'epoch') ~= ARGV[5] then return {0, -1, 0, 0, 0, nowMs(), 0} end
+-- PEXPIRE first: it needs no memory, so a Redis out of memory still keeps the machine alive.
+local live = redis.call('PEXPIRE', P..'hb:'..machine, ttl)
 redis.call('SET', P..'hb:'..machine, status, 'PX', ttl)
 redis.call('SADD', P..'machines', machine)
 local stop = redis.call('GET', P..'stop')
-return {live, tonumber(stop) or -1, num(redis.call('GET', P..'n:queued')), num(redis.call('GET', P..'n:leased')), num(redis.call('GET', P..'n:done')), nowMs()}
+return {live, tonumber(stop) or -1, num(redis.call('GET', P..'n:queued')), num(redis.call('GET', P..'n:leased')), num(redis.call('GET', P..'n:done')), nowMs(), 1}
+`;
+
+/**
+ * Join the crawl: its record (\`crawl\` HASH: \`epoch\`, a random id, and \`created\` ms) is made by
+ * the first machine, once; every machine keeps the epoch it found and checks it on every
+ * heartbeat and reconnect. ARGV: prefix, a new random epoch. @returns {the crawl's epoch, 1 when
+ * this call made it}.
+ */
+export const JOIN = `${COMMON}
+local e = redis.call('HGET', P..'crawl', 'epoch')
+if e then return {e, 0} end
+redis.call('HSET', P..'crawl', 'epoch', ARGV[2], 'created', nowMs())
+return {ARGV[2], 1}
+`;
+
+/**
+ * Before an item is written for URLs whose leases may have expired (the machine was paused, or
+ * its heartbeat was late): keep the heartbeat alive, then say for each URL whether this machine
+ * still holds its lease. One taken back into the queue and not yet leased by another machine is
+ * leased to this machine again (its response is in); one leased elsewhere or acknowledged is
+ * not held, and its item must be dropped. ARGV: prefix, machine, ttlMs, hostConcurrency, then
+ * pairs url, host. @returns {heartbeat was alive (0/1), held1 (0/1), held2, ...}.
+ */
+export const CONFIRM = `${COMMON}${GUARD}
+local machine, hc = ARGV[2], tonumber(ARGV[4])
+local out = {holdBeat(machine, tonumber(ARGV[3]))}
+local lk = P..'l:'..machine
+for i = 5, #ARGV, 2 do
+  local url, host = ARGV[i], ARGV[i + 1]
+  local held = 0
+  if redis.call('HEXISTS', lk, url) == 1 then
+    held = 1
+  elseif redis.call('ZREM', P..'q:'..host, url) == 1 then
+    redis.call('HSET', lk, url, host..'|0')
+    redis.call('INCRBY', P..'n:queued', -1)
+    redis.call('INCRBY', P..'n:leased', 1)
+    schedule(host, hc)
+    held = 1
+  end
+  out[#out + 1] = held
+end
+return out
 `;
 
 /** Ask every machine of the crawl to stop. ARGV: prefix. @returns the stop time, ms. */

@@ -39,6 +39,12 @@ export interface HeartbeatOptions {
   onStop: () => void;
   /** The crawl-wide counters changed (queued, leased, done). */
   onCounts?: (queued: number, leased: number, done: number) => void;
+  /** A beat sent at `sentAt` (performance.now()) was answered; `alive` false: it had expired. */
+  onKept?: (sentAt: number, alive: boolean) => void;
+  /** The crawl's epoch, as this machine joined it (`JOIN`); a beat finding another is a lost crawl. */
+  epoch: () => string;
+  /** The crawl's record in Redis is not the one this machine joined. */
+  onLost: () => void;
 }
 
 /** Beats per lease timeout: a machine misses several before it is taken for dead. */
@@ -81,9 +87,13 @@ export class MachineHeartbeat {
     this.timer.unref();
   }
 
-  /** The link came back after an outage: other machines get a lease timeout to beat again. */
+  /**
+   * The link came back after an outage: other machines get a lease timeout to beat again, and
+   * this one beats at once (the crawl's record is checked before anything else is decided).
+   */
   reconnected(): void {
     this.backAt = performance.now();
+    if (this.timer !== null) void this.beat();
   }
 
   /** Stop beating (no more commands from the timer). */
@@ -111,13 +121,20 @@ export class MachineHeartbeat {
       ...this.opts.status(),
     };
     try {
+      const sentAt = performance.now();
       const r = (await this.link.script('heartbeat', [
         prefix,
         machine,
         JSON.stringify(status),
         leaseTimeoutMs,
+        this.opts.epoch(),
       ])) as number[];
-      const [live, stop, queued, leased, done, now] = r.map(Number);
+      const [live, stop, queued, leased, done, now, same] = r.map(Number);
+      if (same !== 1) {
+        this.opts.onLost();
+        return;
+      }
+      this.opts.onKept?.(sentAt, live === 1);
       if (this.beats === 0) this.startedAt = now;
       else if (live === 0) {
         this.log.warn(

@@ -90,10 +90,11 @@ export class PendingWrites {
     if (this.fresh.size > 0) {
       const fps = [...this.fresh].map(urlFingerprint);
       this.fresh.clear();
+      const mark = this.seen.mark;
       this.track(
-        this.seen.mark === null
-          ? this.link.client.sadd(`${this.prefix}seen`, fps)
-          : this.link.script(this.seen.mark, [this.prefix, ...fps]),
+        mark === null
+          ? this.link.send(() => this.link.client.sadd(`${this.prefix}seen`, fps))
+          : this.link.script(mark, [this.prefix, ...fps]),
       );
     }
   }

@@ -29,3 +29,9 @@ export function parseRedisUrl(address: string): URL {
 export function redactRedisUrl(address: string): string {
   return address.replace(/\/\/([^@/]*):[^@/]*@/, '//$1:***@');
 }
+
+/** `HOST:PORT` of a checked address (port 6379 when none is given): how messages name a Redis. */
+export function redisHostPort(address: string): string {
+  const u = parseRedisUrl(address);
+  return `${u.hostname}:${u.port || '6379'}`;
+}

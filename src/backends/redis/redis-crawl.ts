@@ -3,12 +3,14 @@
  * shared frontier and seen-set, and the heartbeat, opened and closed together. Closing gives back
  * the leases of URLs this machine took and did not write, so a graceful stop loses no time.
  */
+import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { crawlPrefix } from './crawl-keys.js';
 import { MachineHeartbeat, type MachineStatus, newMachineId } from './machine-heartbeat.js';
 import { PendingWrites } from './pending-writes.js';
 import { RedisFrontier } from './redis-frontier.js';
-import { redactRedisUrl } from './redis-address.js';
+import { redactRedisUrl, redisHostPort } from './redis-address.js';
+import { RedisFaults, type SharedCrawlFault } from './redis-faults.js';
 import { RedisRateBudgets } from './redis-rate-budgets.js';
 import { openRedisLink, type RedisLink } from './redis-link.js';
 import { RedisSeenSet } from './redis-seen-set.js';
@@ -40,7 +42,17 @@ export interface RedisCrawlOptions {
   status: () => Pick<MachineStatus, 'items' | 'errors' | 'state'>;
   /** The shared seen-set asked for (default: exact). */
   seenSet?: SeenSetOptions;
+  /** Say a line on stderr (outages, reconnects, out of memory); the log has it too. */
+  say?: (line: string) => void;
+  /**
+   * This machine must stop on a fault (Redis out of memory past the bound, the crawl's state
+   * lost, a refused write): told once; the crawl ends with it as its failure.
+   */
+  onFatal?: (fault: SharedCrawlFault) => void;
 }
+
+/** Longest out-of-memory pause, in lease timeouts: by then the machine's leases have expired too. */
+export const OOM_GIVE_UP_LEASES = 3;
 
 /** Longest wait for Redis when closing, ms: past it, leases are left to expire. */
 export const CLOSE_TIMEOUT_MS = 5_000;
@@ -57,6 +69,8 @@ export class RedisCrawl {
   private readonly writes: PendingWrites;
   private readonly heartbeat: MachineHeartbeat;
   private rounds: { halt(): void } | null = null;
+  /** The crawl's epoch, as found or made at the join (`JOIN`). */
+  private epoch = '';
   /** Crawl-wide counts at the last heartbeat. */
   private counts = { sharedQueued: 0, sharedLeased: 0, sharedDone: 0 };
 
@@ -65,18 +79,26 @@ export class RedisCrawl {
     const prefix = crawlPrefix(opts.crawlId);
     this.prefix = prefix;
     const { log } = opts;
-    this.link = openRedisLink(opts.url, log);
+    const faults = new RedisFaults({
+      at: redisHostPort(opts.url),
+      crawlId: opts.crawlId,
+      giveUpMs: Math.max(1_000, OOM_GIVE_UP_LEASES * opts.leaseTimeoutMs),
+      log,
+      say: opts.say ?? (() => {}),
+      onFatal: (f) => {
+        // Its pages not acknowledged go to the other machines (or to the next start).
+        this.frontier.refuse(f);
+        (opts.onFatal ?? (() => opts.onStop()))(f);
+      },
+    });
+    this.link = openRedisLink(opts.url, log, faults);
     this.writes = new PendingWrites(
       this.link,
       prefix,
       opts.hostConcurrency,
       (e) => {
-        log.error(
-          { err: e.message },
-          'redis refused a write: stopping this machine; its pages not acknowledged go to the others',
-        );
         this.frontier.refuse(e);
-        opts.onStop();
+        if (faults.fatal === null) faults.refused(e);
       },
       seenSetScripts(opts.seenSet?.kind ?? 'exact'),
     );
@@ -92,6 +114,7 @@ export class RedisCrawl {
         maxPenaltyMs: opts.maxPenaltyMs,
         claimBatch: opts.concurrency,
         pollMs: opts.pollMs,
+        leaseTimeoutMs: opts.leaseTimeoutMs,
       },
       log,
     );
@@ -108,6 +131,9 @@ export class RedisCrawl {
         onCounts: (q, l, d) => {
           this.counts = { sharedQueued: q, sharedLeased: l, sharedDone: d };
         },
+        onKept: (sentAt, alive) => this.frontier.heartbeatKept(sentAt, alive),
+        epoch: () => this.epoch,
+        onLost: () => faults.crawlLost(),
         status: () => ({ ...opts.status(), out: opts.out, inFlight: this.frontier.inFlight }),
       },
       log,
@@ -131,6 +157,9 @@ export class RedisCrawl {
       connected: this.link.up,
       reconnects: this.link.reconnects,
       ...this.counts,
+      // What pauses or stopped this machine (out of memory, the crawl's state lost), one line.
+      problem: this.link.faults.line,
+      droppedResults: this.frontier.dropped,
     };
   }
 
@@ -159,6 +188,10 @@ export class RedisCrawl {
   async start(): Promise<void> {
     const { log, crawlId, url } = this.opts;
     log.info({ redis: redactRedisUrl(url), crawlId, machine: this.machine }, 'joining the shared crawl');
+    // The crawl's record first: every script that writes its state checks it is there.
+    const [epoch, made] = (await this.link.script('join', [this.prefix, randomUUID()])) as [string, number];
+    this.epoch = String(epoch);
+    log.info({ epoch: this.epoch, made: Number(made) === 1 }, 'crawl record in redis');
     // Before any URL is queued: the crawl's seen-set kind is agreed (a mismatch stops here).
     if (this.opts.seenSet !== undefined) await joinSeenSet(this.link, this.prefix, this.opts.seenSet, log);
     await this.heartbeat.start();

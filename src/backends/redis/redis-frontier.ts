@@ -4,16 +4,26 @@
  * each host's concurrency token and advances its next-allowed time, so politeness holds across
  * machines; a leased URL is acknowledged once its item line is on this machine's disk. The engine
  * calls stay synchronous: leased URLs wait in a small local buffer, writes are sent in order.
+ * An item is written only while its lease is surely this machine's (`lease-clock.ts`); past that
+ * (the machine was paused) Redis is asked first, and the item is dropped when another machine
+ * took the URL. Nothing is handed out while Redis refuses writes or a fault stops the machine.
  */
 import type { Logger } from 'pino';
 import type { FrontierEntry, FrontierQueue } from '../../frontier/frontier-queue.js';
 import { encodeRequestMeta, parseRequestMeta, type RequestMeta } from '../../frontier/request-meta.js';
 import { hostKey } from '../../url/canonicalize.js';
+import { LeaseClock } from './lease-clock.js';
 import type { PendingWrites } from './pending-writes.js';
 import type { RedisLink } from './redis-link.js';
 
 /** Shortest wait after a claim that got nothing, ms (never a tight loop of claims). */
 const MIN_EMPTY_CLAIM_GAP_MS = 5;
+/**
+ * A machine counts as asking for a host's slots (their fair share, see CLAIM) for this many poll
+ * intervals after its last claim, and at least {@link FAIR_WINDOW_MIN_MS}.
+ */
+const FAIR_WINDOW_POLLS = 4;
+const FAIR_WINDOW_MIN_MS = 1_000;
 
 /** Politeness and batching of one machine's shared frontier. */
 export interface RedisFrontierOptions {
@@ -33,6 +43,8 @@ export interface RedisFrontierOptions {
   claimBatch: number;
   /** Longest wait between claims while work remains elsewhere, ms. */
   pollMs: number;
+  /** The crawl's lease timeout, ms (a claim keeps this machine's heartbeat alive that long). */
+  leaseTimeoutMs: number;
 }
 
 /** Shape of an entry as stored in Redis (`e` hash). */
@@ -80,6 +92,8 @@ export class RedisFrontier implements FrontierQueue {
   /** Writes sent and not yet answered. */
   private readonly outstanding = new Set<Promise<void>>();
   private closed = false;
+  /** Whether a lease is surely still this machine's (see `lease-clock.ts`). */
+  private readonly clock: LeaseClock;
   /** Called when leased URLs arrive or the crawl-wide counts change (the engine's wake-up). */
   wake: () => void = () => {};
 
@@ -89,6 +103,7 @@ export class RedisFrontier implements FrontierQueue {
     private readonly opts: RedisFrontierOptions,
     private readonly log: Logger,
   ) {
+    this.clock = new LeaseClock(opts.leaseTimeoutMs);
     link.onBack = () => {
       // A claim answered while the connection broke may have leased URLs this machine never saw.
       this.reconcileDue = true;
@@ -161,6 +176,8 @@ export class RedisFrontier implements FrontierQueue {
   }
 
   next(): FrontierEntry | null {
+    // Redis refuses writes (out of memory) or a fault stops this machine: nothing new starts.
+    if (this.link.faults.paused) return null;
     const e = this.buffer.shift();
     if (e !== undefined) {
       this.inFlightCount++;
@@ -171,6 +188,7 @@ export class RedisFrontier implements FrontierQueue {
   }
 
   nextReadyIn(): number {
+    if (this.link.faults.paused) return this.opts.pollMs;
     if (this.buffer.length > 0) return 0;
     if (this.claiming) return Number.POSITIVE_INFINITY;
     return Math.max(0, this.claimAfter - performance.now());
@@ -191,6 +209,7 @@ export class RedisFrontier implements FrontierQueue {
     if (!released) this.inFlightCount--;
     if (counts) entry.attempt++;
     this.held.delete(entry.url);
+    this.clock.forget(entry.url);
     const o = this.opts;
     const json = entryJson(entry.depth, entry.attempt, entry.meta, this.round);
     this.writes.flush();
@@ -215,7 +234,9 @@ export class RedisFrontier implements FrontierQueue {
 
   setCrawlDelay(host: string, ms: number): void {
     this.writes.flush();
-    this.track(this.link.client.hset(`${this.opts.prefix}h:${host}`, 'c', Math.round(ms)));
+    this.track(
+      this.link.send(() => this.link.client.hset(`${this.opts.prefix}h:${host}`, 'c', Math.round(ms))),
+    );
   }
 
   /** The item of `url` is in the journal (not yet on disk). */
@@ -232,6 +253,7 @@ export class RedisFrontier implements FrontierQueue {
     if (urls.length === 0) return;
     for (const u of urls) {
       this.held.delete(u);
+      this.clock.forget(u);
       this.acking.add(u);
     }
     this.writes.flush();
@@ -250,6 +272,120 @@ export class RedisFrontier implements FrontierQueue {
         () => {},
       );
     });
+  }
+
+  /** A heartbeat sent at `sentAt` (performance.now()) was answered; `alive` false: it had expired. */
+  heartbeatKept(sentAt: number, alive: boolean): void {
+    this.clock.kept(sentAt, alive, this.leasedBefore());
+  }
+
+  /**
+   * May the item of `url` be written now? True at once while its lease is surely this machine's
+   * (`lease-clock.ts`); otherwise Redis is asked first, and the answer says whether this machine
+   * still holds the URL (a URL another machine holds or acknowledged is forgotten here: its item
+   * is not to be written).
+   */
+  mayWrite(url: string): true | Promise<boolean> {
+    if (!this.held.has(url) || this.clock.sure(url)) return true;
+    return this.confirm([url]).then((held) => held[0]);
+  }
+
+  /** The next `count` items of the journal are for URLs surely still leased here. */
+  itemsSure(count: number): boolean {
+    for (let i = 0; i < count && i < this.unflushed.length; i++) {
+      const u = this.unflushed[i];
+      if (this.held.has(u) && !this.clock.sure(u)) return false;
+    }
+    return true;
+  }
+
+  /**
+   * Ask Redis about the URLs of the next `count` items of the journal (they waited past their
+   * lease's sure time): @returns for each, whether its line may be written. Those that may not
+   * leave this machine's bookkeeping (they are not acknowledged from here).
+   */
+  async confirmItems(count: number): Promise<boolean[]> {
+    const urls = this.unflushed.slice(0, count);
+    const asked = urls.filter((u) => this.held.has(u) && !this.clock.sure(u));
+    const answers = await this.confirm(asked);
+    const dropped = new Set(asked.filter((_u, i) => !answers[i]));
+    this.unflushed.splice(0, urls.length, ...urls.filter((u) => !dropped.has(u)));
+    const may = urls.map((u) => !dropped.has(u));
+    return [...may, ...Array<boolean>(Math.max(0, count - urls.length)).fill(true)];
+  }
+
+  /**
+   * Whether this machine holds the leases of `urls`, from Redis (which keeps the heartbeat alive
+   * in the same step, and leases again a URL taken back into the queue and not yet leased
+   * elsewhere). Waits while Redis is unavailable, at most a lease timeout (after which the
+   * leases are surely gone): then, or when a fault stops the machine, none is held.
+   */
+  private async confirm(urls: string[]): Promise<boolean[]> {
+    const o = this.opts;
+    if (urls.length === 0) return [];
+    const args = urls.flatMap((u) => [u, hostKey(u)]);
+    const none = () => urls.map(() => false);
+    for (;;) {
+      const sentAt = performance.now();
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<'timeout'>((r) => {
+        timer = setTimeout(() => r('timeout'), o.leaseTimeoutMs);
+      });
+      const call = this.link.script('confirm', [
+        o.prefix,
+        o.machine,
+        o.leaseTimeoutMs,
+        o.hostConcurrency,
+        ...args,
+      ]);
+      let reply: unknown;
+      try {
+        reply = await Promise.race([call, timeout]);
+      } catch (e) {
+        if (this.link.faults.fatal !== null) return none();
+        this.log.error({ err: (e as Error).message }, 'asking redis for leases failed: asking again');
+        await new Promise((r) => setTimeout(r, o.pollMs));
+        continue;
+      } finally {
+        clearTimeout(timer);
+      }
+      if (reply === 'timeout') {
+        call.catch(() => {});
+        // Any lease still recorded for this machine is given back once Redis answers again.
+        this.reconcileDue = true;
+        for (const u of urls) this.drop(u, 'redis did not answer within the lease timeout');
+        return none();
+      }
+      const r = (reply as (string | number)[]).map(Number);
+      const asked = new Set(urls);
+      this.clock.kept(
+        sentAt,
+        r[0] === 1,
+        this.leasedBefore().filter((u) => !asked.has(u)),
+      );
+      const held = urls.map((_u, i) => r[i + 1] === 1);
+      urls.forEach((u, i) => {
+        if (held[i]) this.clock.confirmed(u);
+        else this.drop(u, 'another machine took it while this one was silent');
+      });
+      return held;
+    }
+  }
+
+  /** The result of `url` is not written here: its lease is not (or not surely) this machine's. */
+  private drop(url: string, why: string): void {
+    this.held.delete(url);
+    this.clock.forget(url);
+    this.dropped++;
+    this.log.warn({ url, why }, "result dropped: its lease is no longer this machine's");
+  }
+
+  /** Results not written because their leases had gone to other machines. */
+  dropped = 0;
+
+  /** URLs leased here now: held, written and not on disk, on disk and being acknowledged. */
+  private leasedBefore(): string[] {
+    return [...this.held.keys(), ...this.unflushed, ...this.acking];
   }
 
   /**
@@ -283,7 +419,8 @@ export class RedisFrontier implements FrontierQueue {
 
   /** Lease a batch when none is on its way and the last answer allows. */
   private claim(): void {
-    if (this.claiming || this.closed || performance.now() < this.claimAfter) return;
+    if (this.claiming || this.closed || this.link.faults.paused || performance.now() < this.claimAfter)
+      return;
     const o = this.opts;
     const want = o.claimBatch - this.inFlightCount - this.buffer.length;
     if (want <= 0) return;
@@ -293,20 +430,24 @@ export class RedisFrontier implements FrontierQueue {
     const reconcile = this.reconcileDue ? this.reconcile() : Promise.resolve();
     this.reconcileDue = false;
     const randoms = Array.from({ length: want }, () => Math.random());
+    let sentAt = 0;
     this.claimAnswered = reconcile
-      .then(() =>
-        this.link.script('claim', [
+      .then(() => {
+        sentAt = performance.now();
+        return this.link.script('claim', [
           o.prefix,
           o.machine,
           want,
           o.delayMs,
           o.jitter,
           o.hostConcurrency,
+          o.leaseTimeoutMs,
+          Math.max(FAIR_WINDOW_MIN_MS, FAIR_WINDOW_POLLS * o.pollMs),
           ...randoms,
-        ]),
-      )
+        ]);
+      })
       .then(
-        (reply) => this.claimed(reply as (string | number)[], writes),
+        (reply) => this.claimed(reply as (string | number)[], writes, sentAt),
         (e: Error) => {
           this.log.error({ err: e.message }, 'claiming URLs from redis failed');
           this.claimAfter = performance.now() + o.pollMs;
@@ -318,10 +459,11 @@ export class RedisFrontier implements FrontierQueue {
       });
   }
 
-  private claimed(reply: (string | number)[], writes: number): void {
-    const [now, firstReady, queued, leased] = reply.slice(0, 4).map(Number);
+  private claimed(reply: (string | number)[], writes: number, sentAt: number): void {
+    const [now, firstReady, queued, leased, alive] = reply.slice(0, 5).map(Number);
     this.last = { queued, leased, writes };
-    for (let i = 4; i + 2 < reply.length + 0; i += 3) {
+    this.clock.kept(sentAt, alive === 1, this.leasedBefore());
+    for (let i = 5; i + 2 < reply.length; i += 3) {
       const url = String(reply[i]);
       const entry = this.toEntry(url, String(reply[i + 1]), String(reply[i + 2]));
       this.held.set(url, entry);

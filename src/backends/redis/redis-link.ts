@@ -1,13 +1,17 @@
 /**
  * One connection to the crawl's Redis, with the scripts defined on it, that never gives up: while
  * Redis is unavailable (down, restarting, unreachable) commands wait in order and the connection
- * is retried with a growing backoff; each change of state (lost, back) is logged once.
+ * is retried with a growing backoff; each change of state (lost, back) is logged once and said on
+ * stderr. A write Redis refuses for want of memory (`OOM command not allowed`, maxmemory with
+ * noeviction) is sent again with a growing backoff until it goes through or the pause passes its
+ * bound (`redis-faults.ts`); a script answering that the crawl's record is gone is reported.
  */
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import * as S from './frontier-scripts.js';
-import { parseRedisUrl, redactRedisUrl } from './redis-address.js';
+import { parseRedisUrl, redactRedisUrl, redisHostPort } from './redis-address.js';
 import { RATE_BUDGET_SCRIPTS } from './rate-budget-scripts.js';
+import { isCrawlLost, isOutOfMemory, RedisFaults } from './redis-faults.js';
 import { SEEN_SET_SCRIPTS } from './seen-set-scripts.js';
 
 /** First reconnect delay, ms; it grows by this much per attempt. */
@@ -29,6 +33,8 @@ const SCRIPTS = {
   slowDown: S.SLOW_DOWN,
   heartbeat: S.HEARTBEAT,
   stop: S.STOP,
+  join: S.JOIN,
+  confirm: S.CONFIRM,
   ...SEEN_SET_SCRIPTS,
   ...RATE_BUDGET_SCRIPTS,
 } as const;
@@ -36,10 +42,21 @@ const SCRIPTS = {
 /** A script call: every argument as a string or number; the reply as Redis gives it. */
 export type ScriptCall = (...args: (string | number)[]) => Promise<unknown>;
 
+/** First wait before a write refused for want of memory is sent again, ms (doubles, to 5 s). */
+export const OOM_RETRY_FIRST_MS = 100;
+
 /** The connection and its state, as the backend's parts use it. */
 export interface RedisLink {
-  /** Run a script (waits while Redis is unavailable; rejects only on a script error). */
+  /**
+   * Run a script (waits while Redis is unavailable, and while it refuses writes for want of
+   * memory; rejects on a script error, a crawl whose record is gone, or an out-of-memory pause
+   * past its bound).
+   */
   script(name: keyof typeof SCRIPTS, args: (string | number)[]): Promise<unknown>;
+  /** Run any command the way {@link script} runs a script (`call` is made again on each try). */
+  send<T>(call: () => Promise<T>): Promise<T>;
+  /** Out-of-memory pauses and the crawl-lost stop, as this link met them. */
+  readonly faults: RedisFaults;
   /** The raw client (reads of the status view). */
   readonly client: Redis;
   /** Redis answers now. */
@@ -52,11 +69,27 @@ export interface RedisLink {
   close(ms: number): Promise<void>;
 }
 
+/** Faults of a link used outside a crawl (status, tests): logged, not said, never fatal. */
+function quietFaults(address: string, log: Logger): RedisFaults {
+  return new RedisFaults({
+    at: redisHostPort(address),
+    crawlId: '',
+    giveUpMs: RECONNECT_MAX_MS * 12,
+    log,
+    say: () => {},
+    onFatal: () => {},
+  });
+}
+
 /**
  * Connect to `address` (see {@link parseRedisUrl}); resolves at once, commands wait for the
- * connection. State changes are logged to `log` (one line each).
+ * connection. State changes are logged to `log` (one line each) and said through `faults`.
  */
-export function openRedisLink(address: string, log: Logger): RedisLink {
+export function openRedisLink(
+  address: string,
+  log: Logger,
+  faults: RedisFaults = quietFaults(address, log),
+): RedisLink {
   parseRedisUrl(address);
   const shown = redactRedisUrl(address);
   const client = new Redis(address, {
@@ -73,8 +106,28 @@ export function openRedisLink(address: string, log: Logger): RedisLink {
   let lost = false;
   let closing = false;
   let reconnects = 0;
+  /** Sends `call` until it is not refused for want of memory (see the module comment). */
+  const send = async <T>(call: () => Promise<T>): Promise<T> => {
+    for (
+      let wait = OOM_RETRY_FIRST_MS, refusedBefore = false;
+      ;
+      wait = Math.min(wait * 2, RECONNECT_MAX_MS)
+    ) {
+      try {
+        const r = await call();
+        if (refusedBefore) faults.recovered();
+        return r;
+      } catch (e) {
+        refusedBefore = true;
+        if (isCrawlLost(e)) faults.crawlLost();
+        if (!isOutOfMemory(e) || closing || !faults.outOfMemory(client)) throw e;
+      }
+      await new Promise((r) => setTimeout(r, wait));
+    }
+  };
   const link: RedisLink = {
     client,
+    faults,
     onBack: null,
     get up() {
       return up;
@@ -83,10 +136,12 @@ export function openRedisLink(address: string, log: Logger): RedisLink {
       return reconnects;
     },
     script(name, args) {
-      return (client as unknown as Record<string, ScriptCall>)[name](...args);
+      return send(() => (client as unknown as Record<string, ScriptCall>)[name](...args));
     },
+    send,
     async close(ms) {
       closing = true;
+      faults.halt();
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<'timeout'>((r) => {
         timer = setTimeout(() => r('timeout'), ms);
@@ -109,6 +164,7 @@ export function openRedisLink(address: string, log: Logger): RedisLink {
       lost = false;
       reconnects++;
       log.info({ redis: shown }, 'redis available again: resuming');
+      faults.say(`redis at ${faults.at} available again: resuming`);
       link.onBack?.();
     }
   });
@@ -117,6 +173,8 @@ export function openRedisLink(address: string, log: Logger): RedisLink {
     if (!lost && !closing) {
       lost = true;
       log.warn({ redis: shown, err: err?.message }, 'redis unavailable: pausing, retrying with backoff');
+      const why = err?.message ? ` (${err.message})` : '';
+      faults.say(`redis at ${faults.at} unavailable${why}: paused, retrying with backoff`);
     }
   };
   client.on('error', (e: Error) => down(e));

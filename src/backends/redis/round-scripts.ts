@@ -10,7 +10,7 @@
  *   (busy until `until`).
  * - `rs:<n>` SET of the fingerprints queued for round n (dropped when round n + 1 starts).
  */
-import { COMMON } from './frontier-scripts.js';
+import { COMMON, GUARD } from './frontier-scripts.js';
 
 /**
  * Where the shared rounds stand, and what this machine is to do. ARGV: prefix, op (`join` at
@@ -25,7 +25,7 @@ import { COMMON } from './frontier-scripts.js';
  * - `start`: round n starts now, started by this machine (its requests go with ROUND_ENQUEUE);
  * - `lost` (start): the grant to start it expired (another machine may start it).
  */
-export const ROUND = `${COMMON}
+export const ROUND = `${COMMON}${GUARD}
 local op, machine, known, interval, loadMs = ARGV[2], ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
 local rk = P..'round'
 local now = nowMs()
@@ -63,7 +63,7 @@ return {'load', n, at, now}
  * queued when round n is no longer the one in progress. @returns how many were queued, -1 when
  * the round is over.
  */
-export const ROUND_ENQUEUE = `${COMMON}
+export const ROUND_ENQUEUE = `${COMMON}${GUARD}
 local hc, n, last = tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
 local rk = P..'round'
 if tonumber(redis.call('HGET', rk, 'n')) ~= n then return -1 end

@@ -1,0 +1,226 @@
+/**
+ * Faults of a crawl shared through a real redis-server: a machine paused (SIGSTOP) past the lease
+ * timeout while it holds leases writes no item for a URL another machine took when it resumes
+ * (only items already on its disk whose acknowledgement the pause held back are fetched again); a Redis out of memory
+ * (maxmemory, noeviction) pauses the machines, says so and ends them with a failure, nothing
+ * acknowledged lost; a Redis restarted without persistence, or holding another crawl's record,
+ * stops them loudly with exit code 76.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { crawlPrefix } from '../../src/backends/redis/crawl-keys.js';
+import { itemCount, readItems, startCli, tempDir, waitExit, waitFor } from '../fixtures/cli.js';
+import { haveRedis, machineFlags, useRedis } from '../fixtures/redis-machines.js';
+import type { TestRedis } from '../fixtures/redis-server.js';
+import { duplicates, PAGES, startSite } from '../fixtures/redis-site.js';
+
+const HAVE_REDIS = haveRedis('Redis fault tests');
+const CRAWL = 'fault-crawl';
+const P = crawlPrefix(CRAWL);
+
+/** One machine of the crawl, lease timeout 1 s (the shortest), out of memory given up after 3 s. */
+function machineArgs(seed: string, out: string, redis: TestRedis, ...extra: string[]): string[] {
+  return [
+    'crawl',
+    seed,
+    '--out',
+    out,
+    '--quiet',
+    '--scope',
+    'any',
+    ...machineFlags(redis, CRAWL),
+    '--lease-timeout',
+    '1s',
+    ...extra,
+  ];
+}
+
+/** The id of the machine writing to `out`, from its heartbeat, once it beats. */
+async function machineOf(redis: TestRedis, out: string): Promise<string | undefined> {
+  const ids = await redis.client.smembers(`${P}machines`);
+  if (ids.length === 0) return undefined;
+  const beats = await redis.client.mget(ids.map((m) => `${P}hb:${m}`));
+  return ids.find((_m, i) => beats[i] !== null && JSON.parse(beats[i] as string).out === out);
+}
+
+/** Wait until the machine writing to `out` holds at least one lease; @returns its id. */
+async function holdingLeases(redis: TestRedis, out: string): Promise<string> {
+  for (const start = Date.now(); Date.now() - start < 30_000; ) {
+    const id = await machineOf(redis, out);
+    if (id !== undefined && (await redis.client.hlen(`${P}l:${id}`)) > 0) return id;
+    await new Promise((r) => setTimeout(r, 2));
+  }
+  throw new Error(`machine of ${out} never held a lease`);
+}
+
+/** `totals.backend` of the status.json under `out`, or undefined while there is none. */
+function backendStatus(out: string): Record<string, unknown> | undefined {
+  try {
+    return JSON.parse(fs.readFileSync(path.join(out, 'status.json'), 'utf8')).totals.backend;
+  } catch {
+    return undefined;
+  }
+}
+
+describe.skipIf(!HAVE_REDIS)('a machine paused (SIGSTOP) past the lease timeout', () => {
+  const bench = useRedis();
+
+  // 2 and 4 lease timeouts: its leases go to the others (their reclaims run every 250 ms).
+  for (const pauseMs of [2_000, 4_000]) {
+    it(`paused ${pauseMs / 1000} s while holding leases, then resumed: no result written for a URL another took`, async () => {
+      await bench.redis.client.flushdb();
+      const servers = await startSite(120);
+      try {
+        const outs = [tempDir(), tempDir(), tempDir()];
+        const seed = `${servers[0].origin}/p/0`;
+        const flags = ['--delay', '0', '--host-concurrency', '2', '--concurrency', '4'];
+        const procs = outs.map((o) => startCli(machineArgs(seed, o, bench.redis, ...flags)));
+        bench.children.push(...procs);
+        const ends = Promise.all(procs.map((p) => waitExit(p)));
+        await waitFor(() => itemCount(outs[0]) >= 3, 60_000);
+        const paused = await holdingLeases(bench.redis, outs[0]);
+        process.kill(procs[0].pid as number, 'SIGSTOP');
+        // What it had on disk and had not acknowledged when it stopped (the kill -9 case: those
+        // items' acknowledgements were held back by the pause, and another machine fetches them).
+        const leasedAtPause = new Set(await bench.redis.client.hkeys(`${P}l:${paused}`));
+        const onDiskAtPause = new Set(readItems(outs[0]).map((i) => String(i.url)));
+        await new Promise((r) => setTimeout(r, pauseMs));
+        process.kill(procs[0].pid as number, 'SIGCONT');
+        const exits = await ends;
+        for (const e of exits) expect(e.code, e.stderr).toBe(0);
+        const urls = outs.flatMap((o) => readItems(o).map((i) => i.url));
+        // Nothing written twice but those: no item written after the pause for a URL another took.
+        const written = duplicates(urls).filter((u) => !(onDiskAtPause.has(u) && leasedAtPause.has(u)));
+        expect(written).toEqual([]);
+        for (const o of outs.slice(1)) expect(duplicates(readItems(o).map((i) => i.url))).toEqual([]);
+        expect(new Set(urls).size).toBe(3 * PAGES);
+        if (pauseMs >= 4_000) {
+          // Long enough on any load: its leases were taken back while it was stopped.
+          const others = outs
+            .slice(1)
+            .map((o) => fs.readFileSync(path.join(o, 'logs', 'crawl-0.log'), 'utf8'));
+          expect(others.join('')).toContain('leases of a silent machine taken back');
+        }
+      } finally {
+        for (const s of servers) await s.close();
+      }
+    });
+  }
+});
+
+describe.skipIf(!HAVE_REDIS)('redis out of memory (maxmemory, noeviction) mid-crawl', () => {
+  const bench = useRedis();
+
+  it('says it on stderr and in status, ends non-zero; a machine started once memory is back finds nothing lost', async () => {
+    await bench.redis.client.flushdb();
+    const servers = await startSite(60);
+    try {
+      const [a, b] = [tempDir(), tempDir()];
+      const seed = `${servers[0].origin}/p/0`;
+      const flags = ['--delay', '0', '--host-concurrency', '1', '--concurrency', '2'];
+      const ra = startCli(machineArgs(seed, a, bench.redis, ...flags));
+      bench.children.push(ra);
+      const endA = waitExit(ra);
+      await waitFor(() => itemCount(a) >= 5, 60_000);
+      const used = /^used_memory:(\d+)/m.exec(await bench.redis.client.info('memory'))?.[1];
+      await bench.redis.client.config('SET', 'maxmemory-policy', 'noeviction');
+      await bench.redis.client.config('SET', 'maxmemory', String(used));
+      const line = /redis at 127\.0\.0\.1:\d+ is out of memory \(maxmemory \d+ MB\): paused/;
+      await waitFor(() => line.test(String(backendStatus(a)?.problem)), 30_000);
+      const status = JSON.parse(fs.readFileSync(path.join(a, 'status.json'), 'utf8'));
+      expect(status.workers[0].lastError).toMatch(line);
+      const ea = await endA;
+      expect(ea.code).toBe(1);
+      expect(ea.stderr).toMatch(line);
+      expect(ea.stderr).toMatch(/is out of memory \(maxmemory \d+ MB\): gave up after \d+ s paused/);
+      // Memory again: a machine started now finishes the crawl; every page has its item.
+      await bench.redis.client.config('SET', 'maxmemory', '0');
+      const rb = startCli(machineArgs(seed, b, bench.redis, ...flags));
+      bench.children.push(rb);
+      const eb = await waitExit(rb);
+      expect(eb.code, eb.stderr).toBe(0);
+      const ib = readItems(b).map((i) => i.url);
+      expect(duplicates(ib)).toEqual([]);
+      expect(new Set([...readItems(a).map((i) => i.url), ...ib]).size).toBe(3 * PAGES);
+    } finally {
+      await bench.redis.client.config('SET', 'maxmemory', '0');
+      for (const s of servers) await s.close();
+    }
+  });
+});
+
+describe.skipIf(!HAVE_REDIS)('the shared crawl state lost', () => {
+  const bench = useRedis();
+
+  it('redis restarted without persistence: both machines say it loudly and exit 76, writing nothing to the new redis', async () => {
+    await bench.redis.client.flushdb();
+    const servers = await startSite(60);
+    try {
+      const [a, b] = [tempDir(), tempDir()];
+      const seed = `${servers[0].origin}/p/0`;
+      const flags = ['--delay', '0', '--host-concurrency', '1'];
+      const procs = [a, b].map((o) => startCli(machineArgs(seed, o, bench.redis, ...flags)));
+      bench.children.push(...procs);
+      const ends = Promise.all(procs.map((p) => waitExit(p)));
+      await waitFor(() => itemCount(a) + itemCount(b) >= 6, 60_000);
+      await bench.redis.restart();
+      for (const e of await ends) {
+        expect(e.code, e.stderr).toBe(76);
+        expect(e.stderr).toContain('unavailable');
+        expect(e.stderr).toContain('available again: resuming');
+        expect(e.stderr).toContain(
+          'collector: the shared crawl state in redis was lost (restarted without persistence?): stopped',
+        );
+      }
+      // Nothing of the crawl was made again in the empty Redis (no record, no queue).
+      expect(await bench.redis.client.exists(`${P}crawl`)).toBe(0);
+      expect(await bench.redis.client.keys(`${P}q:*`)).toEqual([]);
+    } finally {
+      for (const s of servers) await s.close();
+    }
+  });
+
+  it('the same under a supervisor (--processes 2: two machines in one collector): it stops them and exits 76', async () => {
+    await bench.redis.client.flushdb();
+    const servers = await startSite(60);
+    try {
+      const a = tempDir();
+      const seed = `${servers[0].origin}/p/0`;
+      const ra = startCli(
+        machineArgs(seed, a, bench.redis, '--delay', '0', '--host-concurrency', '1', '--processes', '2'),
+      );
+      bench.children.push(ra);
+      const endA = waitExit(ra);
+      await waitFor(() => itemCount(a) >= 6, 60_000);
+      await bench.redis.restart();
+      const ea = await endA;
+      expect(ea.code, ea.stderr).toBe(76);
+      expect(ea.stderr).toContain(
+        'collector: the shared crawl state in redis was lost (restarted without persistence?): stopped',
+      );
+      expect(await bench.redis.client.exists(`${P}crawl`)).toBe(0);
+    } finally {
+      for (const s of servers) await s.close();
+    }
+  });
+
+  it('another crawl record at the address (a different redis, the crawl started anew there): exit 76', async () => {
+    await bench.redis.client.flushdb();
+    const servers = await startSite(60);
+    try {
+      const a = tempDir();
+      const seed = `${servers[0].origin}/p/0`;
+      const ra = startCli(machineArgs(seed, a, bench.redis, '--delay', '0', '--host-concurrency', '1'));
+      bench.children.push(ra);
+      const endA = waitExit(ra);
+      await waitFor(() => itemCount(a) >= 3, 60_000);
+      await bench.redis.client.hset(`${P}crawl`, 'epoch', 'another-crawl');
+      const ea = await endA;
+      expect(ea.code, ea.stderr).toBe(76);
+      expect(ea.stderr).toContain('the shared crawl state in redis was lost');
+    } finally {
+      for (const s of servers) await s.close();
+    }
+  });
+});
