@@ -236,6 +236,7 @@ export class Crawler {
       await this.opened.spill?.close();
       await this.net.revisits?.close();
       await this.net.pages.close();
+      await this.net.rendering?.close();
       await this.net.fetcher.close();
       await this.opened.stateLock?.release();
     }
