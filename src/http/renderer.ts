@@ -2,7 +2,7 @@
  * Loads fetched HTML pages in headless Chromium and returns the DOM their scripts made
  * (`--render`). One browser per worker process, started on first need and closed after
  * {@link RENDER_IDLE_CLOSE_MS} without a page; at most `concurrency` pages at once, each in a
- * browser context of its own (its cookies are the worker's, given for the page). The document
+ * tab reused page after page (the worker's cookies are given to the browser for each page). The document
  * itself is never fetched by the browser: it is answered with the response the fetcher already
  * got (politeness and robots.txt applied to it), so rendering adds no request for the page.
  * Images, fonts and media are not loaded. A page is ready when the network is idle or the DOM is
@@ -10,7 +10,7 @@
  * past the time limit, is killed by PID and started again for the next page; the pages it held
  * fail with {@link BrowserLost}.
  */
-import type { BrowserContext, HTTPRequest, Page } from 'puppeteer-core';
+import type { HTTPRequest, Page } from 'puppeteer-core';
 import { type ChromiumProcess, launchChromium } from './chromium.js';
 import type { SessionCookie } from './cookie-jar.js';
 
@@ -100,6 +100,8 @@ export class Renderer {
   private readonly waiting: Array<() => void> = [];
   private idleTimer: NodeJS.Timeout | null = null;
   private closed = false;
+  /** Free tabs, per browser (a lost browser's go with it). */
+  private readonly tabs = new WeakMap<ChromiumProcess, Tab[]>();
   /** Pages rendered (ready or timed out). */
   rendered = 0;
   /** Browsers lost (crashed, or killed as hung). */
@@ -171,82 +173,109 @@ export class Renderer {
   private async renderIn(proc: ChromiumProcess, job: RenderJob): Promise<RenderedPage> {
     const started = Date.now();
     const deadline = started + this.opts.timeoutMs;
-    const context = await proc.browser.createBrowserContext();
+    const tabs = this.tabsOf(proc);
+    const tab = tabs.pop() ?? (await this.newTab(proc));
+    const render: TabRender = {
+      job,
+      host: new URL(job.url).host,
+      target: withoutHash(job.url),
+      served: false,
+      net: { requests: 0, sameHost: 0, blocked: 0, inFlight: 0, lastAt: Date.now() },
+      going: new WeakSet(),
+      scriptErrors: [],
+    };
+    tab.current = render;
+    let reusable = false;
     try {
-      if (job.cookies.length > 0) await context.setCookie(...job.cookies);
-      const page = await context.newPage();
-      const net = await this.watchRequests(page, job);
-      const scriptErrors: string[] = [];
-      page.on('pageerror', (e) => {
-        if (scriptErrors.length < 10) scriptErrors.push(firstLine(e));
-      });
-      await page.setUserAgent(this.opts.userAgent);
-      await page.evaluateOnNewDocument(MUTATION_CLOCK);
+      if (job.cookies.length > 0) await proc.browser.defaultBrowserContext().setCookie(...job.cookies);
       let timedOut = false;
       try {
-        await page.goto(job.url, { waitUntil: 'load', timeout: this.opts.timeoutMs });
-        timedOut = !(await ready(page, net, deadline));
+        await tab.page.goto(job.url, { waitUntil: 'load', timeout: this.opts.timeoutMs });
+        timedOut = !(await ready(tab.page, render.net, deadline));
       } catch (e) {
         if ((e as Error).name !== 'TimeoutError') throw e;
         timedOut = true;
       }
-      const html = await page.content();
+      const html = await tab.page.content();
       this.rendered++;
+      // A page that did not settle may still be busy: its tab is closed rather than reused.
+      reusable = !timedOut;
+      const { requests, sameHost, blocked } = render.net;
       return {
         html,
         timedOut,
-        requests: net.requests,
-        sameHostRequests: net.sameHost,
-        blocked: net.blocked,
-        scriptErrors,
+        requests,
+        sameHostRequests: sameHost,
+        blocked,
+        scriptErrors: render.scriptErrors,
         ms: Date.now() - started,
       };
     } finally {
-      await closeContext(context);
+      tab.current = null;
+      if (reusable && this.proc === proc) tabs.push(tab);
+      else void tab.page.close().catch(() => {});
     }
   }
 
+  /** The free tabs of `proc`'s browser. */
+  private tabsOf(proc: ChromiumProcess): Tab[] {
+    let tabs = this.tabs.get(proc);
+    if (tabs === undefined) {
+      tabs = [];
+      this.tabs.set(proc, tabs);
+    }
+    return tabs;
+  }
+
   /**
-   * Intercept the page's requests: the document is answered with the fetched response; images,
-   * fonts, media and navigations away are refused; the rest go out, counted.
+   * A tab, reused page after page (a new one costs a renderer process start, 250–450 ms): its
+   * requests are intercepted for the page it renders (the document answered with the fetched
+   * response; images, fonts, media and navigations away refused; the rest go out, counted), and
+   * refused between pages.
    */
-  private async watchRequests(page: Page, job: RenderJob): Promise<RequestWatch> {
-    const net: RequestWatch = { requests: 0, sameHost: 0, blocked: 0, inFlight: 0, lastAt: Date.now() };
-    const host = new URL(job.url).host;
-    const target = withoutHash(job.url);
-    let served = false;
-    const going = new WeakSet<HTTPRequest>();
-    const ended = (r: HTTPRequest) => {
-      if (!going.delete(r)) return;
-      net.inFlight--;
-      net.lastAt = Date.now();
-    };
+  private async newTab(proc: ChromiumProcess): Promise<Tab> {
+    const page = await proc.browser.defaultBrowserContext().newPage();
+    const tab: Tab = { page, current: null };
     await page.setRequestInterception(true);
+    await page.setUserAgent(this.opts.userAgent);
+    await page.evaluateOnNewDocument(MUTATION_CLOCK);
+    page.on('pageerror', (e) => {
+      const errors = tab.current?.scriptErrors;
+      if (errors !== undefined && errors.length < 10) errors.push(firstLine(e));
+    });
+    const ended = (r: HTTPRequest) => {
+      const c = tab.current;
+      if (c === null || !c.going.delete(r)) return;
+      c.net.inFlight--;
+      c.net.lastAt = Date.now();
+    };
+    page.on('requestfinished', ended);
+    page.on('requestfailed', ended);
     page.on('request', (r) => {
       if (r.isInterceptResolutionHandled()) return;
+      const c = tab.current;
       const mainNavigation = r.isNavigationRequest() && r.frame() === page.mainFrame();
-      if (mainNavigation && !served && withoutHash(r.url()) === target) {
-        served = true;
+      if (c !== null && mainNavigation && !c.served && withoutHash(r.url()) === c.target) {
+        c.served = true;
         const headers: Record<string, string> = {};
-        if (job.contentType !== null) headers['content-type'] = job.contentType;
-        void r.respond({ status: job.status, headers, body: job.body }).catch(() => {});
+        if (c.job.contentType !== null) headers['content-type'] = c.job.contentType;
+        void r.respond({ status: c.job.status, headers, body: c.job.body }).catch(() => {});
         return;
       }
-      if (mainNavigation || BLOCKED_TYPES.has(r.resourceType())) {
-        net.blocked++;
+      if (c === null || mainNavigation || BLOCKED_TYPES.has(r.resourceType())) {
+        if (c !== null) c.net.blocked++;
         void r.abort('blockedbyclient').catch(() => {});
         return;
       }
+      const net = c.net;
       net.requests++;
-      if (URL.parse(r.url())?.host === host) net.sameHost++;
-      going.add(r);
+      if (URL.parse(r.url())?.host === c.host) net.sameHost++;
+      c.going.add(r);
       net.inFlight++;
       net.lastAt = Date.now();
       void r.continue().catch(() => ended(r));
     });
-    page.on('requestfinished', ended);
-    page.on('requestfailed', ended);
-    return net;
+    return tab;
   }
 
   /** The running browser, started when none runs (one launch at a time). */
@@ -322,6 +351,27 @@ export class Renderer {
   }
 }
 
+/** A browser tab and the page it renders now (null between pages). */
+interface Tab {
+  page: Page;
+  current: TabRender | null;
+}
+
+/** One page being rendered in a tab. */
+interface TabRender {
+  job: RenderJob;
+  /** host:port of the document. */
+  host: string;
+  /** The document's URL without its fragment. */
+  target: string;
+  /** The document was answered (later navigations of the tab are refused). */
+  served: boolean;
+  net: RequestWatch;
+  /** The requests let through and not yet ended. */
+  going: WeakSet<HTTPRequest>;
+  scriptErrors: string[];
+}
+
 /** A page's requests, as {@link Renderer} counts them. */
 interface RequestWatch {
   requests: number;
@@ -339,22 +389,22 @@ interface RequestWatch {
 async function ready(page: Page, net: RequestWatch, deadline: number): Promise<boolean> {
   for (;;) {
     const now = Date.now();
-    if (net.inFlight === 0 && now - net.lastAt >= NETWORK_IDLE_MS) return true;
+    if (now >= deadline) return false;
+    if (net.inFlight === 0) {
+      // Nothing in flight: only time can make it idle (a new request restarts the wait).
+      const wait = NETWORK_IDLE_MS - (now - net.lastAt);
+      if (wait <= 0) return true;
+      await sleep(Math.min(wait, deadline - now));
+      continue;
+    }
     // A string: evaluated in the page, where `window` is (this module is compiled for Node).
     const quiet = (await page.evaluate('performance.now() - (window.__collectorChangedAt ?? 0)')) as number;
     if (quiet >= DOM_STABLE_MS) return true;
-    if (Date.now() + READY_POLL_MS > deadline) return false;
-    await new Promise((r) => setTimeout(r, READY_POLL_MS));
+    await sleep(Math.min(READY_POLL_MS, Math.max(0, deadline - Date.now())));
   }
 }
 
-async function closeContext(context: BrowserContext): Promise<void> {
-  try {
-    await context.close();
-  } catch {
-    // the browser is gone; nothing to close
-  }
-}
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function withoutHash(url: string): string {
   const i = url.indexOf('#');
