@@ -32,6 +32,9 @@ export const HUNG_GRACE_MS = 10_000;
 /** Resource types never loaded: the DOM does not need them. */
 const BLOCKED_TYPES = new Set(['image', 'font', 'media']);
 
+/** The icon a browser asks every site for by itself (an image, though its request type is `other`). */
+const FAVICON = /^https?:\/\/[^/]+\/favicon\.ico(?:\?|$)/;
+
 /**
  * Installed in every document before its scripts: the time of the last DOM change, for the
  * "DOM stable" signal (the page's own clock, ms).
@@ -51,6 +54,8 @@ export interface RendererOptions {
   timeoutMs: number;
   /** The User-Agent the page's requests carry. */
   userAgent: string;
+  /** A render not ended this long past the page's limit means a hung browser, ms. Default {@link HUNG_GRACE_MS}. */
+  hungGraceMs?: number;
   /** Close the browser after this long without a page, ms. Default {@link RENDER_IDLE_CLOSE_MS}. */
   idleCloseMs?: number;
   /** Told of each browser start and loss (the worker's log). */
@@ -140,7 +145,7 @@ export class Renderer {
     if (proc !== null) await proc.close();
   }
 
-  /** The render of `job` in `proc`, bounded: past the time limit and {@link HUNG_GRACE_MS}, the browser is killed. */
+  /** The render of `job` in `proc`, bounded: past the time limit and the hung grace, the browser is killed. */
   private watched(proc: ChromiumProcess, job: RenderJob): Promise<RenderedPage> {
     return new Promise<RenderedPage>((resolve, reject) => {
       let settled = false;
@@ -151,12 +156,11 @@ export class Renderer {
         job.signal?.removeEventListener('abort', onAbort);
         f();
       };
+      const limit = this.opts.timeoutMs + (this.opts.hungGraceMs ?? HUNG_GRACE_MS);
       const hung = setTimeout(() => {
         this.lose(proc, 'hung');
-        finish(() =>
-          reject(new BrowserLost(`browser did not answer within ${this.opts.timeoutMs + HUNG_GRACE_MS} ms`)),
-        );
-      }, this.opts.timeoutMs + HUNG_GRACE_MS);
+        finish(() => reject(new BrowserLost(`browser did not answer within ${limit} ms`)));
+      }, limit);
       const onAbort = () => finish(() => reject(new Error('render aborted')));
       job.signal?.addEventListener('abort', onAbort, { once: true });
       this.renderIn(proc, job).then(
@@ -262,7 +266,7 @@ export class Renderer {
         void r.respond({ status: c.job.status, headers, body: c.job.body }).catch(() => {});
         return;
       }
-      if (c === null || mainNavigation || BLOCKED_TYPES.has(r.resourceType())) {
+      if (c === null || mainNavigation || BLOCKED_TYPES.has(r.resourceType()) || FAVICON.test(r.url())) {
         if (c !== null) c.net.blocked++;
         void r.abort('blockedbyclient').catch(() => {});
         return;
@@ -284,7 +288,7 @@ export class Renderer {
     if (this.proc !== null) return this.proc;
     if (this.launching === null) {
       // Each DevTools call is bounded too: a hung browser's calls fail instead of waiting forever.
-      this.launching = launchChromium(this.opts.timeoutMs + HUNG_GRACE_MS).then(
+      this.launching = launchChromium(this.opts.timeoutMs + (this.opts.hungGraceMs ?? HUNG_GRACE_MS)).then(
         (proc) => {
           this.launching = null;
           if (this.closed) {

@@ -38,7 +38,16 @@ describe.skipIf(!chromium)('--render against a single-page application', () => {
   it('auto renders exactly the app shells and collects their content and client-side links', async () => {
     const out = path.join(tempDir(), 'out');
     const r = await runCli(
-      crawlArgs(`${site.app.origin}/app/`, out, '--scope', 'any', '--render', 'auto', '--render-timeout', '2s'),
+      crawlArgs(
+        `${site.app.origin}/app/`,
+        out,
+        '--scope',
+        'any',
+        '--render',
+        'auto',
+        '--render-timeout',
+        '2s',
+      ),
     );
     expect(r.code, r.stderr).toBe(0);
     const items = byPath(out);
@@ -46,7 +55,9 @@ describe.skipIf(!chromium)('--render against a single-page application', () => {
     expect([...items.keys()].sort()).toEqual([...app, '/plain/', '/plain/1.html'].sort());
     for (const p of app) {
       expect(items.get(p)?.data?.rendered, p).toBe(true);
-      expect(['empty-root', 'noscript', 'script-weight', 'host'], p).toContain(items.get(p)?.data?.renderedBy);
+      expect(['empty-root', 'noscript', 'script-weight', 'host'], p).toContain(
+        items.get(p)?.data?.renderedBy,
+      );
     }
     for (const p of ['/plain/', '/plain/1.html']) {
       expect(items.get(p)?.data?.rendered, p).toBeUndefined();
@@ -165,4 +176,7 @@ describe('--render without Chromium', () => {
   });
 });
 
-it.skipIf(chromium)('render tests skipped: chromium is not installed (apt-get install chromium; .ci/run does)', () => {});
+it.skipIf(chromium)(
+  'render tests skipped: chromium is not installed (apt-get install chromium; .ci/run does)',
+  () => {},
+);
