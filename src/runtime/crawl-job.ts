@@ -159,7 +159,8 @@ async function crawlWith(
   const limit = opts.memoryLimit ?? memoryLimitBytes();
   // Also for one process (it has no supervisor to watch it at run time): a plan that cannot fit
   // the memory limit is refused before anything is written.
-  const plan = [{ processes: opts.processes, concurrency: opts.concurrency }];
+  const renderPages = opts.render === 'never' ? 0 : opts.renderConcurrency;
+  const plan = [{ processes: opts.processes, concurrency: opts.concurrency, renderPages }];
   checkPlan(plan, limit, opts.memoryLimitFraction, readMeasuredRss(opts.out));
   const ref = setup.loaded.ref;
   // The real reason first: a collector running on --out (not "add --resume").

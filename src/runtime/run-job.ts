@@ -189,7 +189,11 @@ async function runConfigIn(config: Config, flags: RunFlags, control: StopControl
   const specs = await runWorkerSpecs(config, flags.baseDir);
   const limit = flags.memoryLimit ?? config.memory.limit ?? memoryLimitBytes();
   checkPlan(
-    config.workers.map((w) => ({ processes: w.processes, concurrency: w.concurrency })),
+    config.workers.map((w) => ({
+      processes: w.processes,
+      concurrency: w.concurrency,
+      renderPages: w.render === 'never' ? 0 : w.renderConcurrency,
+    })),
     limit,
     config.memory.limitFraction,
     readMeasuredRss(config.data),

@@ -155,6 +155,53 @@ describe.skipIf(!chromium)('a browser killed in the middle of a crawl', () => {
   });
 });
 
+describe.skipIf(!chromium)('a collector killed -9 while it renders', () => {
+  let site: SpaSite;
+  let collector = 0;
+  let tree: number[] = [];
+  beforeAll(async () => {
+    site = await startSpaSite({
+      // The first API call of the browser: the collector is killed -9 while the page renders.
+      onApi: () => {
+        if (tree.length > 0 || collector === 0) return;
+        tree = processTree(collector);
+        process.kill(collector, 'SIGKILL');
+      },
+    });
+  });
+  afterAll(async () => {
+    await site?.close();
+  });
+
+  it('leaves no browser behind; --resume renders the rest, each URL one item', async () => {
+    const out = path.join(tempDir(), 'out');
+    const args = crawlArgs(
+      `${site.app.origin}/app/`,
+      out,
+      '--scope',
+      'any',
+      '--render',
+      'auto',
+      '--render-timeout',
+      '2s',
+    );
+    const child = startCli(args);
+    collector = child.pid as number;
+    await waitExit(child);
+    expect(tree.length).toBeGreaterThan(1); // the collector and its browser's processes
+    const until = Date.now() + 10_000;
+    const left = () => tree.filter((pid) => fs.existsSync(`/proc/${pid}`) && !isZombie(pid));
+    while (left().length > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+    expect(left()).toEqual([]);
+    const r = await runCli([...args, '--resume']);
+    expect(r.code, r.stderr).toBe(0);
+    const items = byPath(out);
+    expect(items.size).toBe(8);
+    expect(items.get('/app/guide')?.title).toBe('Guide');
+    for (const p of ['/app/', '/app/guide', '/app/api']) expect(items.get(p)?.data?.rendered, p).toBe(true);
+  });
+});
+
 function isZombie(pid: number): boolean {
   try {
     return /\) Z /.test(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'));
