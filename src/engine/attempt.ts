@@ -154,12 +154,15 @@ export class Attempts {
     if (answer.data) item.data = { ...answer.data };
     if (res.location !== null) return { kind: 'item', item };
     this.parts.revisits?.noteResponse(item, res.headers);
-    // The server is done with this request: its host's next request (politeness gap, host
-    // concurrency) need not wait for decoding and parsing.
-    this.parts.slots.releaseEarly(entry, letsSlowDownDecay(res.status));
-    this.parts.wake();
-    const id = this.newPageId();
     const ok = res.status >= 200 && res.status < 300;
+    // The server is done with this request: its host's next request (politeness gap, host
+    // concurrency) need not wait for decoding and parsing. A page going to the browser keeps its
+    // slot until it is rendered: its own requests to the host share the host's connection budget.
+    if (!ok || this.parts.rendering?.route(entry.host, res.contentType) !== 'direct') {
+      this.parts.slots.releaseEarly(entry, letsSlowDownDecay(res.status));
+      this.parts.wake();
+    }
+    const id = this.newPageId();
     const handled = ok || this.parts.statuses.has(res.status);
     let page: WorkedPage;
     try {

@@ -23,13 +23,16 @@ export const SHARED_CODE = 48 * 1024 * 1024;
 export const BODY_ESTIMATE_PER_SLOT = 256 * 1024;
 
 /**
- * Headless Chromium of a rendering worker (`--render`), bytes: the browser, GPU/utility and network
- * processes, measured at 150–170 MB PSS on Debian's chromium 156 (bench/render.js) …
+ * Headless Chromium of a rendering worker (`--render`), bytes: the browser process, its zygote and
+ * its network and storage processes, measured at 230 MB PSS on Debian's chromium 156 …
  */
-export const BROWSER_BASE = 160 * 1024 * 1024;
+export const BROWSER_BASE = 240 * 1024 * 1024;
 
-/** … plus one renderer process per page rendered at once (`--render-concurrency`), bytes. */
-export const BROWSER_PER_PAGE = 48 * 1024 * 1024;
+/**
+ * … plus, per page rendered at once (`--render-concurrency`), its share of the renderer processes
+ * (one per site: 180 MB for 6 tabs of one site), bytes.
+ */
+export const BROWSER_PER_PAGE = 40 * 1024 * 1024;
 
 /**
  * The memory available to this process tree, bytes: the limit of this process's cgroup and its

@@ -150,8 +150,17 @@ describe.skipIf(!chromium)('Renderer, hung or idle', () => {
       await renderer.render(page('/first'));
       const hungPid = renderer.pid as number;
       const tree = processTree(hungPid);
-      for (const pid of tree) process.kill(pid, 'SIGSTOP');
+      for (const pid of tree) {
+        try {
+          process.kill(pid, 'SIGSTOP');
+        } catch {
+          // a short-lived helper process already gone
+        }
+      }
       await expect(renderer.render(page('/stuck'))).rejects.toBeInstanceOf(BrowserLost);
+      // SIGKILL is delivered, not awaited: each process is gone within moments.
+      const gone = Date.now() + 5000;
+      while (tree.some(alive) && Date.now() < gone) await new Promise((r) => setTimeout(r, 20));
       for (const pid of tree) expect(alive(pid), `pid ${pid}`).toBe(false);
       await renderer.render(page('/next'));
       const idlePid = renderer.pid as number;
