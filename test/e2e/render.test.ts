@@ -23,6 +23,10 @@ function byPath(out: string): Map<string, Record<string, any>> {
   return new Map(items.map((i) => [new URL(i.url).pathname, i]));
 }
 
+/** A crawl of the app (and the plain site it links to) with `--render auto`, 2 s per page at most. */
+const autoArgs = (site: SpaSite, out: string) =>
+  crawlArgs(`${site.app.origin}/app/`, out, '--scope', 'any', '--render', 'auto', '--render-timeout', '2s');
+
 const stored = (out: string, item: Record<string, any> | undefined) =>
   fs.readFileSync(path.join(out, item?.file as string), 'utf8');
 
@@ -37,18 +41,7 @@ describe.skipIf(!chromium)('--render against a single-page application', () => {
 
   it('auto renders exactly the app shells and collects their content and client-side links', async () => {
     const out = path.join(tempDir(), 'out');
-    const r = await runCli(
-      crawlArgs(
-        `${site.app.origin}/app/`,
-        out,
-        '--scope',
-        'any',
-        '--render',
-        'auto',
-        '--render-timeout',
-        '2s',
-      ),
-    );
+    const r = await runCli(autoArgs(site, out));
     expect(r.code, r.stderr).toBe(0);
     const items = byPath(out);
     const app = ['/app/', '/app/guide', '/app/guide/install', '/app/api', '/app/broken', '/app/forever'];
@@ -175,16 +168,7 @@ describe.skipIf(!chromium)('a collector killed -9 while it renders', () => {
 
   it('leaves no browser behind; --resume renders the rest, each URL one item', async () => {
     const out = path.join(tempDir(), 'out');
-    const args = crawlArgs(
-      `${site.app.origin}/app/`,
-      out,
-      '--scope',
-      'any',
-      '--render',
-      'auto',
-      '--render-timeout',
-      '2s',
-    );
+    const args = autoArgs(site, out);
     const child = startCli(args);
     collector = child.pid as number;
     await waitExit(child);
