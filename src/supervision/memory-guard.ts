@@ -30,9 +30,10 @@ export const BROWSER_BASE = 240 * 1024 * 1024;
 
 /**
  * … plus, per page rendered at once (`--render-concurrency`), its share of the renderer processes
- * (one per site: 180 MB for 6 tabs of one site), bytes.
+ * and of the browser's own growth, bytes: the browser's processes peaked at 517 MB PSS rendering
+ * 4 pages at once in the render-auto-200 benchmark (240 + 4 × 70 = 520).
  */
-export const BROWSER_PER_PAGE = 40 * 1024 * 1024;
+export const BROWSER_PER_PAGE = 70 * 1024 * 1024;
 
 /**
  * The memory available to this process tree, bytes: the limit of this process's cgroup and its
