@@ -166,8 +166,10 @@ export class Renderer {
       this.renderIn(proc, job).then(
         (r) => finish(() => resolve(r)),
         (e) => {
-          const gone = !proc.browser.connected || this.proc !== proc;
-          if (gone) this.lose(proc, 'crashed');
+          // A DevTools call that timed out: the browser does not answer (hung), as for the timer.
+          const hungCall = (e as Error).name === 'ProtocolError' && /timed out/i.test((e as Error).message);
+          const gone = hungCall || !proc.browser.connected || this.proc !== proc;
+          if (gone) this.lose(proc, hungCall ? 'hung' : 'crashed');
           finish(() => reject(gone ? new BrowserLost(`browser lost: ${firstLine(e)}`) : e));
         },
       );
@@ -287,8 +289,9 @@ export class Renderer {
     if (this.closed) throw new Error('renderer closed');
     if (this.proc !== null) return this.proc;
     if (this.launching === null) {
-      // Each DevTools call is bounded too: a hung browser's calls fail instead of waiting forever.
-      this.launching = launchChromium(this.opts.timeoutMs + (this.opts.hungGraceMs ?? HUNG_GRACE_MS)).then(
+      // Each DevTools call is bounded too, past the hung-browser timer (which normally fires first):
+      // a hung browser's calls fail instead of waiting forever.
+      this.launching = launchChromium(this.opts.timeoutMs + 2 * (this.opts.hungGraceMs ?? HUNG_GRACE_MS)).then(
         (proc) => {
           this.launching = null;
           if (this.closed) {

@@ -141,8 +141,9 @@ describe.skipIf(!chromium)('Renderer, hung or idle', () => {
   it('a hung browser is killed by PID after the time limit and its grace; an idle one is closed', async () => {
     const renderer = new Renderer({
       concurrency: 1,
-      timeoutMs: 500,
-      hungGraceMs: 500,
+      // wide enough for a loaded machine's first page (a new tab); the stopped browser costs 4 s
+      timeoutMs: 3000,
+      hungGraceMs: 1000,
       idleCloseMs: 300,
       userAgent: 'collector-test',
     });
