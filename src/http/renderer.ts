@@ -177,10 +177,11 @@ export class Renderer {
   }
 
   private async renderIn(proc: ChromiumProcess, job: RenderJob): Promise<RenderedPage> {
-    const started = Date.now();
-    const deadline = started + this.opts.timeoutMs;
     const tabs = this.tabsOf(proc);
     const tab = tabs.pop() ?? (await this.newTab(proc));
+    // The page's time limit starts with its navigation (a new tab's start is ours, not the page's).
+    const started = Date.now();
+    const deadline = started + this.opts.timeoutMs;
     const render: TabRender = {
       job,
       host: new URL(job.url).host,

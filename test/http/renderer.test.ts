@@ -53,7 +53,8 @@ describe.skipIf(!chromium)('Renderer', () => {
       res.writeHead(404);
       res.end();
     });
-    renderer = new Renderer({ concurrency: 2, timeoutMs: 1500, userAgent: 'collector-test' });
+    // 3 s a page: ample for these pages on a loaded machine; the page that never settles waits it out.
+    renderer = new Renderer({ concurrency: 2, timeoutMs: 3000, userAgent: 'collector-test' });
   });
   afterAll(async () => {
     await renderer?.close();
