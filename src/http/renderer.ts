@@ -20,7 +20,11 @@ export const RENDER_IDLE_CLOSE_MS = 30_000;
 /** The network is idle once no request of the page has been in flight for this long, ms. */
 export const NETWORK_IDLE_MS = 200;
 
-/** The DOM is stable once no node has changed for this long, ms (while requests are still in flight). */
+/**
+ * The DOM is stable once no node has changed for this long, ms, after a change made since `load`
+ * (while requests are still in flight: a page whose content came and whose long poll goes on). A
+ * shell whose content request is slow has not changed since `load`: it waits for the network.
+ */
 export const DOM_STABLE_MS = 1000;
 
 /** How often readiness is checked, ms. */
@@ -292,7 +296,9 @@ export class Renderer {
     if (this.launching === null) {
       // Each DevTools call is bounded too, past the hung-browser timer (which normally fires first):
       // a hung browser's calls fail instead of waiting forever.
-      this.launching = launchChromium(this.opts.timeoutMs + 2 * (this.opts.hungGraceMs ?? HUNG_GRACE_MS)).then(
+      this.launching = launchChromium(
+        this.opts.timeoutMs + 2 * (this.opts.hungGraceMs ?? HUNG_GRACE_MS),
+      ).then(
         (proc) => {
           this.launching = null;
           if (this.closed) {
@@ -392,9 +398,11 @@ interface RequestWatch {
 
 /**
  * Wait until the page is ready: no request in flight for {@link NETWORK_IDLE_MS}, or no DOM change
- * for {@link DOM_STABLE_MS}. @returns false when `deadline` (epoch ms) came first.
+ * for {@link DOM_STABLE_MS} after one since `load`. @returns false when `deadline` (epoch ms) came first.
  */
 async function ready(page: Page, net: RequestWatch, deadline: number): Promise<boolean> {
+  // The page's clock at `load`: only a DOM change after it can make the DOM "stable".
+  const loadedAt = (await page.evaluate('performance.now()')) as number;
   for (;;) {
     const now = Date.now();
     if (now >= deadline) return false;
@@ -406,8 +414,10 @@ async function ready(page: Page, net: RequestWatch, deadline: number): Promise<b
       continue;
     }
     // A string: evaluated in the page, where `window` is (this module is compiled for Node).
-    const quiet = (await page.evaluate('performance.now() - (window.__collectorChangedAt ?? 0)')) as number;
-    if (quiet >= DOM_STABLE_MS) return true;
+    const [now2, changedAt] = (await page.evaluate(
+      '[performance.now(), window.__collectorChangedAt ?? 0]',
+    )) as [number, number];
+    if (changedAt > loadedAt && now2 - changedAt >= DOM_STABLE_MS) return true;
     await sleep(Math.min(READY_POLL_MS, Math.max(0, deadline - Date.now())));
   }
 }
