@@ -26,6 +26,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { DOCS_DIR } from './lib/corpus.js';
 import { idleRss, politeness200, run20On2g, synthetic1m } from './lib/long-scenarios.js';
+import { renderAuto200 } from './lib/render-scenario.js';
 
 /** The crawl command the issue measures: every page, no politeness delay, bodies stored. */
 const CORPUS_CRAWL_ARGS = ['--delay', '0', '--host-concurrency', '16', '--concurrency', '32', '--quiet'];
@@ -137,6 +138,7 @@ export const SCENARIOS = [
   synthetic1m,
   politeness200,
   idleRss,
+  renderAuto200,
   run20On2g,
 ];
 

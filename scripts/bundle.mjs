@@ -43,6 +43,9 @@ await build({
   minifyWhitespace: true,
   minifySyntax: true,
   logLevel: 'warning',
+  // Loaded with import() when a page is rendered (--render), from node_modules: it reads its own
+  // package files at run time and is not bundled (a runtime dependency).
+  external: ['puppeteer-core'],
   // CommonJS dependencies call require(): give each output file one, as Node's ESM has none.
   banner: {
     js: "import { createRequire as __collectorRequire } from 'node:module'; const require = __collectorRequire(import.meta.url);",

@@ -154,6 +154,27 @@ export function registerCrawl(program: Command): void {
       '--no-near-duplicates',
       "do not mark pages whose main text nearly repeats an earlier page's (data.nearDuplicateOf)",
     )
+    .addOption(
+      new Option(
+        '--render <when>',
+        def(
+          'load HTML pages in headless Chromium: never, auto (pages that need it), always (docs/render.md)',
+          d.render,
+        ),
+      ).choices(['never', 'auto', 'always']),
+    )
+    .option(
+      '--render-concurrency <n>',
+      def('with --render: pages rendered at once per process', d.renderConcurrency),
+      int(1),
+    )
+    .option(
+      '--render-timeout <s>',
+      def(
+        "with --render: a page's time limit, navigation to ready (30, 30s, 500ms)",
+        formatDuration(d.renderTimeout),
+      ),
+    )
     .option('--metrics <host:port>', 'serve Prometheus /metrics and the status page / (e.g. 127.0.0.1:9464)')
     .option('--backend <url>', 'share the crawl through Redis: redis://host:port/db (default: embedded)')
     .option(

@@ -62,7 +62,11 @@ export function registerInstall(program: Command): void {
         ? path.join(os.homedir(), '.config', 'collector', `${o.name}.env`)
         : `/etc/collector/${o.name}.env`;
       const dataDir = path.resolve(path.dirname(configPath), config.data);
-      const plan = config.workers.map((w) => ({ processes: w.processes, concurrency: w.concurrency }));
+      const plan = config.workers.map((w) => ({
+        processes: w.processes,
+        concurrency: w.concurrency,
+        renderPages: w.render === 'never' ? 0 : w.renderConcurrency,
+      }));
       // MemoryMax: the limit as configured, else room for the plan at the guard's fraction.
       const needed = estimatePlan(plan, readMeasuredRss(dataDir)) / config.memory.limitFraction;
       const memoryMaxBytes =

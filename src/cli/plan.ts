@@ -4,6 +4,7 @@
  */
 import type { Command } from 'commander';
 import { positiveNumberFlag, sizeFlag } from './ops-flags.js';
+import type { PlanType } from '../ops/plan.js';
 
 /** Register the `plan` command. */
 export function registerPlan(program: Command): void {
@@ -37,7 +38,7 @@ export function registerPlan(program: Command): void {
         const { readStatusFile } = await import('../supervision/status-format.js');
         const { defaultProcesses } = await import('../config/crawl-options.js');
         const limits = boxLimits({ cpus: o.cpus, memoryLimit: o.memoryLimit });
-        let types = [
+        let types: PlanType[] = [
           {
             name: 'crawl',
             source: 'crawl',
@@ -57,6 +58,7 @@ export function registerPlan(program: Command): void {
             source: w.source,
             processes: w.processes,
             concurrency: w.concurrency,
+            renderPages: w.render === 'never' ? 0 : w.renderConcurrency,
           }));
           fraction = config.memory.limitFraction;
           if (o.memoryLimit === undefined && config.memory.limit !== undefined) {

@@ -63,4 +63,10 @@ export const CRAWL_DEFAULTS = {
   bloomCapacity: 10_000_000,
   /** false-positive rate of a Bloom seen-set at its capacity */
   bloomErrorRate: 0.001,
+  /** HTML pages loaded in headless Chromium: never (HTTP only), auto (when a page needs it), always */
+  render: 'never',
+  /** pages rendered at once per process */
+  renderConcurrency: 2,
+  /** ms: a rendered page's time limit (navigation to ready) */
+  renderTimeout: 30_000,
 } as const;

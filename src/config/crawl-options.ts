@@ -307,6 +307,29 @@ export const CrawlOptionsSchema = z.object({
     .min(1e-6, { error: 'expected a rate from 0.000001 to 0.1' })
     .max(0.1, { error: 'expected a rate from 0.000001 to 0.1' })
     .default(D.bloomErrorRate),
+  /**
+   * Load HTML pages in headless Chromium (Debian's `chromium`, driven by puppeteer-core) and read
+   * links, title and content from the rendered DOM (docs/render.md): `never` (HTTP only), `auto`
+   * (HTTP first; a page whose HTML looks like a client-side app is rendered, and a host whose pages
+   * need it 3 times in a row is rendered directly), `always` (every HTML page). Default never.
+   */
+  render: z.enum(['never', 'auto', 'always'], { error: 'expected never, auto or always' }).default(D.render),
+  /** With `render`: pages rendered at once per process (one browser per process). Default 2. */
+  renderConcurrency: positiveInt
+    .pipe(z.number().max(64, { error: 'expected at most 64' }))
+    .default(D.renderConcurrency),
+  /**
+   * With `render`: a page's time limit from navigation to ready (network idle or DOM stable), ms;
+   * a page not ready by then is read as it is (`data.renderTimedOut`). Default 30 s.
+   */
+  renderTimeout: duration('s')
+    .pipe(
+      z
+        .number()
+        .min(100, { error: 'expected at least 100ms' })
+        .max(600_000, { error: 'expected at most 10m' }),
+    )
+    .default(D.renderTimeout),
   /** Proxy URL for all requests (else HTTP_PROXY/HTTPS_PROXY/NO_PROXY from the environment). */
   proxy: z
     .string()

@@ -13,6 +13,7 @@ import { RevisitPolicy } from '../frontier/revisit-policy.js';
 import { SpillQueue } from '../frontier/spill-queue.js';
 import { BlockDetector } from '../http/block-page.js';
 import { Fetcher } from '../http/fetcher.js';
+import { Renderer } from '../http/renderer.js';
 import { RobotsCache } from '../http/robots.js';
 import type { HeldLock } from '../sinks/lock-file.js';
 import { WarcWriter } from '../sinks/warc-writer.js';
@@ -41,6 +42,7 @@ import { NearDuplicateMarks } from './near-duplicate-marks.js';
 import { NearDuplicateWatch } from './near-duplicates.js';
 import type { PageProcessor, PageThreadSource } from './page-processor.js';
 import { openPageProcessor } from './page-processor-choice.js';
+import { PageRendering } from './page-render.js';
 import { pageVersions } from './page-versions.js';
 import { PolitenessState } from './politeness-state.js';
 import { hopBudget } from './rate-gate.js';
@@ -87,6 +89,8 @@ export interface NetworkParts {
   revisits: Revisits | null;
   /** `--warc`: every fetch recorded with its item; null without it. */
   warc: WarcRecorder | null;
+  /** `--render auto|always`: pages loaded in headless Chromium; null with `never`. */
+  rendering: PageRendering | null;
 }
 
 /** A worker with siblings: who owns which URL, and the outbox of links owned by the others. */
@@ -261,7 +265,35 @@ export function buildNetworkParts(
     ),
     revisits,
     warc,
+    rendering: openRendering(opts, deps, fetcher, abort.signal),
   };
+}
+
+/** The render step of a worker (`--render auto|always`); null with `never`. */
+function openRendering(
+  opts: CrawlOptions,
+  deps: CrawlerDeps,
+  fetcher: Fetcher,
+  signal: AbortSignal,
+): PageRendering | null {
+  if (opts.render === 'never') return null;
+  const renderer = new Renderer({
+    concurrency: opts.renderConcurrency,
+    timeoutMs: opts.renderTimeout,
+    userAgent: opts.userAgent,
+    onBrowser: (event, fields) => {
+      if (event === 'lost') deps.log.warn(fields, 'browser lost: killed, restarted on the next page');
+      else deps.log.info(fields, `browser ${event}`);
+    },
+  });
+  return new PageRendering({
+    mode: opts.render,
+    renderer,
+    fetcher: opts.cookies ? fetcher : { cookiesFor: () => [] },
+    frontier: deps.backend.frontier,
+    delayMs: opts.delay,
+    signal,
+  });
 }
 
 /**
@@ -475,6 +507,8 @@ export async function openStateParts(
     round: (url) => admission.roundOf(url),
     wake: hooks.wake,
     sourceStopped: hooks.sourceStopped,
+    rendering: net.rendering,
+    signal: net.abort.signal,
   });
   const follower = new LinkFollower({
     scope: net.scope,

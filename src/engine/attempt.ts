@@ -6,7 +6,10 @@
  * the same try, made at the entry's next turn in its host's queue.
  */
 import type { Logger } from 'pino';
+import { appShellRule } from '../extract/app-shell.js';
 import type { FrontierEntry } from '../frontier/frontier-queue.js';
+import { decodeContent } from '../http/decompress.js';
+import { BrowserLost } from '../http/renderer.js';
 import type { EngineRequest } from '../sources/request.js';
 import type { Canonicals } from './canonicals.js';
 import type { CrawlStats } from './crawl-stats.js';
@@ -18,7 +21,8 @@ import type { ItemStore } from './item-store.js';
 import type { LostPageRetries } from './lost-page-retries.js';
 import type { NearDuplicateWatch } from './near-duplicates.js';
 import { type PageProcessor, PageThreadLost } from './page-processor.js';
-import type { WorkedPage } from './page-work.js';
+import type { PageRendering } from './page-render.js';
+import type { PageJob, WorkedPage } from './page-work.js';
 import type { Revisits } from './revisits.js';
 
 /** What became of one try. */
@@ -82,6 +86,10 @@ export interface AttemptParts {
   wake(): void;
   /** The source said the worker type cannot go on (`stop`): the item's error message. */
   sourceStopped(message: string): void;
+  /** `--render auto|always`: the render step; null with `never`. */
+  rendering: PageRendering | null;
+  /** Fires when in-flight work is abandoned (stop). */
+  signal: AbortSignal;
 }
 
 /** The failure fields {@link Attempts.failure} needs. */
@@ -156,16 +164,19 @@ export class Attempts {
     if (answer.data) item.data = { ...answer.data };
     if (res.location !== null) return { kind: 'item', item };
     this.parts.revisits?.noteResponse(item, res.headers);
-    // The server is done with this request: its host's next request (politeness gap, host
-    // concurrency) need not wait for decoding and parsing.
-    this.parts.slots.releaseEarly(entry, letsSlowDownDecay(res.status));
-    this.parts.wake();
-    const id = this.newPageId();
     const ok = res.status >= 200 && res.status < 300;
+    // The server is done with this request: its host's next request (politeness gap, host
+    // concurrency) need not wait for decoding and parsing. A page going to the browser keeps its
+    // slot until it is rendered: its own requests to the host share the host's connection budget.
+    if (!ok || this.parts.rendering?.route(entry.host, res.contentType) !== 'direct') {
+      this.parts.slots.releaseEarly(entry, letsSlowDownDecay(res.status));
+      this.parts.wake();
+    }
+    const id = this.newPageId();
     const handled = ok || this.parts.statuses.has(res.status);
     let page: WorkedPage;
     try {
-      page = await pages.work({
+      const job: PageJob = {
         id,
         url: entry.url,
         finalUrl,
@@ -179,7 +190,10 @@ export class Attempts {
         maxBytes: this.parts.maxBytes,
         extract: handled,
         body: res.body,
-      });
+      };
+      const worked = await this.workOrRender(entry, item, job);
+      if ('kind' in worked) return worked;
+      page = worked;
     } catch (e) {
       // The page thread died (out of memory on some page): the response is lost with it; fetch
       // this URL again rather than record a failure that was not the server's. A page that was
@@ -269,6 +283,80 @@ export class Attempts {
     }
     const markdown = page.markdown === true;
     return { kind: 'item', item, bodyId: id, extension: r?.extension, links: r?.follow, markdown };
+  }
+
+  /**
+   * The page processor's work on a response, or (`--render`) on the DOM its page made in the
+   * browser: a 2xx HTML page goes to the browser at once when its host's route is `direct`, or
+   * after the page processor found it an app shell (`check`). Its item gets `data.rendered` and
+   * how it came to be (`renderedBy`: the app-shell rule, `host` or `always`). A page whose browser
+   * was lost is fetched again without using a try (at most `LOST_FREE_TRIES` times).
+   * @throws as `PageProcessor.work`.
+   */
+  private async workOrRender(entry: FrontierEntry, item: Item, job: PageJob): Promise<WorkedPage | Outcome> {
+    const rendering = this.parts.rendering;
+    const route =
+      rendering !== null && job.extract && job.status >= 200 && job.status < 300
+        ? rendering.route(entry.host, job.contentType)
+        : null;
+    if (route === null) return this.parts.pages.work(job);
+    if (route === 'direct')
+      return this.render(entry, item, job, rendering?.mode === 'always' ? 'always' : 'host');
+    // Kept before the page processor takes the body (a page thread receives it, detached here).
+    const raw = Buffer.from(job.body);
+    const page = await this.parts.pages.work({ ...job, appShellCheck: true });
+    if (page.appShell === undefined) return page;
+    rendering?.noted(entry.host, page.appShell !== 'none');
+    if (page.appShell === 'none') return page;
+    this.parts.pages.drop(job.id);
+    return this.render(entry, item, { ...job, body: raw }, page.appShell);
+  }
+
+  /**
+   * Render `job`'s page and work on its DOM; when the render fails for another reason than a lost
+   * browser, the response as fetched is worked on instead, with `data.renderError`.
+   */
+  private async render(
+    entry: FrontierEntry,
+    item: Item,
+    job: PageJob,
+    by: string,
+  ): Promise<WorkedPage | Outcome> {
+    const { pages, log, signal } = this.parts;
+    const rendering = this.parts.rendering as PageRendering;
+    let body: Buffer;
+    try {
+      const raw = Buffer.from(job.body.buffer, job.body.byteOffset, job.body.byteLength);
+      body = decodeContent(raw, job.contentEncoding, job.maxBytes, job.contentType).body;
+    } catch {
+      // The page processor reports the decoding error.
+      return pages.work(job);
+    }
+    // A host rendered directly: is it still an app? (back to HTTP first after a run of plain pages)
+    if (by === 'host') rendering.noted(entry.host, appShellRule(body.toString('latin1')) !== null);
+    const plain = { ...job, body, contentEncoding: null };
+    try {
+      const r = await rendering.render(entry.host, job.finalUrl, job.status, job.contentType, body);
+      const data: Record<string, unknown> = { rendered: true, renderedBy: by };
+      if (r.timedOut) data.renderTimedOut = true;
+      if (r.scriptErrors.length > 0) {
+        data.scriptErrors = r.scriptErrors.length;
+        log.info({ url: entry.url, errors: r.scriptErrors }, 'rendered page: script errors');
+      }
+      item.data = { ...item.data, ...data };
+      const html = Buffer.from(r.html, 'utf8');
+      return pages.work({ ...plain, contentType: 'text/html; charset=utf-8', body: html });
+    } catch (e) {
+      if (signal.aborted) throw e;
+      if (e instanceof BrowserLost && !this.parts.isStopping() && this.parts.lost.take(entry.url)) {
+        log.warn({ url: entry.url, err: e.message }, 'browser lost: page fetched again');
+        return { kind: 'retry', delayMs: 0, free: true };
+      }
+      const message = (e as Error).message.split('\n')[0];
+      log.warn({ url: entry.url, err: message }, 'render failed: the page as fetched is kept');
+      item.data = { ...item.data, renderError: message };
+      return pages.work(plain);
+    }
   }
 
   /**

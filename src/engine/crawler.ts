@@ -152,6 +152,12 @@ export class Crawler {
     return this.active;
   }
 
+  /** `--render`: pages rendered this session and the browser's PID while one runs; null with `never`. */
+  get rendering(): { rendered: number; browserPid: number | null } | null {
+    const r = this.net.rendering;
+    return r === null ? null : { rendered: r.rendered, browserPid: r.browserPid };
+  }
+
   /** URLs left for `--resume`: queued (held here), and abandoned in flight at stop. */
   get pending(): number {
     return (this.frontier.heldHere ?? this.frontier.queued) + this.abandoned;
@@ -246,6 +252,7 @@ export class Crawler {
       await this.opened.spill?.close();
       await this.net.revisits?.close();
       await this.net.pages.close();
+      await this.net.rendering?.close();
       await this.net.fetcher.close();
       await this.opened.stateLock?.release();
     }

@@ -5,7 +5,9 @@
  * crawler's thread keeps the network, the frontier, the seen-set and content dedup.
  */
 import { createHash } from 'node:crypto';
+import { type AppShellRule, appShellRule } from '../extract/app-shell.js';
 import { DecodeError, decodeContent, TooLargeError } from '../http/decompress.js';
+import { isHtml } from '../sources/html-page.js';
 import { ResponsePage } from '../sources/page.js';
 import type { Page } from '../sources/source.js';
 import { checkResult, type SourceOutput } from '../sources/source-result.js';
@@ -30,6 +32,11 @@ export interface PageJob {
   maxBytes: number;
   /** Hand the decoded body to the source (2xx responses); otherwise only decode and hash. */
   extract: boolean;
+  /**
+   * `--render auto`: first test whether an HTML body is a client-side app's shell
+   * (`extract/app-shell.ts`); a shell is not handed to the source (it is rendered instead).
+   */
+  appShellCheck?: boolean;
   body: Uint8Array;
 }
 
@@ -62,6 +69,11 @@ export interface WorkedPage {
   markdown?: true;
   /** Lines the source logged meanwhile (page threads only; inline, they are logged at once). */
   logs?: SourceLogLine[];
+  /**
+   * With `appShellCheck`, for an HTML page: the rule by which it is an app shell (the source did
+   * not read it), or `none` (read as usual).
+   */
+  appShell?: AppShellRule | 'none';
 }
 
 /** A worked page and the body kept for it (null after a decompression error). */
@@ -98,6 +110,12 @@ export function workPage(job: PageJob, source: RunningSource): Worked | Promise<
   const worked: WorkedPage = { id: job.id, bytes: body.length, sha256: sha256(body) };
   if (flag) worked.flag = flag;
   if (!job.extract || flag === 'unknown-encoding') return { worked, body };
+  if (job.appShellCheck === true && isHtml(job.contentType, body)) {
+    // The markup is ASCII in every charset a page can declare itself in; latin1 maps bytes 1:1.
+    const rule = appShellRule(body.toString('latin1'));
+    worked.appShell = rule ?? 'none';
+    if (rule !== null) return { worked, body };
+  }
   let returned: unknown;
   try {
     returned = source.def.handle(

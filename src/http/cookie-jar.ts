@@ -25,6 +25,18 @@ export const COOKIE_JAR_MAX = 3000;
 /** Cookies stored between two counts of the jar's size. */
 const COUNT_EVERY = 256;
 
+/** One cookie of the session, as {@link CookieSession.cookiesFor} gives it. */
+export interface SessionCookie {
+  name: string;
+  value: string;
+  domain: string;
+  path: string;
+  secure: boolean;
+  httpOnly: boolean;
+  /** Epoch seconds; absent for a session cookie. */
+  expires?: number;
+}
+
 /** A per-worker cookie jar (see the module comment). Not shared between processes. */
 export class CookieSession {
   private jar: CookieJarType | null = null;
@@ -63,6 +75,31 @@ export class CookieSession {
     }
     this.storedSinceCount += lines.length;
     if (this.storedSinceCount >= COUNT_EVERY) this.bound();
+  }
+
+  /**
+   * The cookies a request for `url` would carry, as a browser is given them (headless Chromium
+   * of `--render`, which sends them to the page's host itself): name, value, domain, path, flags,
+   * expiry in epoch seconds (absent: a session cookie). Empty when there are none.
+   */
+  cookiesFor(url: string): SessionCookie[] {
+    if (this.jar === null) return [];
+    try {
+      return this.jar.getCookiesSync(url).map((c) => {
+        const out: SessionCookie = {
+          name: c.key,
+          value: c.value,
+          domain: c.domain ?? new URL(url).hostname,
+          path: c.path ?? '/',
+          secure: c.secure,
+          httpOnly: c.httpOnly,
+        };
+        if (c.expires instanceof Date) out.expires = Math.floor(c.expires.getTime() / 1000);
+        return out;
+      });
+    } catch {
+      return [];
+    }
   }
 
   /**

@@ -6,7 +6,7 @@
  */
 import type { Dispatcher } from 'undici';
 import { CRAWL_DEFAULTS } from '../config/crawl-defaults.js';
-import { CookieSession } from './cookie-jar.js';
+import { CookieSession, type SessionCookie } from './cookie-jar.js';
 import { DecodeError, decodeContent, TooLargeError } from './decompress.js';
 import { Agent, EnvHttpProxyAgent, ProxyAgent } from './dispatchers.js';
 import {
@@ -161,6 +161,11 @@ export class Fetcher {
    */
   sessionState(url: string): string {
     return this.cookies?.stateFor(url) ?? '';
+  }
+
+  /** The session's cookies for `url`, for a browser loading it (`CookieSession.cookiesFor`). */
+  cookiesFor(url: string): SessionCookie[] {
+    return this.cookies?.cookiesFor(url) ?? [];
   }
 
   /** The request headers for `url`: the session's, then the request's own `extra`, plus its cookies. */

@@ -8,6 +8,8 @@ import { defaultProcesses } from '../config/crawl-options.js';
 import { UsageError } from '../config/usage-error.js';
 import {
   BODY_ESTIMATE_PER_SLOT,
+  BROWSER_BASE,
+  BROWSER_PER_PAGE,
   checkPlan,
   DEFAULT_WORKER_RSS,
   estimatePlan,
@@ -23,6 +25,8 @@ export interface PlanType {
   source: string;
   processes: number;
   concurrency: number;
+  /** `--render-concurrency` when the type renders (`render: auto|always`): its browser is counted. */
+  renderPages?: number;
 }
 
 /** What the plan is computed from. */
@@ -39,9 +43,17 @@ export interface PlanInput {
   probe: number | null;
 }
 
+/** One type in a plan variant. */
+export interface PlanVariantEntry {
+  name: string;
+  processes: number;
+  concurrency: number;
+  renderPages?: number;
+}
+
 /** A plan's processes per type, and its verdict. */
 export interface PlanVariant {
-  entries: Array<{ name: string; processes: number; concurrency: number }>;
+  entries: PlanVariantEntry[];
   processes: number;
   /** Expected peak memory, bytes (the guard's estimate). */
   peakBytes: number;
@@ -75,11 +87,12 @@ export function busyProcesses(cpus: number): number {
   return defaultProcesses(Math.floor(cpus));
 }
 
-function variant(
-  input: PlanInput,
-  entries: Array<{ name: string; processes: number; concurrency: number }>,
-): PlanVariant {
-  const plan: PlanEntry[] = entries.map((e) => ({ processes: e.processes, concurrency: e.concurrency }));
+function variant(input: PlanInput, entries: PlanVariantEntry[]): PlanVariant {
+  const plan: PlanEntry[] = entries.map((e) => ({
+    processes: e.processes,
+    concurrency: e.concurrency,
+    renderPages: e.renderPages,
+  }));
   const peakBytes = estimatePlan(plan, input.measured);
   let refused: string | null = null;
   try {
@@ -137,6 +150,7 @@ export function computePlan(input: PlanInput): Plan {
       name: t.name,
       processes: shareProcesses(input.types, total)[i],
       concurrency: t.concurrency,
+      renderPages: t.renderPages,
     })),
   );
   while (recommended.refused && total > input.types.length) {
@@ -144,7 +158,12 @@ export function computePlan(input: PlanInput): Plan {
     const counts = shareProcesses(input.types, total);
     recommended = variant(
       input,
-      input.types.map((t, i) => ({ name: t.name, processes: counts[i], concurrency: t.concurrency })),
+      input.types.map((t, i) => ({
+        name: t.name,
+        processes: counts[i],
+        concurrency: t.concurrency,
+        renderPages: t.renderPages,
+      })),
     );
   }
   const perProcess =
@@ -187,10 +206,20 @@ export function renderPlan(p: Plan): string {
   lines.push(
     `shared code (node and libraries, counted once) + supervisor: ${formatBytes(SHARED_CODE + DEFAULT_WORKER_RSS)}`,
   );
+  if (p.input.types.some((t) => (t.renderPages ?? 0) > 0)) {
+    lines.push(
+      `rendering types (render: auto|always), per process: a headless browser, ${formatBytes(BROWSER_BASE)} + ${formatBytes(BROWSER_PER_PAGE)} × render concurrency`,
+    );
+  }
   lines.push('');
   const row = (label: string, v: PlanVariant) => [
     label,
-    v.entries.map((e) => `${e.name} ${e.processes} × ${e.concurrency}`).join(', '),
+    v.entries
+      .map(
+        (e) =>
+          `${e.name} ${e.processes} × ${e.concurrency}${(e.renderPages ?? 0) > 0 ? ` (+${e.renderPages} rendering)` : ''}`,
+      )
+      .join(', '),
     String(v.processes),
     formatBytes(v.peakBytes),
     pct(v.share),

@@ -35,6 +35,9 @@ export interface StatusCounts {
   inFlight: number;
   rssMB: number;
   pssMB: number;
+  /** `--render`: pages rendered, and the headless browsers' PSS, MB (0 without rendering). */
+  rendered: number;
+  browserMB: number;
   restarts: number;
   /**
    * Rate-limit waits: host pauses (Retry-After, rate-limit headers) and waits of a source's rate
@@ -112,7 +115,17 @@ function counts(ws: StatusWorker[], status: StatusFile, now: number): StatusCoun
   const lastAt = Math.max(0, ...ws.map((w) => (w.lastProgressAt ? Date.parse(w.lastProgressAt) : 0)));
   const withError = ws.filter((w) => w.lastError);
   const sum = (
-    k: 'items' | 'itemsThisRun' | 'errors' | 'queue' | 'inFlight' | 'rssMB' | 'pssMB' | 'restarts',
+    k:
+      | 'items'
+      | 'itemsThisRun'
+      | 'errors'
+      | 'queue'
+      | 'inFlight'
+      | 'rssMB'
+      | 'pssMB'
+      | 'restarts'
+      | 'rendered'
+      | 'browserMB',
   ) => ws.reduce((a, w) => a + (w[k] ?? 0), 0);
   return {
     items: sum('items'),
@@ -125,7 +138,9 @@ function counts(ws: StatusWorker[], status: StatusFile, now: number): StatusCoun
     queue: sum('queue'),
     inFlight: sum('inFlight'),
     rssMB: sum('rssMB'),
-    pssMB: sum('pssMB'),
+    pssMB: sum('pssMB') + sum('browserMB'),
+    rendered: sum('rendered'),
+    browserMB: sum('browserMB'),
     restarts: sum('restarts'),
     rateLimitWaits: c.rateLimitWaits,
     rateLimitWaitSec: round1(c.rateLimitWaitMs / 1000),
@@ -346,5 +361,10 @@ export function renderStatusReport(r: StatusReport): string {
       t.lastError ? t.lastError.slice(0, 60) : '-',
     ]),
   ];
-  return `${head}\n${sup} · ${dataLine}\n\n${table(rows)}\n${limitsText(r.totals)}\n${slowedText(r)}`;
+  const t = r.totals;
+  const render =
+    t !== null && (t.rendered > 0 || t.browserMB > 0)
+      ? `\nrendered pages: ${t.rendered} · browser memory: ${t.browserMB} MB`
+      : '';
+  return `${head}\n${sup} · ${dataLine}\n\n${table(rows)}\n${limitsText(r.totals)}${render}\n${slowedText(r)}`;
 }

@@ -15,6 +15,7 @@ import {
   parseCrawlOptions,
 } from '../config/crawl-options.js';
 import { UsageError } from '../config/usage-error.js';
+import { chromiumPath, NO_CHROMIUM_MESSAGE } from '../http/chromium.js';
 import { diskFullLine } from '../sinks/disk-full.js';
 import { describeRef, sourceRef } from '../sources/load-source.js';
 import type { SourceDefinition } from '../sources/source.js';
@@ -123,6 +124,7 @@ export async function runCrawlJob(
       '--seen-set bloom: needs a shared backend (--backend redis://…); the embedded seen-set is exact',
     );
   }
+  if (opts.render !== 'never' && chromiumPath() === null) throw new UsageError(NO_CHROMIUM_MESSAGE);
   if (objectSource && opts.processes > 1) {
     throw new UsageError(
       'a source given as an object runs in this process only: use processes: 1, or give the path of its module',
@@ -157,7 +159,8 @@ async function crawlWith(
   const limit = opts.memoryLimit ?? memoryLimitBytes();
   // Also for one process (it has no supervisor to watch it at run time): a plan that cannot fit
   // the memory limit is refused before anything is written.
-  const plan = [{ processes: opts.processes, concurrency: opts.concurrency }];
+  const renderPages = opts.render === 'never' ? 0 : opts.renderConcurrency;
+  const plan = [{ processes: opts.processes, concurrency: opts.concurrency, renderPages }];
   checkPlan(plan, limit, opts.memoryLimitFraction, readMeasuredRss(opts.out));
   const ref = setup.loaded.ref;
   // The real reason first: a collector running on --out (not "add --resume").

@@ -8,7 +8,7 @@ import { SupervisorSettingsSchema } from '../config/config-file.js';
 import type { CrawlOptions } from '../config/crawl-options.js';
 import type { Crawler } from '../engine/crawler.js';
 import type { LaunchRecord } from '../supervision/launch-record.js';
-import { memoryOf } from '../supervision/memory-guard.js';
+import { memoryOf, treeMemoryOf } from '../supervision/memory-guard.js';
 import { selfIdentity } from '../supervision/process-identity.js';
 import { writeStatusJson } from '../supervision/status-file.js';
 import { STATUS_FILE_FORMAT, type StatusFile } from '../supervision/status-format.js';
@@ -52,6 +52,9 @@ export class InProcessStatus {
         perSec: ((c.stats.items - this.rate.items) * 1000) / (now - this.rate.at),
       };
     }
+    const rendering = c.rendering;
+    const browserMB =
+      rendering?.browserPid == null ? 0 : Math.round(treeMemoryOf(rendering.browserPid) / 1048576);
     const pss = Math.round(memoryOf(process.pid) / 1048576);
     const rss = Math.round(process.memoryUsage.rss() / 1048576);
     const counters = this.counters.snapshot();
@@ -77,6 +80,7 @@ export class InProcessStatus {
       inFlight: c.busy,
       rssMB: rss,
       pssMB: pss,
+      ...(rendering === null ? {} : { rendered: rendering.rendered, browserMB }),
       lastProgressAt: this.lastProgressAt ? new Date(this.lastProgressAt).toISOString() : null,
       restarts: 0,
       // A shared backend's problem (Redis out of memory, the crawl's state lost), one line.
@@ -109,7 +113,7 @@ export class InProcessStatus {
         queue: worker.queue,
         pagesPerSec: worker.pagesPerSec,
         rssMB: rss,
-        pssMB: pss,
+        pssMB: pss + browserMB,
         workers: 1,
         parked: 0,
         skipped: { ...c.stats.skipped },

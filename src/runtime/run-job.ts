@@ -9,6 +9,7 @@ import { redactRedisUrl } from '../backends/redis/redis-address.js';
 import { type Config, WORKER_COMMON_KEYS } from '../config/config-file.js';
 import { type CrawlOptions, pageThreadByDefault } from '../config/crawl-options.js';
 import { UsageError } from '../config/usage-error.js';
+import { chromiumPath, NO_CHROMIUM_MESSAGE } from '../http/chromium.js';
 import { notify } from '../ops/notify.js';
 import {
   describeRef,
@@ -182,10 +183,18 @@ export async function runConfigJob(config: Config, flags: RunFlags, control: Sto
 }
 
 async function runConfigIn(config: Config, flags: RunFlags, control: StopControl): Promise<CrawlEnd> {
+  const rendering = config.workers.find((w) => w.render !== 'never');
+  if (rendering !== undefined && chromiumPath() === null) {
+    throw new UsageError(`worker ${rendering.name ?? rendering.source}: ${NO_CHROMIUM_MESSAGE}`);
+  }
   const specs = await runWorkerSpecs(config, flags.baseDir);
   const limit = flags.memoryLimit ?? config.memory.limit ?? memoryLimitBytes();
   checkPlan(
-    config.workers.map((w) => ({ processes: w.processes, concurrency: w.concurrency })),
+    config.workers.map((w) => ({
+      processes: w.processes,
+      concurrency: w.concurrency,
+      renderPages: w.render === 'never' ? 0 : w.renderConcurrency,
+    })),
     limit,
     config.memory.limitFraction,
     readMeasuredRss(config.data),

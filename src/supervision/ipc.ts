@@ -97,6 +97,10 @@ export interface WorkerStats {
   failedSeeds: FailedSeed[];
   /** Errors by kind, bytes, fetch latency, rate-limit waits of this process (status and metrics). */
   counters: WorkerCounters;
+  /** `--render`: pages rendered this run; absent without rendering (or from an older build). */
+  rendered?: number;
+  /** `--render`: the PID of its headless browser while one runs (the supervisor counts its memory). */
+  browserPid?: number | null;
 }
 
 /** Worker → supervisor. */

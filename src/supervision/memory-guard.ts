@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import { UsageError } from '../config/usage-error.js';
+import { processTree } from '../http/chromium.js';
 import { cgroupMemoryLimit } from './memory-limit.js';
 
 /**
@@ -20,6 +21,19 @@ export const SHARED_CODE = 48 * 1024 * 1024;
 
 /** Average body held per fetch slot for the estimate, bytes. */
 export const BODY_ESTIMATE_PER_SLOT = 256 * 1024;
+
+/**
+ * Headless Chromium of a rendering worker (`--render`), bytes: the browser process, its zygote and
+ * its network and storage processes, measured at 230 MB PSS on Debian's chromium 156 …
+ */
+export const BROWSER_BASE = 240 * 1024 * 1024;
+
+/**
+ * … plus, per page rendered at once (`--render-concurrency`), its share of the renderer processes
+ * and of the browser's own growth, bytes: the browser's processes peaked at 517 MB PSS rendering
+ * 4 pages at once in the render-auto-200 benchmark (240 + 4 × 70 = 520).
+ */
+export const BROWSER_PER_PAGE = 70 * 1024 * 1024;
 
 /**
  * The memory available to this process tree, bytes: the limit of this process's cgroup and its
@@ -60,6 +74,14 @@ export function memoryOf(pid: number): number {
   return rssOf(pid);
 }
 
+/**
+ * Memory of the process tree under `pid` (a worker's headless browser and its renderers), bytes:
+ * the sum of their PSS; 0 when it is gone.
+ */
+export function treeMemoryOf(pid: number): number {
+  return processTree(pid).reduce((a, p) => a + memoryOf(p), 0);
+}
+
 const MEASURED_FILE = 'worker-rss.json';
 
 /**
@@ -92,17 +114,27 @@ export function writeMeasuredRss(dataDir: string, peakWorkerRss: number): void {
 export interface PlanEntry {
   processes: number;
   concurrency: number;
+  /** `--render-concurrency` of a type that renders (`--render auto|always`); absent or 0: no browser. */
+  renderPages?: number;
+}
+
+/** The browser memory one process of `p` may have, bytes (0 without rendering). */
+export function browserEstimate(p: PlanEntry): number {
+  const pages = p.renderPages ?? 0;
+  return pages > 0 ? BROWSER_BASE + pages * BROWSER_PER_PAGE : 0;
 }
 
 /**
  * Estimated memory of a plan, bytes: the shared code once, the supervisor, and per process the
  * peak worker PSS measured by an earlier run on the same data (`measured`), else the default
- * plus its fetch slots' bodies.
+ * plus its fetch slots' bodies; and a rendering type's browser ({@link browserEstimate}).
  */
 export function estimatePlan(plan: PlanEntry[], measured: number | null = null): number {
   let total = SHARED_CODE + DEFAULT_WORKER_RSS; // code mapped by all, and the supervisor
   for (const p of plan) {
-    total += p.processes * (measured ?? DEFAULT_WORKER_RSS + p.concurrency * BODY_ESTIMATE_PER_SLOT);
+    total +=
+      p.processes *
+      ((measured ?? DEFAULT_WORKER_RSS + p.concurrency * BODY_ESTIMATE_PER_SLOT) + browserEstimate(p));
   }
   return total;
 }

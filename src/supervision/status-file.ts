@@ -34,6 +34,9 @@ export interface WorkerStatus {
   rssMB: number;
   /** Its PSS as the supervisor samples it (what the memory guard watches), MB. */
   pssMB: number;
+  /** `--render`: pages rendered this run, and its headless browser's PSS, MB (0 when none runs). Absent without rendering. */
+  rendered?: number;
+  browserMB?: number;
   /** ISO 8601, or null before its first report. */
   lastProgressAt: string | null;
   /** ISO 8601: the last time all its pending work waited on its hosts (not a stall), or null. */
@@ -96,6 +99,9 @@ export function statusDocument(
     lastProgressAt: w.stats ? new Date(w.stats.lastProgressAt).toISOString() : null,
     waitingAt: w.stats?.waitingAt ? new Date(w.stats.waitingAt).toISOString() : null,
     slowedHosts: w.pid === null ? [] : (w.stats?.slowedHosts ?? []),
+    ...(w.stats?.rendered === undefined
+      ? {}
+      : { rendered: w.stats.rendered, browserMB: w.pid === null ? 0 : Math.round(w.browserMemory / MB) }),
     restarts: w.restarts,
     lastError: w.lastError,
   }));
@@ -118,7 +124,10 @@ export function statusDocument(
       pagesPerSec: Math.round(sum('pagesPerSec') * 10) / 10,
       rssMB: sum('rssMB') + Math.round(process.memoryUsage.rss() / MB),
       // What the tree really occupies (shared code counted once): what the memory guard watches.
-      pssMB: sum('pssMB') + Math.round(memoryOf(process.pid) / MB),
+      pssMB:
+        sum('pssMB') +
+        Math.round(memoryOf(process.pid) / MB) +
+        list.reduce((a, w) => a + (w.browserMB ?? 0), 0),
       workers: list.length,
       parked: list.filter((w) => w.state === 'parked').length,
       skipped: skippedTotals(workers),

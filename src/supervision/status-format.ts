@@ -38,6 +38,10 @@ export interface StatusWorker {
   inFlight: number;
   rssMB: number;
   pssMB: number;
+  /** `--render`: pages rendered this run; absent without rendering. */
+  rendered?: number;
+  /** `--render`: its headless browser's PSS (all its processes), MB; 0 when none runs. */
+  browserMB?: number;
   /** ISO 8601 time of the last item written, or null. */
   lastProgressAt: string | null;
   /**

@@ -15,7 +15,7 @@ import { completedCrawl, isOver } from './crawl-end.js';
 import { HandoffRouter } from './handoff-routing.js';
 import type { FromWorker } from './ipc.js';
 import { type LaunchRecord, launchRecord } from './launch-record.js';
-import { memoryOf, writeMeasuredRss } from './memory-guard.js';
+import { memoryOf, writeMeasuredRss, treeMemoryOf } from './memory-guard.js';
 import { decideMemory } from './memory-pressure.js';
 import { RateBudgetDesk } from './rate-budget-desk.js';
 import { onStopSignals } from './signals.js';
@@ -446,14 +446,17 @@ export class Supervisor {
     let total = memoryOf(process.pid);
     for (const w of this.workers) {
       w.rss = w.child?.pid ? memoryOf(w.child.pid) : 0;
-      total += w.rss;
+      // Its browser (--render) counts too, apart: the measured worker PSS the plan uses is the worker's own.
+      const browser = w.child?.pid ? w.stats?.browserPid : null;
+      w.browserMemory = browser ? treeMemoryOf(browser) : 0;
+      total += w.rss + w.browserMemory;
       if (w.rss > this.peakWorkerRss && !w.recycling) this.peakWorkerRss = w.rss;
     }
     if (this.stopping && total > budget) return;
     const now = Date.now();
     const guarded = this.workers.map((w) => ({
       w,
-      rss: w.rss,
+      rss: w.rss + w.browserMemory,
       live: w.child !== null && !w.recycling && (w.state === 'running' || w.state === 'idle'),
       paused: w.paused,
       pausedAt: w.pausedAt,

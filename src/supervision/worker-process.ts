@@ -91,6 +91,8 @@ export class WorkerProcess {
   resendsOwed = 0;
   /** Last sampled PSS of the process, bytes (see memoryOf). */
   rss = 0;
+  /** Last sampled PSS of its headless browser's processes (`--render`), bytes; 0 when none runs. */
+  browserMemory = 0;
   pagesPerSec = 0;
   startedAt = Date.now();
   lastError: string | null = null;

@@ -131,6 +131,7 @@ export function serveSupervisor(
       collected: s.collected,
       failedSeeds: s.failedSeeds,
       counters: counters.snapshot(),
+      ...(c.rendering === null ? {} : { rendered: c.rendering.rendered, browserPid: c.rendering.browserPid }),
     };
   };
 

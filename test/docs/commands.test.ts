@@ -47,6 +47,8 @@ const NOT_RUNNABLE: Record<string, string> = {
     "fetches warcio's command line from the npm registry (tests are offline); test/e2e/warc.test.ts compares the CDXJ with warcio's own index",
   'docs/export.md: collector export --data data --format parquet --with-content --out pages.parquet':
     'the DuckDB command line and Python (pandas, datasets) that read the file back are not installed by the project; test/e2e/export.test.ts reads the Parquet back with DuckDB (@duckdb/node-api)',
+  'docs/render.md: npx collector crawl https://app.example.org/docs/ --render auto':
+    "needs Debian's chromium and a single-page application: test/e2e/render.test.ts runs these crawls (auto, always, --render-concurrency) against its SPA fixture, and skips saying so without chromium",
   'docs/output.md: npx pino-pretty < data/logs/crawl-0.log':
     'fetches pino-pretty from the npm registry (tests are offline; it is not a dependency)',
 };

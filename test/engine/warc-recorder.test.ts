@@ -33,7 +33,9 @@ describe('WarcRecorder', () => {
   it("writes a URL's fetches with its item, robots.txt first, and nothing for a URL without fetches", async () => {
     const { recorder, out } = open(false);
     const robotsHead = 'GET /robots.txt HTTP/1.1\r\nhost: h\r\ncookie: jar=1\r\n';
-    recorder.robotsFetched(exchange('http://h/robots.txt', 200, 'User-agent: *', { requestHead: robotsHead }));
+    recorder.robotsFetched(
+      exchange('http://h/robots.txt', 200, 'User-agent: *', { requestHead: robotsHead }),
+    );
     recorder.claimRobots('http://h/a');
     recorder.fetched('http://h/a', exchange('http://h/a', 301, ''), ['authorization']);
     recorder.fetched('http://h/a', exchange('http://h/b', 200, '<p>b</p>'), ['authorization']);

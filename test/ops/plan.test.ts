@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { computePlan, shareProcesses } from '../../src/ops/plan.js';
+import { computePlan, renderPlan, shareProcesses } from '../../src/ops/plan.js';
+import { BROWSER_BASE, BROWSER_PER_PAGE } from '../../src/supervision/memory-guard.js';
 import { runCli, tempDir } from '../fixtures/cli.js';
 
 const MB = 1024 * 1024;
@@ -164,5 +165,26 @@ describe('collector plan', () => {
       );
       expect(r.stdout).toContain(`at most ${most} processes fit`);
     }
+  });
+
+  it('a rendering worker type (render: auto) counts its browsers, and says so', () => {
+    const input = (renderPages?: number) => ({
+      limits: box(2, 2 * GB),
+      fraction: 0.8,
+      types: [{ name: 'spa', source: 'crawl', processes: 2, concurrency: 8, renderPages }],
+      measured: null,
+      statusPss: null,
+      probe: null,
+    });
+    const plain = computePlan(input());
+    const rendering = computePlan(input(2));
+    expect(rendering.configured.peakBytes - plain.configured.peakBytes).toBe(
+      2 * (BROWSER_BASE + 2 * BROWSER_PER_PAGE),
+    );
+    expect(rendering.recommended.entries[0].renderPages).toBe(2);
+    const text = renderPlan(rendering);
+    expect(text).toMatch(/rendering types \(render: auto\|always\), per process: a headless browser/);
+    expect(text).toMatch(/spa 2 × 8 \(\+2 rendering\)/);
+    expect(renderPlan(plain)).not.toMatch(/rendering/);
   });
 });

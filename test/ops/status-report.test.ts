@@ -115,3 +115,17 @@ describe('collector status: rate limits and source warnings', () => {
     );
   });
 });
+
+describe('collector status: rendering', () => {
+  it('sums the pages rendered and the browsers’ memory, and says them in a line; nothing without rendering', () => {
+    const a = { ...worker('docs-0', 0, {}), rendered: 12, browserMB: 300 };
+    const b = { ...worker('docs-1', 0, {}), rendered: 5, browserMB: 0 };
+    const r = report([a, b]);
+    expect(r.totals).toMatchObject({ rendered: 17, browserMB: 300, pssMB: 40 + 40 + 300 });
+    expect(r.workers[0]).toMatchObject({ rendered: 12, browserMB: 300 });
+    expect(renderStatusReport(r)).toMatch(/^rendered pages: 17 · browser memory: 300 MB$/m);
+    const plain = report([worker('docs-0', 0, {})]);
+    expect(plain.totals).toMatchObject({ rendered: 0, browserMB: 0 });
+    expect(renderStatusReport(plain)).not.toMatch(/rendered pages/);
+  });
+});

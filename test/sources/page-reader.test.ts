@@ -62,7 +62,11 @@ describe('readPage (built-in sources)', () => {
   it('without options: the plain crawl (title, links and the metadata the markup states), nothing more', async () => {
     const r = await read('/2024/05/post/', ARTICLE, {});
     expect(r.title).toBe('A post | Blog');
-    expect(r.data).toEqual({ title: 'A post', author: 'Ada Lovelace', published: '2024-05-01T10:00:00.000Z' });
+    expect(r.data).toEqual({
+      title: 'A post',
+      author: 'Ada Lovelace',
+      published: '2024-05-01T10:00:00.000Z',
+    });
     expect(r.markdown).toBeUndefined();
     expect(urls(r)).toContain(`${ORIGIN}/2024/04/older/`);
     expect(metaOf(r, `${ORIGIN}/feed.atom`)).toBeUndefined(); // a plain link, not read as a feed

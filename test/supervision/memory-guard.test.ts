@@ -3,6 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
+  BROWSER_BASE,
+  BROWSER_PER_PAGE,
   checkPlan,
   DEFAULT_WORKER_RSS,
   estimatePlan,
@@ -57,5 +59,16 @@ describe('memory guard', () => {
     writeMeasuredRss(dir, 90 * MB);
     expect(readMeasuredRss(dir)).toBe(90 * MB);
     fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('counts the browser of a rendering worker type, and refuses the plan it no longer fits', () => {
+    const plain = { processes: 2, concurrency: 8 };
+    const rendering = { ...plain, renderPages: 3 };
+    expect(estimatePlan([rendering]) - estimatePlan([plain])).toBe(2 * (BROWSER_BASE + 3 * BROWSER_PER_PAGE));
+    expect(estimatePlan([{ ...plain, renderPages: 0 }])).toBe(estimatePlan([plain]));
+    // a limit the plain plan fits and the rendering one does not
+    const limit = (estimatePlan([plain]) + BROWSER_BASE) / 0.8;
+    expect(() => checkPlan([plain], limit, 0.8)).not.toThrow();
+    expect(() => checkPlan([rendering], limit, 0.8)).toThrow(/plan of 2 processes needs about/);
   });
 });
