@@ -7,25 +7,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { itemCount, readItems, runCli, startCli, tempDir, waitExit, waitFor } from '../fixtures/cli.js';
-import { haveRedis, machineFlags, useRedis, waitForMachines } from '../fixtures/redis-machines.js';
+import { haveRedis, machineCrawlArgs, useRedis, waitForMachines } from '../fixtures/redis-machines.js';
 import { duplicates, PAGES, pageRequests, startSite } from '../fixtures/redis-site.js';
 import type { TestRedis } from '../fixtures/redis-server.js';
 
 const HAVE_REDIS = haveRedis('Redis backend tests');
 
-function machineArgs(seed: string, out: string, redis: TestRedis, ...extra: string[]): string[] {
-  return [
-    'crawl',
-    seed,
-    '--out',
-    out,
-    '--quiet',
-    '--scope',
-    'any',
-    ...machineFlags(redis, 'test-crawl'),
-    ...extra,
-  ];
-}
+const machineArgs = (seed: string, out: string, redis: TestRedis, ...extra: string[]) =>
+  machineCrawlArgs(seed, out, redis, 'test-crawl', ...extra);
 
 describe.skipIf(!HAVE_REDIS)('two machines through one redis', () => {
   const bench = useRedis({ appendonly: true, appendfsync: 'always' });

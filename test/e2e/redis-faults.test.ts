@@ -11,7 +11,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { crawlPrefix } from '../../src/backends/redis/crawl-keys.js';
 import { itemCount, readItems, startCli, tempDir, waitExit, waitFor } from '../fixtures/cli.js';
-import { haveRedis, machineFlags, useRedis } from '../fixtures/redis-machines.js';
+import { haveRedis, machineCrawlArgs, useRedis } from '../fixtures/redis-machines.js';
 import type { TestRedis } from '../fixtures/redis-server.js';
 import { duplicates, PAGES, startSite } from '../fixtures/redis-site.js';
 
@@ -21,19 +21,7 @@ const P = crawlPrefix(CRAWL);
 
 /** One machine of the crawl, lease timeout 1 s (the shortest), out of memory given up after 3 s. */
 function machineArgs(seed: string, out: string, redis: TestRedis, ...extra: string[]): string[] {
-  return [
-    'crawl',
-    seed,
-    '--out',
-    out,
-    '--quiet',
-    '--scope',
-    'any',
-    ...machineFlags(redis, CRAWL),
-    '--lease-timeout',
-    '1s',
-    ...extra,
-  ];
+  return machineCrawlArgs(seed, out, redis, CRAWL, '--lease-timeout', '1s', ...extra);
 }
 
 /** The id of the machine writing to `out`, from its heartbeat, once it beats. */
