@@ -11,7 +11,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, startCli, tempDir, waitExit, waitFor } from '../fixtures/cli.js';
+import { readItemsSoFar, runCli, startCli, tempDir, waitExit, waitFor } from '../fixtures/cli.js';
 import { type FixtureServer, html, page, startServer } from '../fixtures/site-server.js';
 
 const INTERVAL_S = 5;
@@ -81,22 +81,7 @@ afterAll(async () => {
   await Promise.all([index, slow, flakyA, flakyB].map((s) => s?.close()));
 });
 
-/** Item lines so far (a line being written at this moment is left for the next read). */
-function items(data: string): Array<Record<string, any>> {
-  const out: Array<Record<string, any>> = [];
-  const dir = path.join(data, 'items');
-  if (!fs.existsSync(dir)) return out;
-  for (const f of fs.readdirSync(dir).sort()) {
-    for (const line of fs.readFileSync(path.join(dir, f), 'utf8').split('\n')) {
-      try {
-        if (line) out.push(JSON.parse(line));
-      } catch {
-        // torn last line (written now, or cut by the kill): repaired at the restart
-      }
-    }
-  }
-  return out;
-}
+const items = readItemsSoFar;
 
 function status(data: string): Record<string, any> | null {
   try {

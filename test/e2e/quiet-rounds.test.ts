@@ -13,7 +13,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RoundsSite, startRoundsSite } from '../../bench/lib/rounds-site.js';
-import { startCli, tempDir, waitExit, waitFor } from '../fixtures/cli.js';
+import { readItemsSoFar, startCli, tempDir, waitExit, waitFor } from '../fixtures/cli.js';
 
 const ARTICLES = 4;
 let site: RoundsSite;
@@ -26,22 +26,7 @@ afterAll(async () => {
   await site?.close();
 });
 
-/** Item lines so far (a line being written now is left for the next read). */
-function items(data: string): Array<Record<string, any>> {
-  const out: Array<Record<string, any>> = [];
-  const dir = path.join(data, 'items');
-  if (!fs.existsSync(dir)) return out;
-  for (const f of fs.readdirSync(dir).sort()) {
-    for (const line of fs.readFileSync(path.join(dir, f), 'utf8').split('\n')) {
-      try {
-        if (line) out.push(JSON.parse(line));
-      } catch {
-        // torn last line: written at this moment
-      }
-    }
-  }
-  return out;
-}
+const items = readItemsSoFar;
 
 describe('collector run: five quiet rounds', () => {
   it('304 for unchanged hubs, lying dates dropped, a lying validator ignored, each article once, walls never stored', async () => {
