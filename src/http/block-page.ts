@@ -113,8 +113,10 @@ export class BlockDetector {
     res: Pick<HopResponse, 'status' | 'headers' | 'contentType' | 'body' | 'contentEncoding' | 'encoded'>,
   ): string | null {
     if (res.status >= 300 && res.status < 400) return null;
-    let text: string | null = null;
-    let size = 0;
+    // Decoded when a body rule is first met; read as text only when a rule's size bound lets it
+    // apply (most pages are over the bounds of the rules for a 200).
+    let body: Buffer | null | undefined;
+    let text: string | undefined;
     const textual = res.contentType === null || TEXTUAL.test(res.contentType);
     for (const rule of this.rules) {
       if (rule.statuses !== undefined && !rule.statuses.includes(res.status)) continue;
@@ -126,13 +128,10 @@ export class BlockDetector {
       if (rule.unlessUrl?.test(url)) continue;
       if (rule.body !== undefined) {
         if (!textual) continue;
-        if (text === null) {
-          const body = decoded(res);
-          if (body === null) return null;
-          size = body.length;
-          text = body.subarray(0, BLOCK_SCAN_BYTES).toString('latin1');
-        }
-        if (rule.maxBytes !== undefined && size > rule.maxBytes) continue;
+        if (body === undefined) body = decoded(res);
+        if (body === null) return null;
+        if (rule.maxBytes !== undefined && body.length > rule.maxBytes) continue;
+        text ??= body.subarray(0, BLOCK_SCAN_BYTES).toString('latin1');
         if (!rule.body.test(text)) continue;
       }
       return rule.name;
