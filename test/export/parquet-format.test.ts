@@ -73,6 +73,21 @@ describe('parquet export', () => {
     }
   });
 
+  it('GZIP pages; a dictionary for a column of few values, plain for one of distinct values; JSON declared JSON', async () => {
+    const out = path.join(tempDir('collector-parquet-out-'), 'x.parquet');
+    await runExport({ dataDir: data, format: 'parquet', out });
+    const chunks = await query(
+      `SELECT path_in_schema AS c, compression, encodings FROM parquet_metadata('${out}') WHERE row_group_id = 0`,
+    );
+    const of = (c: string) => chunks.find((k) => k.c === c) as Record<string, any>;
+    expect(new Set(chunks.map((k) => k.compression))).toEqual(new Set(['GZIP']));
+    expect(String(of('content_type').encodings)).toMatch(/DICTIONARY/);
+    expect(String(of('url').encodings)).not.toMatch(/DICTIONARY/);
+    expect(String(of('title').encodings)).not.toMatch(/DICTIONARY/);
+    const types = await query(`DESCRIBE SELECT data, url FROM '${out}'`);
+    expect(types.map((t) => t.column_type)).toEqual(['JSON', 'VARCHAR']);
+  });
+
   it('a row group also ends at its byte limit', async () => {
     const out = path.join(tempDir('collector-parquet-out-'), 'x.parquet');
     await runExport({ dataDir: data, format: 'parquet', out, parquet: { bytes: 1 } });
