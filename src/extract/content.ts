@@ -8,6 +8,7 @@
  */
 import { createRequire } from 'node:module';
 import { canonicalize } from '../url/canonicalize.js';
+import { installLazyEventTarget } from './lazy-event-target.js';
 import { all, type DomDocument, type DomElement, type DomNode } from './content-dom.js';
 import { INDEX_ATTR, PARENT_ATTR, prepareContent } from './content-prep.js';
 import { toMarkdown } from './markdown.js';
@@ -69,8 +70,9 @@ type LinkedomModule = typeof import('linkedom');
 let libs: { Readability: ReadabilityModule['Readability']; parseHTML: LinkedomModule['parseHTML'] } | null =
   null;
 
-/** Readability and linkedom, loaded on first use. */
+/** Readability and linkedom, loaded on first use (linkedom's nodes without an event map each: `lazy-event-target.ts`). */
 function libraries() {
+  if (libs === null) installLazyEventTarget(require);
   libs ??= {
     Readability: (require('@mozilla/readability') as ReadabilityModule).Readability,
     parseHTML: (require('linkedom') as LinkedomModule).parseHTML,
