@@ -220,6 +220,7 @@ export class Crawler {
       spill.refill();
       // A round starts on time, whatever the frontier still holds (a host in back-off).
       if (handoff !== null && rounds.startIfDue()) continue;
+      this.flushWhenQuiet();
       const idle = this.isIdle();
       if (handoff === null) {
         if (idle) break;
@@ -394,6 +395,18 @@ export class Crawler {
     if (this.relinking !== null) return false;
     const queued = this.frontier.queued > 0 || this.state.spill.holdsUrls;
     return !queued || (!this.budgetLeft() && this.frontier.inFlight === 0);
+  }
+
+  /**
+   * A shared backend (Redis) acknowledges a URL once its item is on disk, and the shared crawl is
+   * not over while a URL is leased anywhere: with nothing in flight here, the items waiting in
+   * the journal are written now, not at the next save, so no one (this machine at the end of the
+   * crawl included) waits for them.
+   */
+  private flushWhenQuiet(): void {
+    const { journal } = this.state;
+    if (this.active > 0 || this.deps.backend.itemsFlushed === undefined || journal.pendingItems === 0) return;
+    void journal.flush().catch(() => {});
   }
 
   /**

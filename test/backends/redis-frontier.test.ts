@@ -19,7 +19,7 @@ const P = 'collector:{unit}:';
 /** A machine: its shared crawl and the lines it logged. */
 function machine(
   redis: TestRedis,
-  opts: { delayMs?: number; hostConcurrency?: number; leaseTimeoutMs?: number } = {},
+  opts: { delayMs?: number; hostConcurrency?: number; leaseTimeoutMs?: number; pollMs?: number } = {},
 ) {
   const lines: string[] = [];
   const stops: number[] = [];
@@ -41,7 +41,7 @@ function machine(
     maxPenaltyMs: 60_000,
     concurrency: 8,
     leaseTimeoutMs: opts.leaseTimeoutMs ?? 10_000,
-    pollMs: 50,
+    pollMs: opts.pollMs ?? 50,
     out: '/nowhere',
     log,
     onStop: () => stops.push(Date.now()),
@@ -64,6 +64,33 @@ async function claim(f: RedisCrawl['frontier']): Promise<FrontierEntry[]> {
     }
   });
   for (let e = f.next(); e !== null; e = f.next()) got.push(e);
+  return got;
+}
+
+/**
+ * What the engine does while it waits: ask for the next URL each time the frontier wakes it (or
+ * every 50 ms, which claims nothing before the frontier's own next claim time), until `until()`
+ * says a URL it got or the frontier's state is what is waited for, or `ms` passed.
+ * @returns the URLs got meanwhile.
+ */
+async function dispatchUntil(
+  f: RedisCrawl['frontier'],
+  until: (got: FrontierEntry[]) => boolean,
+  ms: number,
+): Promise<FrontierEntry[]> {
+  const got: FrontierEntry[] = [];
+  const deadline = Date.now() + ms;
+  while (!until(got) && Date.now() < deadline) {
+    for (let e = f.next(); e !== null; e = f.next()) got.push(e);
+    if (until(got)) break;
+    await new Promise<void>((resolve) => {
+      const t = setTimeout(resolve, 50);
+      f.wake = () => {
+        clearTimeout(t);
+        resolve();
+      };
+    });
+  }
   return got;
 }
 
@@ -152,6 +179,46 @@ describe.skipIf(!HAVE_REDIS)('shared frontier scripts', () => {
     // The token given back goes to one machine (a claims again at once: it may be either).
     const next = [...(await claim(a.f)), ...(await claim(b.f))];
     expect(next.map((e) => e.url)).toEqual(['http://127.0.0.1/2']);
+  });
+
+  it('a claim answered empty after this machine gave a token back claims again at once, not after the poll', async () => {
+    const a = await start({ hostConcurrency: 2, pollMs: 60_000 });
+    for (const u of ['http://127.0.0.1/1', 'http://127.0.0.1/2', 'http://127.0.0.1/3']) a.f.push(u, 0);
+    await settle(a.f);
+    const [first, second] = await claim(a.f);
+    expect(second).toBeDefined();
+    // A claim on its way while both tokens are taken (it answers empty), then one request ends
+    // (the other stays in flight: the machine is not idle).
+    expect(a.f.next()).toBeNull();
+    a.f.done(first);
+    const got = await dispatchUntil(a.f, (g) => g.length > 0, 10_000);
+    expect(got.map((e) => e.url)).toEqual(['http://127.0.0.1/3']);
+  });
+
+  it('links queued while a claim is on its way are claimed at once, not after the poll', async () => {
+    const a = await start({ hostConcurrency: 4, pollMs: 60_000 });
+    // The claim goes before the link is sent: it finds nothing queued.
+    expect(a.f.next()).toBeNull();
+    a.f.push('http://127.0.0.1/late', 1);
+    const got = await dispatchUntil(a.f, (g) => g.length > 0, 10_000);
+    expect(got.map((e) => e.url)).toEqual(['http://127.0.0.1/late']);
+  });
+
+  it('an idle machine whose last acknowledgement is answered sees the crawl over at once, not after the poll', async () => {
+    const a = await start({ hostConcurrency: 4, pollMs: 60_000 });
+    const e = await leaseAndWrite(a.f, 'http://127.0.0.1/1');
+    // Claims until one finds nothing and nothing changed since it was sent: the next is a poll away.
+    for (let i = 0; i < 2; i++) {
+      expect(a.f.next()).toBeNull();
+      await (a.f as unknown as { claimAnswered: Promise<void> }).claimAnswered;
+    }
+    expect(a.f.nextReadyIn()).toBeGreaterThan(30_000);
+    // Its page is still leased here (written, not yet on disk): the crawl is not over.
+    expect(a.f.queued).toBeGreaterThan(0);
+    a.f.itemsFlushed(1);
+    await dispatchUntil(a.f, () => a.f.queued === 0, 10_000);
+    expect(a.f.queued).toBe(0);
+    expect(await redis.client.hexists(`${P}l:${a.crawl.machine}`, e.url)).toBe(0);
   });
 
   it('holds the delay across machines: the next start waits for next-allowed time in Redis', async () => {

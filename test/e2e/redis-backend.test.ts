@@ -6,7 +6,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { crawl } from '../../src/runtime/library.js';
 import { itemCount, readItems, runCli, startCli, tempDir, waitExit, waitFor } from '../fixtures/cli.js';
+import { crawlPrefix } from '../../src/backends/redis/crawl-keys.js';
 import { haveRedis, machineCrawlArgs, useRedis, waitForMachines } from '../fixtures/redis-machines.js';
 import { duplicates, PAGES, pageRequests, startSite } from '../fixtures/redis-site.js';
 import type { TestRedis } from '../fixtures/redis-server.js';
@@ -250,4 +252,32 @@ describe.skipIf(!HAVE_REDIS)('two machines through one redis', () => {
     expect(s.code).toBe(2);
     expect(s.stderr).toContain('--backend needs --crawl-id');
   });
+});
+
+describe.skipIf(!HAVE_REDIS)('one machine through redis', () => {
+  const bench = useRedis();
+
+  it('ends once its last items are on disk: with nothing in flight it writes them at once, not at the next save', async () => {
+    const servers = await startSite(0);
+    try {
+      const out = tempDir();
+      // Items may wait 30 s in memory before they are written, and a URL is acknowledged (the crawl
+      // over) only once its item is on disk.
+      const s = await crawl({
+        seeds: [`${servers[0].origin}/p/0`],
+        out,
+        scope: 'any',
+        delay: 0,
+        backend: bench.redis.url,
+        crawlId: 'quiet-flush',
+        saveInterval: 30_000,
+        saveEveryItems: 100_000,
+      });
+      expect(s).toMatchObject({ items: 3 * PAGES, errors: 0, queued: 0, completed: true });
+      expect(s.seconds).toBeLessThan(15);
+      expect(Number(await bench.redis.client.get(`${crawlPrefix('quiet-flush')}n:done`))).toBe(3 * PAGES);
+    } finally {
+      for (const s of servers) await s.close();
+    }
+  }, 60_000);
 });

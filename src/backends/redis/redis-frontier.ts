@@ -73,6 +73,11 @@ export class RedisFrontier implements FrontierQueue {
   private claiming = false;
   /** performance.now() before which no claim is sent (politeness or polling). */
   private claimAfter = 0;
+  /**
+   * Bumped by every change this machine makes to the shared crawl (a push, a request over, a
+   * write): a claim answered empty after one is not the last word (see {@link claimed}).
+   */
+  private changes = 0;
   /** From the last claim: URLs queued and leased crawl-wide, and the writes sent before it. */
   private last = { queued: 1, leased: 1, writes: -1 };
   /** Items written here, in journal order, not yet on disk (acknowledged once they are). */
@@ -172,6 +177,7 @@ export class RedisFrontier implements FrontierQueue {
     if (this.divert?.(url, host, depth, priority, json, meta) !== true) {
       this.writes.push(url, host, depth, priority, json);
     }
+    this.changes++;
     this.claimAfter = 0;
   }
 
@@ -196,6 +202,7 @@ export class RedisFrontier implements FrontierQueue {
 
   done(entry: FrontierEntry, answered = true): void {
     this.inFlightCount--;
+    this.changes++;
     const o = this.opts;
     this.send('done', [o.machine, entry.url, answered ? 1 : 0, o.delayMs, o.hostConcurrency]);
     // The token given back may make its host ready: claim again now (after the done, on the same
@@ -427,6 +434,7 @@ export class RedisFrontier implements FrontierQueue {
     this.claiming = true;
     this.writes.flush();
     const writes = this.writes.sent;
+    const changes = this.changes;
     const reconcile = this.reconcileDue ? this.reconcile() : Promise.resolve();
     this.reconcileDue = false;
     const randoms = Array.from({ length: want }, () => Math.random());
@@ -447,7 +455,7 @@ export class RedisFrontier implements FrontierQueue {
         ]);
       })
       .then(
-        (reply) => this.claimed(reply as (string | number)[], writes, sentAt),
+        (reply) => this.claimed(reply as (string | number)[], writes, sentAt, changes),
         (e: Error) => {
           this.log.error({ err: e.message }, 'claiming URLs from redis failed');
           this.claimAfter = performance.now() + o.pollMs;
@@ -459,7 +467,13 @@ export class RedisFrontier implements FrontierQueue {
       });
   }
 
-  private claimed(reply: (string | number)[], writes: number, sentAt: number): void {
+  /**
+   * A claim sent after `writes` writes and `changes` changes (at `sentAt`) was answered: its URLs
+   * are buffered, and the next claim is due at once (URLs came, or this machine changed the crawl
+   * since the claim was sent: a token given back or links queued meanwhile may be ready now), when
+   * the first host is ready, or after a poll (other machines' work).
+   */
+  private claimed(reply: (string | number)[], writes: number, sentAt: number, changes: number): void {
     const [now, firstReady, queued, leased, alive] = reply.slice(0, 5).map(Number);
     this.last = { queued, leased, writes };
     this.clock.kept(sentAt, alive === 1, this.leasedBefore());
@@ -469,7 +483,7 @@ export class RedisFrontier implements FrontierQueue {
       this.held.set(url, entry);
       this.buffer.push(entry);
     }
-    if (this.buffer.length > 0) this.claimAfter = 0;
+    if (this.buffer.length > 0 || this.changes !== changes) this.claimAfter = 0;
     else {
       // Nothing ready here: ask again when the first host is ready, or poll for others' work.
       const wait = firstReady >= 0 ? Math.max(MIN_EMPTY_CLAIM_GAP_MS, firstReady - now) : this.opts.pollMs;
@@ -512,6 +526,17 @@ export class RedisFrontier implements FrontierQueue {
     this.track(this.link.script(name, [this.opts.prefix, ...args]));
   }
 
+  /**
+   * A write of this machine was answered. With nothing leased here to start, claim again at once
+   * rather than after a poll: what it changed (a token given back, the last acknowledgements of
+   * the crawl) may be what the last claim waited for.
+   */
+  private written(): void {
+    if (this.buffer.length > 0 || this.inFlightCount > 0) return;
+    this.claimAfter = 0;
+    if (!this.claiming) this.wake();
+  }
+
   /** Resolves when every write sent so far (and every pending push) is answered. */
   async settled(): Promise<void> {
     this.writes.flush();
@@ -521,9 +546,11 @@ export class RedisFrontier implements FrontierQueue {
 
   private track(p: Promise<unknown>): void {
     this.writes.sent++;
+    this.changes++;
     const t = p.then(
       () => {
         this.outstanding.delete(t);
+        this.written();
       },
       (e: Error) => {
         this.outstanding.delete(t);
