@@ -221,6 +221,53 @@ describe.skipIf(!HAVE_REDIS)('shared frontier scripts', () => {
     expect(await redis.client.hexists(`${P}l:${a.crawl.machine}`, e.url)).toBe(0);
   });
 
+  it('a request over gives its token back in the claim that follows it: one script call for both', async () => {
+    const a = await start({ hostConcurrency: 1, leaseTimeoutMs: 60_000 });
+    for (const u of ['http://127.0.0.1/1', 'http://127.0.0.1/2']) a.f.push(u, 0);
+    await settle(a.f);
+    const [first] = await claim(a.f);
+    await settle(a.f);
+    await redis.client.config('RESETSTAT');
+    a.f.done(first);
+    await (a.f as unknown as { claimAnswered: Promise<void> }).claimAnswered;
+    expect(a.f.next()?.url).toBe('http://127.0.0.1/2');
+    const stats = await redis.client.info('commandstats');
+    const calls = [...stats.matchAll(/^cmdstat_eval(?:sha)?:calls=(\d+)/gm)].reduce(
+      (n, m) => n + Number(m[1]),
+      0,
+    );
+    expect(calls).toBe(1);
+    expect(await redis.client.hget(`${P}l:${a.crawl.machine}`, first.url)).toBe('127.0.0.1|0');
+  });
+
+  it('requests over while no claim can be sent (Redis out of memory) give their tokens back on their own', async () => {
+    const a = await start({ hostConcurrency: 2 });
+    for (const u of ['http://127.0.0.1/1', 'http://127.0.0.1/2']) a.f.push(u, 0);
+    await settle(a.f);
+    const leased = await claim(a.f);
+    expect(leased).toHaveLength(2);
+    await settle(a.f);
+    await redis.client.config('SET', 'maxmemory', '1');
+    try {
+      // A link refused: the machine pauses (no claim is sent while it is paused).
+      a.f.push('http://127.0.0.1/link', 1);
+      const deadline = Date.now() + 10_000;
+      while (a.crawl.status().problem === null && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 20));
+      expect(a.crawl.status().problem).toContain('out of memory');
+      for (const e of leased) a.f.done(e);
+    } finally {
+      await redis.client.config('SET', 'maxmemory', '0');
+    }
+    // Memory back: both tokens are given back, though this machine claims nothing meanwhile.
+    const deadline = Date.now() + 10_000;
+    while ((await redis.client.hget(`${P}h:127.0.0.1`, 'f')) !== '0' && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 20));
+    expect(await redis.client.hget(`${P}h:127.0.0.1`, 'f')).toBe('0');
+    for (const e of leased)
+      expect(await redis.client.hget(`${P}l:${a.crawl.machine}`, e.url)).toBe('127.0.0.1|0');
+  });
+
   it('holds the delay across machines: the next start waits for next-allowed time in Redis', async () => {
     const a = await start({ delayMs: 60_000, hostConcurrency: 4 });
     const b = await start({ delayMs: 60_000, hostConcurrency: 4 });

@@ -60,6 +60,25 @@ local function splitLease(v)
   local i = string.find(v, '|', 1, true)
   return string.sub(v, 1, i - 1), string.sub(v, i + 1)
 end
+-- A leased URL's request is over (see DONE): @returns 1 when its token was given back.
+local function finish(machine, url, answered, delay, hc, now)
+  local lk = P..'l:'..machine
+  local v = redis.call('HGET', lk, url)
+  if not v then return 0 end
+  local host, state = splitLease(v)
+  if state ~= '1' then return 0 end
+  redis.call('HSET', lk, url, host..'|0')
+  releaseToken(machine, host)
+  local hk = P..'h:'..host
+  local y = num(redis.call('HGET', hk, 'y'))
+  if answered == '1' and y > 0 then
+    if y < 50 then y = 0 else y = y * 0.8 end
+    redis.call('HSET', hk, 'y', y)
+  end
+  gapAfter(host, delay, now)
+  schedule(host, hc)
+  return 1
+end
 -- Keep this machine's heartbeat alive for ttl ms (its leases are its own while it lives), made
 -- again when it had expired. @returns 1 when it was alive (no lease of this machine could have
 -- been taken back), else 0.
@@ -117,7 +136,8 @@ ${ENQUEUE_BODY}`;
  * Lease up to `max` URLs whose hosts may be served now, taking a concurrency token of each host
  * and advancing its next-allowed time by its gap (max of delay and Crawl-delay, plus the
  * slow-down penalty, plus jitter). The machine's heartbeat is kept alive for `ttlMs` first (the
- * leases taken are its own for that long).
+ * leases taken are its own for that long), and the requests it says are over are finished first,
+ * as by DONE (their tokens may be the ones this claim takes: one round trip for both).
  *
  * A host's tokens are shared fairly among the machines that ask (claimed within `windowMs`):
  * one machine holds at most ceil(hostConcurrency / machines asking) of them; and when the host
@@ -125,15 +145,18 @@ ${ENQUEUE_BODY}`;
  * it got (`hungry`) holds none of them and was served by that host less recently (`sv:<host>`:
  * machine → when it last got a token of the host), so a machine that gives a token back and
  * claims at once does not win the host again ahead of one waiting.
- * ARGV: prefix, machine, max, delayMs, jitter, hostConcurrency, ttlMs, windowMs, then `max` random
- * numbers in [0,1). @returns {redisNowMs, firstReadyMs or -1, queued, leased, heartbeat was alive
- * (0/1), url1, host1, json1, ...}.
+ * ARGV: prefix, machine, max, delayMs, jitter, hostConcurrency, ttlMs, windowMs, the number of
+ * requests over (d), then d pairs url, answered (0/1) as for DONE, then `max` random numbers in
+ * [0,1). @returns {redisNowMs, firstReadyMs or -1, queued, leased, heartbeat was alive (0/1), url1,
+ * host1, json1, ...}.
  */
 export const CLAIM = `${COMMON}${GUARD}
 local machine, max, delay, jitter, hc = ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
 local window = tonumber(ARGV[8])
 local now = nowMs()
 local out = {now, -1, 0, 0, holdBeat(machine, tonumber(ARGV[7]))}
+local rnd = 10 + 2 * tonumber(ARGV[9])
+for i = 10, rnd - 1, 2 do finish(machine, ARGV[i], ARGV[i + 1], delay, hc, now) end
 redis.call('ZADD', P..'asking', now, machine)
 redis.call('ZREMRANGEBYSCORE', P..'asking', '-inf', now - window)
 local askers = math.max(1, redis.call('ZCARD', P..'asking'))
@@ -182,7 +205,7 @@ for _, host in ipairs(hosts) do
     f = f + 1
     local gap = gapOf(host, delay)
     nx = now + gap
-    if gap > 0 then nx = nx + math.floor(tonumber(ARGV[9 + got]) * jitter * gap) end
+    if gap > 0 then nx = nx + math.floor(tonumber(ARGV[rnd + got]) * jitter * gap) end
     redis.call('HSET', hk, 'n', nx, 'f', f)
     got = got + 1
     out[#out + 1] = url
@@ -206,29 +229,18 @@ return out
 `;
 
 /**
- * A leased URL's request is over: its host token is given back, the gap after a completion starts,
- * and an answer other than 429/503 decays the host's penalty. The lease stays until the item is
- * acknowledged. Idempotent (a second call finds the token given back). ARGV: prefix, machine, url,
- * answered (0/1), delayMs, hostConcurrency. @returns 1 when a token was given back.
+ * Leased URLs' requests are over: each one's host token is given back, the gap after a completion
+ * starts, and an answer other than 429/503 decays the host's penalty. The lease stays until the
+ * item is acknowledged. Idempotent (a second call finds the token given back). CLAIM does the
+ * same for the URLs it is given, before it leases. ARGV: prefix, machine, delayMs,
+ * hostConcurrency, then pairs url, answered (0/1). @returns how many tokens were given back.
  */
 export const DONE = `${COMMON}${GUARD}
-local machine, url, answered, delay, hc = ARGV[2], ARGV[3], ARGV[4], tonumber(ARGV[5]), tonumber(ARGV[6])
-local lk = P..'l:'..machine
-local v = redis.call('HGET', lk, url)
-if not v then return 0 end
-local host, state = splitLease(v)
-if state ~= '1' then return 0 end
-redis.call('HSET', lk, url, host..'|0')
-releaseToken(machine, host)
-local hk = P..'h:'..host
-local y = num(redis.call('HGET', hk, 'y'))
-if answered == '1' and y > 0 then
-  if y < 50 then y = 0 else y = y * 0.8 end
-  redis.call('HSET', hk, 'y', y)
-end
-gapAfter(host, delay, nowMs())
-schedule(host, hc)
-return 1
+local machine, delay, hc = ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4])
+local now = nowMs()
+local n = 0
+for i = 5, #ARGV, 2 do n = n + finish(machine, ARGV[i], ARGV[i + 1], delay, hc, now) end
+return n
 `;
 
 /**

@@ -80,6 +80,11 @@ export class RedisFrontier implements FrontierQueue {
   private changes = 0;
   /** From the last claim: URLs queued and leased crawl-wide, and the writes sent before it. */
   private last = { queued: 1, leased: 1, writes: -1 };
+  /**
+   * Requests over whose tokens Redis has not been told of: pairs url, answered (0/1). They go with
+   * the next claim (one round trip for both), or on their own (DONE) before any other write.
+   */
+  private finished: (string | number)[] = [];
   /** Items written here, in journal order, not yet on disk (acknowledged once they are). */
   private readonly unflushed: string[] = [];
   /**
@@ -124,6 +129,7 @@ export class RedisFrontier implements FrontierQueue {
    */
   get queued(): number {
     const busyElsewhere =
+      this.finished.length > 0 ||
       this.writes.pending > 0 ||
       this.last.writes !== this.writes.sent ||
       this.last.queued + this.last.leased > 0;
@@ -203,13 +209,24 @@ export class RedisFrontier implements FrontierQueue {
   done(entry: FrontierEntry, answered = true): void {
     this.inFlightCount--;
     this.changes++;
-    const o = this.opts;
-    this.send('done', [o.machine, entry.url, answered ? 1 : 0, o.delayMs, o.hostConcurrency]);
-    // The token given back may make its host ready: claim again now (after the done, on the same
-    // connection) rather than at the next poll, so the answer is here by the time the engine's
-    // slot is free (the body may still be being stored).
+    this.finished.push(entry.url, answered ? 1 : 0);
+    // The token given back may make its host ready: claim again now, the claim giving it back
+    // first (one round trip), rather than at the next poll, so the answer is here by the time the
+    // engine's slot is free (the body may still be being stored). With a claim on its way, the
+    // next one gives it back, sent as soon as that one is answered; with no claim to send, it
+    // goes on its own.
     this.claimAfter = 0;
     this.claim();
+    if (!this.claiming) this.sendFinished();
+  }
+
+  /** Tell Redis now, on their own, of the requests over (before any other write, in order). */
+  private sendFinished(): void {
+    if (this.finished.length === 0) return;
+    const o = this.opts;
+    const pairs = this.finished;
+    this.finished = [];
+    this.send('done', [o.machine, o.delayMs, o.hostConcurrency, ...pairs]);
   }
 
   retry(entry: FrontierEntry, delayMs: number, released = false, counts = true): void {
@@ -220,6 +237,7 @@ export class RedisFrontier implements FrontierQueue {
     const o = this.opts;
     const json = entryJson(entry.depth, entry.attempt, entry.meta, this.round);
     this.writes.flush();
+    this.sendFinished();
     this.send('retry', [
       o.machine,
       entry.url,
@@ -232,15 +250,18 @@ export class RedisFrontier implements FrontierQueue {
   }
 
   pauseHost(host: string, ms: number): void {
+    this.sendFinished();
     this.send('pauseHost', [host, Math.max(0, Math.round(ms)), this.opts.hostConcurrency]);
   }
 
   slowDown(host: string): void {
+    this.sendFinished();
     this.send('slowDown', [host, this.opts.delayMs, this.opts.maxPenaltyMs]);
   }
 
   setCrawlDelay(host: string, ms: number): void {
     this.writes.flush();
+    this.sendFinished();
     this.track(
       this.link.send(() => this.link.client.hset(`${this.opts.prefix}h:${host}`, 'c', Math.round(ms))),
     );
@@ -269,6 +290,7 @@ export class RedisFrontier implements FrontierQueue {
     this.acks = this.acks.then(async () => {
       await settled;
       if (this.refused !== null) return;
+      this.sendFinished();
       const o = this.opts;
       const ack = this.link.script('ack', [o.prefix, o.machine, o.hostConcurrency, ...urls]);
       this.track(ack);
@@ -413,6 +435,7 @@ export class RedisFrontier implements FrontierQueue {
     await this.claimAnswered;
     await this.acks;
     this.writes.flush();
+    this.sendFinished();
     const o = this.opts;
     for (const e of this.buffer) this.held.set(e.url, e);
     this.buffer.length = 0;
@@ -439,9 +462,13 @@ export class RedisFrontier implements FrontierQueue {
     this.reconcileDue = false;
     const randoms = Array.from({ length: want }, () => Math.random());
     let sentAt = 0;
+    let finished: (string | number)[] = [];
     this.claimAnswered = reconcile
       .then(() => {
         sentAt = performance.now();
+        // The requests over so far go in this claim, their tokens given back before it leases.
+        finished = this.finished;
+        this.finished = [];
         return this.link.script('claim', [
           o.prefix,
           o.machine,
@@ -451,6 +478,8 @@ export class RedisFrontier implements FrontierQueue {
           o.hostConcurrency,
           o.leaseTimeoutMs,
           Math.max(FAIR_WINDOW_MIN_MS, FAIR_WINDOW_POLLS * o.pollMs),
+          finished.length / 2,
+          ...finished,
           ...randoms,
         ]);
       })
@@ -459,10 +488,18 @@ export class RedisFrontier implements FrontierQueue {
         (e: Error) => {
           this.log.error({ err: e.message }, 'claiming URLs from redis failed');
           this.claimAfter = performance.now() + o.pollMs;
+          // Given back again (DONE is idempotent), first.
+          this.finished = [...finished, ...this.finished];
         },
       )
       .finally(() => {
         this.claiming = false;
+        // Requests over while the claim was on its way: the next claim (due at once after an
+        // answer, see claimed()) gives their tokens back, or they go on their own.
+        if (this.finished.length > 0) {
+          this.claim();
+          if (!this.claiming) this.sendFinished();
+        }
         this.wake();
       });
   }
@@ -537,9 +574,14 @@ export class RedisFrontier implements FrontierQueue {
     if (!this.claiming) this.wake();
   }
 
-  /** Resolves when every write sent so far (and every pending push) is answered. */
+  /**
+   * Resolves when every write sent so far (and every pending push, and every request over) is
+   * answered, the claim on its way too (it may carry requests over).
+   */
   async settled(): Promise<void> {
     this.writes.flush();
+    this.sendFinished();
+    await this.claimAnswered;
     await this.acks;
     await Promise.all([...this.outstanding, this.writes.settled()]);
   }
