@@ -19,7 +19,13 @@ const P = 'collector:{unit}:';
 /** A machine: its shared crawl and the lines it logged. */
 function machine(
   redis: TestRedis,
-  opts: { delayMs?: number; hostConcurrency?: number; leaseTimeoutMs?: number; pollMs?: number } = {},
+  opts: {
+    delayMs?: number;
+    hostConcurrency?: number;
+    leaseTimeoutMs?: number;
+    pollMs?: number;
+    concurrency?: number;
+  } = {},
 ) {
   const lines: string[] = [];
   const stops: number[] = [];
@@ -39,7 +45,7 @@ function machine(
     jitter: 0,
     hostConcurrency: opts.hostConcurrency ?? 1,
     maxPenaltyMs: 60_000,
-    concurrency: 8,
+    concurrency: opts.concurrency ?? 8,
     leaseTimeoutMs: opts.leaseTimeoutMs ?? 10_000,
     pollMs: opts.pollMs ?? 50,
     out: '/nowhere',
@@ -266,6 +272,25 @@ describe.skipIf(!HAVE_REDIS)('shared frontier scripts', () => {
     expect(await redis.client.hget(`${P}h:127.0.0.1`, 'f')).toBe('0');
     for (const e of leased)
       expect(await redis.client.hget(`${P}l:${a.crawl.machine}`, e.url)).toBe('127.0.0.1|0');
+  });
+
+  it('leases and acknowledges more URLs at once than one Lua unpack takes (8,200: runs of 1,000)', async () => {
+    const n = 8_200;
+    const a = await start({ hostConcurrency: n, concurrency: n });
+    for (let i = 0; i < n; i++) a.f.push(`http://127.0.0.1/${i}`, 0);
+    await settle(a.f);
+    const leased = await claim(a.f);
+    expect(leased).toHaveLength(n);
+    expect(await redis.client.hlen(`${P}l:${a.crawl.machine}`)).toBe(n);
+    for (const e of leased) {
+      a.f.done(e);
+      a.f.itemWritten(e.url);
+    }
+    a.f.itemsFlushed(n);
+    await settle(a.f);
+    expect(await redis.client.get(`${P}n:done`)).toBe(String(n));
+    expect(await redis.client.hlen(`${P}l:${a.crawl.machine}`)).toBe(0);
+    expect(await redis.client.hlen(`${P}e`)).toBe(0);
   });
 
   it('holds the delay across machines: the next start waits for next-allowed time in Redis', async () => {

@@ -16,14 +16,28 @@ local function nowMs()
   return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 end
 local function num(v) return tonumber(v) or 0 end
--- A host is in 'ready' iff it has URLs queued and a free token; its score is when it may go.
-local function schedule(host, hc)
-  local h = redis.call('HMGET', P..'h:'..host, 'n', 'p', 'f')
-  if num(h[3]) < hc and redis.call('ZCARD', P..'q:'..host) > 0 then
-    redis.call('ZADD', P..'ready', math.max(num(h[1]), num(h[2])), host)
+-- redis.call(cmd, key, list[from..to]) in runs of at most 1000 arguments (Lua's unpack limit;
+-- even, so pairs stay whole). @returns the replies' elements, joined.
+local function callMany(cmd, key, list, from, to)
+  local res = {}
+  for j = from, to, 1000 do
+    local r = redis.call(cmd, key, unpack(list, j, math.min(j + 999, to)))
+    if type(r) == 'table' then for _, x in ipairs(r) do res[#res + 1] = x end end
+  end
+  return res
+end
+-- A host is in 'ready' iff it has URLs queued and a free token (f of hc taken); its score, at, is
+-- when it may go (the later of its next-allowed time and its pause).
+local function scheduleAt(host, hc, f, at)
+  if f < hc and redis.call('ZCARD', P..'q:'..host) > 0 then
+    redis.call('ZADD', P..'ready', at, host)
   else
     redis.call('ZREM', P..'ready', host)
   end
+end
+local function schedule(host, hc)
+  local h = redis.call('HMGET', P..'h:'..host, 'n', 'p', 'f')
+  scheduleAt(host, hc, num(h[3]), math.max(num(h[1]), num(h[2])))
 end
 local function gapOf(host, delay)
   local h = redis.call('HMGET', P..'h:'..host, 'c', 'y')
@@ -49,18 +63,20 @@ local function enqueueAt(host, url, band, level)
   redis.call('ZADD', P..'q:'..host, band * 1e14 + level * 1e9 + seq, url)
 end
 -- Queue one URL given as six ARGV from i: url, host, fingerprint, band, level, entry JSON.
--- The caller has checked it is new (its seen-set, or a round's set) and counts it in n:queued.
-local function queueEntry(i, hc)
+-- The caller has checked it is new (its seen-set, or a round's set), counts it in n:queued, and
+-- schedules the hosts it notes in touched (once each, after the batch).
+local function queueEntry(i, touched)
   local url, host = ARGV[i], ARGV[i + 1]
   redis.call('HSET', P..'e', url, ARGV[i + 5])
   enqueueAt(host, url, tonumber(ARGV[i + 3]), tonumber(ARGV[i + 4]))
-  schedule(host, hc)
+  touched[host] = true
 end
 local function splitLease(v)
   local i = string.find(v, '|', 1, true)
   return string.sub(v, 1, i - 1), string.sub(v, i + 1)
 end
--- A leased URL's request is over (see DONE): @returns 1 when its token was given back.
+-- A leased URL's request is over (see DONE): its token given back, the penalty decayed after an
+-- answer, the gap run from now. @returns 1 when its token was given back.
 local function finish(machine, url, answered, delay, hc, now)
   local lk = P..'l:'..machine
   local v = redis.call('HGET', lk, url)
@@ -68,15 +84,25 @@ local function finish(machine, url, answered, delay, hc, now)
   local host, state = splitLease(v)
   if state ~= '1' then return 0 end
   redis.call('HSET', lk, url, host..'|0')
-  releaseToken(machine, host)
+  local tk = P..'t:'..machine
+  if redis.call('HINCRBY', tk, host, -1) <= 0 then redis.call('HDEL', tk, host) end
   local hk = P..'h:'..host
-  local y = num(redis.call('HGET', hk, 'y'))
+  local h = redis.call('HMGET', hk, 'f', 'y', 'c', 'n', 'p')
+  local f, y, n = math.max(0, num(h[1]) - 1), num(h[2]), num(h[4])
+  local set = {'f', f}
   if answered == '1' and y > 0 then
     if y < 50 then y = 0 else y = y * 0.8 end
-    redis.call('HSET', hk, 'y', y)
+    set[3], set[4] = 'y', y
   end
-  gapAfter(host, delay, now)
-  schedule(host, hc)
+  local g = math.max(delay, num(h[3])) + y
+  if g > 0 and now + g > n then
+    n = now + g
+    local m = #set
+    set[m + 1] = 'n'
+    set[m + 2] = n
+  end
+  redis.call('HSET', hk, unpack(set))
+  scheduleAt(host, hc, f, math.max(n, num(h[5])))
   return 1
 end
 -- Keep this machine's heartbeat alive for ttl ms (its leases are its own while it lives), made
@@ -113,12 +139,14 @@ end
 export const ENQUEUE_BODY = `${GUARD}
 local hc = tonumber(ARGV[2])
 local added = 0
+local touched = {}
 for i = 3, #ARGV, 6 do
   if seenAdd(ARGV[i + 2]) == 1 then
-    queueEntry(i, hc)
+    queueEntry(i, touched)
     added = added + 1
   end
 end
+for host in pairs(touched) do schedule(host, hc) end
 if added > 0 then redis.call('INCRBY', P..'n:queued', added) end
 return added
 `;
@@ -167,11 +195,16 @@ if hc < askers then hungry = redis.call('ZRANGEBYSCORE', P..'hungry', now - wind
 -- Whether this machine may take one more token of host (it holds mine of them): not past its
 -- share, and (fewer tokens than machines) no machine that wants work and holds none of the
 -- host's tokens waits longer for it.
-local function fairTurn(host, mine)
+-- (took: tokens of host this claim took so far: then this machine was served by it now.)
+local function fairTurn(host, mine, took)
   if mine >= cap then return false end
-  local served = redis.call('HGET', P..'sv:'..host, machine)
-  if not served then return true end
-  served = tonumber(served)
+  if #hungry == 0 then return true end
+  local served = now
+  if took == 0 then
+    served = redis.call('HGET', P..'sv:'..host, machine)
+    if not served then return true end
+    served = tonumber(served)
+  end
   for _, other in ipairs(hungry) do
     if other ~= machine and num(redis.call('HGET', P..'sv:'..host, other)) < served
       and num(redis.call('HGET', P..'t:'..other, host)) == 0 then
@@ -182,40 +215,56 @@ local function fairTurn(host, mine)
 end
 local got = 0
 local yielded = false
+-- The URLs leased (url, host..'|1' pairs, for one HSET) and their positions in out.
+local leases, urls = {}, {}
+local tk = P..'t:'..machine
 local hosts = redis.call('ZRANGEBYSCORE', P..'ready', '-inf', now, 'LIMIT', 0, max * 2 + 16)
 for _, host in ipairs(hosts) do
   if got >= max then break end
   local hk = P..'h:'..host
-  local h = redis.call('HMGET', hk, 'n', 'p', 'f')
-  local f, nx = num(h[3]), math.max(num(h[1]), num(h[2]))
-  local mine = num(redis.call('HGET', P..'t:'..machine, host))
-  -- With no gap a host may give several URLs at once, up to its tokens.
+  local h = redis.call('HMGET', hk, 'n', 'p', 'f', 'c', 'y')
+  local p = num(h[2])
+  local f, nx = num(h[3]), math.max(num(h[1]), p)
+  local gap = math.max(delay, num(h[4])) + num(h[5])
+  local mine = num(redis.call('HGET', tk, host))
+  local took = 0
+  -- With no gap a host may give several URLs at once, up to its tokens (and this machine's
+  -- share, when no machine waits for a turn: then each token is a turn of its own).
   while got < max and f < hc and nx <= now do
-    if not fairTurn(host, mine) then
+    if not fairTurn(host, mine, took) then
       yielded = true
       break
     end
-    local popped = redis.call('ZPOPMIN', P..'q:'..host)
+    local k = 1
+    if gap <= 0 and #hungry == 0 then k = math.min(max - got, hc - f, cap - mine) end
+    local popped = redis.call('ZPOPMIN', P..'q:'..host, k)
     if popped[1] == nil then break end
-    local url = popped[1]
-    redis.call('HSET', P..'l:'..machine, url, host..'|1')
-    redis.call('HINCRBY', P..'t:'..machine, host, 1)
-    redis.call('HSET', P..'sv:'..host, machine, now)
-    mine = mine + 1
-    f = f + 1
-    local gap = gapOf(host, delay)
+    for j = 1, #popped, 2 do
+      leases[#leases + 1] = popped[j]
+      leases[#leases + 1] = host..'|1'
+      out[#out + 1] = popped[j]
+      out[#out + 1] = host
+      out[#out + 1] = '{}'
+      urls[#urls + 1] = popped[j]
+    end
+    local n = #popped / 2
+    mine, f, took, got = mine + n, f + n, took + n, got + n
     nx = now + gap
-    if gap > 0 then nx = nx + math.floor(tonumber(ARGV[rnd + got]) * jitter * gap) end
-    redis.call('HSET', hk, 'n', nx, 'f', f)
-    got = got + 1
-    out[#out + 1] = url
-    out[#out + 1] = host
-    out[#out + 1] = redis.call('HGET', P..'e', url) or '{}'
+    if gap > 0 then nx = nx + math.floor(tonumber(ARGV[rnd + got - 1]) * jitter * gap) end
+    if n < k then break end
   end
-  schedule(host, hc)
+  if took > 0 then
+    redis.call('HINCRBY', tk, host, took)
+    redis.call('HSET', P..'sv:'..host, machine, now)
+    redis.call('HSET', hk, 'n', nx, 'f', f)
+  end
+  scheduleAt(host, hc, f, math.max(nx, p))
 end
 if got < max then redis.call('ZADD', P..'hungry', now, machine) else redis.call('ZREM', P..'hungry', machine) end
 if got > 0 then
+  callMany('HSET', P..'l:'..machine, leases, 1, #leases)
+  local entries = callMany('HMGET', P..'e', urls, 1, #urls)
+  for j = 1, got do out[5 + 3 * j] = entries[j] or '{}' end
   redis.call('INCRBY', P..'n:queued', -got)
   redis.call('INCRBY', P..'n:leased', got)
 end
@@ -278,26 +327,26 @@ return 1
 export const ACK = `${COMMON}${GUARD}
 local machine, hc = ARGV[2], tonumber(ARGV[3])
 local lk = P..'l:'..machine
-local acked = 0
+local leases = callMany('HMGET', lk, ARGV, 4, #ARGV)
+local acked = {}
 for i = 4, #ARGV do
-  local url = ARGV[i]
-  local v = redis.call('HGET', lk, url)
+  local v = leases[i - 3]
   if v then
     local host, state = splitLease(v)
     if state == '1' then
       releaseToken(machine, host)
       schedule(host, hc)
     end
-    redis.call('HDEL', lk, url)
-    redis.call('HDEL', P..'e', url)
-    acked = acked + 1
+    acked[#acked + 1] = ARGV[i]
   end
 end
-if acked > 0 then
-  redis.call('INCRBY', P..'n:leased', -acked)
-  redis.call('INCRBY', P..'n:done', acked)
+if #acked > 0 then
+  callMany('HDEL', lk, acked, 1, #acked)
+  callMany('HDEL', P..'e', acked, 1, #acked)
+  redis.call('INCRBY', P..'n:leased', -#acked)
+  redis.call('INCRBY', P..'n:done', #acked)
 end
-return acked
+return #acked
 `;
 
 /**

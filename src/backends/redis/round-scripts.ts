@@ -68,12 +68,14 @@ local hc, n, last = tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
 local rk = P..'round'
 if tonumber(redis.call('HGET', rk, 'n')) ~= n then return -1 end
 local added = 0
+local touched = {}
 for i = 5, #ARGV, 6 do
   if redis.call('SADD', P..'rs:'..n, ARGV[i + 2]) == 1 and redis.call('HEXISTS', P..'e', ARGV[i]) == 0 then
-    queueEntry(i, hc)
+    queueEntry(i, touched)
     added = added + 1
   end
 end
+for host in pairs(touched) do schedule(host, hc) end
 if added > 0 then redis.call('INCRBY', P..'n:queued', added) end
 if last == '1' then redis.call('HDEL', rk, 'q') end
 return added
