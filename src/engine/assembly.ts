@@ -409,6 +409,7 @@ export async function openStateParts(
     });
     resumedItems = restored.items;
   }
+  const revisits = net.revisits;
   const journal = await Journal.open({
     stateDir,
     itemsPath,
@@ -417,6 +418,8 @@ export async function openStateParts(
     onError: hooks.writeFailed,
     onItemsWritten: backend.itemsFlushed?.bind(backend),
     fence: backend.itemsFence,
+    // A page's revisit record goes to disk before its item (both are buffered, for different times).
+    beforeItems: revisits === null ? undefined : () => revisits.flush(),
     lines: restored?.lines,
   });
   opened.journal = journal;

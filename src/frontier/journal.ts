@@ -41,6 +41,12 @@ export interface JournalOptions {
   /** A shared backend's fence, checked just before item lines are written (see {@link ItemsFence}). */
   fence?: ItemsFence;
   /**
+   * Awaited just before item lines are appended: what must be on disk before an item (the
+   * revisit records of continuous collection, so that a page with its item on disk is never
+   * unknown after a `kill -9`). Must not reject.
+   */
+  beforeItems?: () => Promise<void>;
+  /**
    * Complete lines the two files hold at open, as the recovery that read them counted
    * ({@link RecoveredState.lines}); absent: counted at open.
    */
@@ -222,6 +228,7 @@ export class Journal {
         b.items = b.items.filter((_l, i) => may[i]);
       }
       if (b.items.length > 0) {
+        await this.opts.beforeItems?.();
         await this.itemsFile.append(b.items.join(''));
         this.itemsLines += b.items.length;
         this.itemsFlushed += b.items.length;

@@ -149,6 +149,31 @@ describe('Journal', () => {
     await j.close();
   });
 
+  it('awaits beforeItems before it appends item lines (what must be on disk first), and not for links alone', async () => {
+    const seen: string[] = [];
+    let release = () => {};
+    const o = options({
+      beforeItems: async () => {
+        seen.push(await read(o.itemsPath));
+        await new Promise<void>((r) => (release = r));
+      },
+    });
+    const j = await Journal.open(o);
+    j.enqueued('http://a.example/child', 1);
+    await j.flush();
+    expect(seen).toEqual([]);
+    j.item(item('http://a.example/'));
+    const flushed = j.flush();
+    await new Promise((r) => setTimeout(r, 50));
+    // Called, and the item not on disk while it runs.
+    expect(seen).toEqual(['']);
+    expect(await read(o.itemsPath)).toBe('');
+    release();
+    await flushed;
+    expect(await read(o.itemsPath)).toBe(`${item('http://a.example/')}\n`);
+    await j.close();
+  });
+
   it('flushes by itself every saveEveryItems items', async () => {
     const o = options({ saveEveryItems: 3 });
     const j = await Journal.open(o);
