@@ -140,10 +140,19 @@ describe.skipIf(!HAVE_REDIS)('redis out of memory (maxmemory, noeviction) mid-cr
 
 describe.skipIf(!HAVE_REDIS)('the shared crawl state lost', () => {
   const bench = useRedis();
+  /**
+   * The fixture site with pages from /p/10 on held until `release()`: the crawl is surely not
+   * over when the test breaks its state (however fast the machines crawl what they may).
+   */
+  const heldSite = async () => {
+    let release = () => {};
+    const until = new Promise<void>((r) => (release = r));
+    return { servers: await startSite(60, { from: 10, until }), release };
+  };
 
   it('redis restarted without persistence: both machines say it loudly and exit 76, writing nothing to the new redis', async () => {
     await bench.redis.client.flushdb();
-    const servers = await startSite(60);
+    const { servers, release } = await heldSite();
     try {
       const [a, b] = [tempDir(), tempDir()];
       const seed = `${servers[0].origin}/p/0`;
@@ -153,6 +162,7 @@ describe.skipIf(!HAVE_REDIS)('the shared crawl state lost', () => {
       const ends = Promise.all(procs.map((p) => waitExit(p)));
       await waitFor(() => itemCount(a) + itemCount(b) >= 6, 60_000);
       await bench.redis.restart();
+      release();
       for (const e of await ends) {
         expect(e.code, e.stderr).toBe(76);
         expect(e.stderr).toContain('unavailable');
@@ -165,13 +175,14 @@ describe.skipIf(!HAVE_REDIS)('the shared crawl state lost', () => {
       expect(await bench.redis.client.exists(`${P}crawl`)).toBe(0);
       expect(await bench.redis.client.keys(`${P}q:*`)).toEqual([]);
     } finally {
+      release();
       for (const s of servers) await s.close();
     }
   });
 
   it('the same under a supervisor (--processes 2: two machines in one collector): it stops them and exits 76', async () => {
     await bench.redis.client.flushdb();
-    const servers = await startSite(60);
+    const { servers, release } = await heldSite();
     try {
       const a = tempDir();
       const seed = `${servers[0].origin}/p/0`;
@@ -182,6 +193,7 @@ describe.skipIf(!HAVE_REDIS)('the shared crawl state lost', () => {
       const endA = waitExit(ra);
       await waitFor(() => itemCount(a) >= 6, 60_000);
       await bench.redis.restart();
+      release();
       const ea = await endA;
       expect(ea.code, ea.stderr).toBe(76);
       expect(ea.stderr).toContain(
@@ -189,13 +201,14 @@ describe.skipIf(!HAVE_REDIS)('the shared crawl state lost', () => {
       );
       expect(await bench.redis.client.exists(`${P}crawl`)).toBe(0);
     } finally {
+      release();
       for (const s of servers) await s.close();
     }
   });
 
   it('another crawl record at the address (a different redis, the crawl started anew there): exit 76', async () => {
     await bench.redis.client.flushdb();
-    const servers = await startSite(60);
+    const { servers, release } = await heldSite();
     try {
       const a = tempDir();
       const seed = `${servers[0].origin}/p/0`;
@@ -204,10 +217,12 @@ describe.skipIf(!HAVE_REDIS)('the shared crawl state lost', () => {
       const endA = waitExit(ra);
       await waitFor(() => itemCount(a) >= 3, 60_000);
       await bench.redis.client.hset(`${P}crawl`, 'epoch', 'another-crawl');
+      release();
       const ea = await endA;
       expect(ea.code, ea.stderr).toBe(76);
       expect(ea.stderr).toContain('the shared crawl state in redis was lost');
     } finally {
+      release();
       for (const s of servers) await s.close();
     }
   });
