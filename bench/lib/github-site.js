@@ -16,6 +16,7 @@
  */
 import { createHash } from 'node:crypto';
 import http from 'node:http';
+import { logExchange } from './wire-log.js';
 
 const etagOf = (bytes) => `"${createHash('sha1').update(bytes).digest('hex')}"`;
 
@@ -192,26 +193,7 @@ export async function startGithubSite(opts = {}) {
   /** A server whose every answer is logged with its wire bytes both ways. */
   async function serve(service, handle) {
     const server = http.createServer((req, res) => {
-      const socket = req.socket;
-      const written = socket.bytesWritten;
-      // a request is read whole before it is answered (GET, no pipelining): what the socket
-      // read since the last request on it is this request
-      const read = socket.bytesRead - (socket.benchReadMark ?? 0);
-      socket.benchReadMark = socket.bytesRead;
-      const entry = {
-        service,
-        path: req.url ?? '/',
-        at: Date.now(),
-        status: 0,
-        bytes: 0,
-        requestBytes: read,
-        ifNoneMatch: req.headers['if-none-match'] ?? null,
-      };
-      log.push(entry);
-      res.on('finish', () => {
-        entry.status = res.statusCode;
-        entry.bytes = socket.bytesWritten - written;
-      });
+      logExchange(req, res, log, { service });
       handle(req, res);
     });
     await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -17,6 +17,7 @@
  */
 import { createHash } from 'node:crypto';
 import http from 'node:http';
+import { logExchange } from './wire-log.js';
 
 const PAST = 'Mon, 01 Jan 2024 00:00:00 GMT';
 const FUTURE = 'Fri, 01 Jan 2099 00:00:00 GMT';
@@ -177,26 +178,7 @@ export async function startRoundsSite(opts = {}) {
   }
 
   const server = http.createServer((req, res) => {
-    const socket = req.socket;
-    const before = socket.bytesWritten;
-    // a GET is read whole before it is answered, and requests on a connection do not overlap:
-    // what the socket read since the last request on it is this request
-    const read = socket.bytesRead - (socket.benchReadMark ?? 0);
-    socket.benchReadMark = socket.bytesRead;
-    const entry = {
-      path: req.url ?? '/',
-      at: Date.now(),
-      status: 0,
-      bytes: 0,
-      requestBytes: read,
-      ifNoneMatch: req.headers['if-none-match'] ?? null,
-      ifModifiedSince: req.headers['if-modified-since'] ?? null,
-    };
-    log.push(entry);
-    res.on('finish', () => {
-      entry.status = res.statusCode;
-      entry.bytes = socket.bytesWritten - before;
-    });
+    logExchange(req, res, log);
     route(req, res);
   });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
