@@ -17,7 +17,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { Corpus } from './lib/corpus.js';
+import { pgCorpus } from './lib/corpus.js';
 import { sleep, startProcess, startServer, stopProcess } from './lib/proc.js';
 import { redisCli, startBenchRedis } from './lib/redis-server.js';
 
@@ -149,7 +149,7 @@ async function politeness(port, seconds) {
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
-const corpus = new Corpus(root).start();
+const corpus = pgCorpus(root).start();
 const redis = await startBenchRedis();
 const { port } = redis;
 try {

@@ -27,7 +27,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { Corpus } from './lib/corpus.js';
+import { pgCorpus, pyCorpus } from './lib/corpus.js';
 import { killAll, machineBusySeconds, measure } from './lib/measure.js';
 import { killStarted } from './lib/proc.js';
 import { SCENARIOS } from './scenarios.js';
@@ -86,6 +86,18 @@ const longOpts = {
 for (const [k, v] of Object.entries(longOpts)) if (!(v > 0 && v <= 600)) usage(`${k} must be in (0, 600] s`);
 
 if (!existsSync(path.join(root, 'dist/bundle/main.js'))) usage('dist/ is missing: run `npm run build` first');
+
+/** The docs corpora a scenario can name in `needs` (each an nginx on loopback). */
+const corpora = (() => {
+  try {
+    return { corpus: pgCorpus(root), pycorpus: pyCorpus() };
+  } catch (e) {
+    usage(e.message); // a bad $PYCORPUS_PORT
+  }
+})();
+const needs = new Set(order.flatMap((s) => s.needs ?? []));
+for (const n of needs)
+  if (!corpora[n]) usage(`a scenario needs "${n}", which is none of ${Object.keys(corpora)}`);
 
 function isCeiling(s) {
   return SCENARIOS.some((o) => o.ceiling === s.name && selected.has(o.name));
@@ -165,20 +177,19 @@ function snapshotCode() {
 
 const code = snapshotCode();
 
-// ---- fixtures -----------------------------------------------------------------------------
-
-const corpus = new Corpus(root);
-const needs = new Set(order.flatMap((s) => s.needs ?? []));
+// ---- fixtures (the corpora above) ---------------------------------------------------------
 
 function cleanupAll() {
   killAll();
   killStarted();
   for (const d of liveOuts) rmSync(d, { recursive: true, force: true });
   liveOuts.clear();
-  try {
-    corpus.stop();
-  } catch (e) {
-    log(`warning: stopping the corpus server: ${e.message}`);
+  for (const [name, corpus] of Object.entries(corpora)) {
+    try {
+      corpus.stop();
+    } catch (e) {
+      log(`warning: stopping the ${name} server: ${e.message}`);
+    }
   }
   if (code.dir) rmSync(code.dir, { recursive: true, force: true });
 }
@@ -191,7 +202,7 @@ for (const sig of ['SIGINT', 'SIGTERM']) {
 
 // ---- running ------------------------------------------------------------------------------
 
-const ctx = { root, cli: code.cli, corpus, outDir };
+const ctx = { root, cli: code.cli, ...corpora, outDir };
 const records = new Map(order.map((s) => [s.name, []]));
 const warnings = [];
 let failed = false;
@@ -199,12 +210,22 @@ let failed = false;
 async function runOnce(sc, label) {
   await waitIdle(label);
   const prepared = sc.prepare(ctx);
+  // the server CPU of the corpora this scenario uses (not of the other corpus, idle meanwhile)
+  const servers = (sc.needs ?? []).map((n) => corpora[n]);
+  const serverCpu = () => servers.reduce((sum, c) => sum + c.serverCpuSeconds(), 0);
+  const workerCpu = () =>
+    servers
+      .map((c) => c.workerCpuSeconds())
+      .reduce((a, w) => ({ seconds: a.seconds + w.seconds, workers: a.workers + w.workers }), {
+        seconds: 0,
+        workers: 0,
+      });
   try {
-    const server0 = corpus.serverCpuSeconds();
-    const workers0 = corpus.workerCpuSeconds();
+    const server0 = serverCpu();
+    const workers0 = workerCpu();
     const m = await measure(prepared.argv, { cwd: prepared.cwd ?? root, timeoutS: Number(opts.timeout) });
-    const serverS = corpus.serverCpuSeconds() - server0;
-    const workers1 = corpus.workerCpuSeconds();
+    const serverS = serverCpu() - server0;
+    const workers1 = workerCpu();
     // nginx worker CPU during the run: is the server the bottleneck? (1 worker = 1 core at most)
     const nginxS = workers1.seconds - workers0.seconds;
     // CPU the machine spent on neither the measured command nor the server: interference.
@@ -220,7 +241,8 @@ async function runOnce(sc, label) {
       log(`  ${sc.name.padEnd(16)} ${label.padEnd(8)} TIMED OUT after ${opts.timeout} s`);
       return null;
     }
-    if (m.rc !== 0) {
+    // `okExitCodes`: a scenario's command may exit non-zero by design (wget: 8 for a 404)
+    if (!(sc.okExitCodes ?? [0]).includes(m.rc)) {
       failed = true;
       warnings.push(
         `${sc.name} ${label}: exit code ${m.rc}: ${m.stderr.trim().split('\n').slice(-3).join(' | ')}`,
@@ -317,11 +339,16 @@ async function runCustom(sc) {
   customResults.set(sc.name, res);
 }
 
-try {
-  if (needs.has('corpus')) {
-    corpus.start();
-    log(`corpus: ${corpus.url} (${corpus.pages} pages)${corpus.startedHere ? ', started by the bench' : ''}`);
+for (const n of needs) {
+  try {
+    const corpus = corpora[n].start();
+    log(`${n}: ${corpus.url} (${corpus.pages} pages)${corpus.startedHere ? ', started by the bench' : ''}`);
+  } catch (e) {
+    cleanupAll();
+    usage(`${n}: ${e.message}`); // e.g. its port is taken, or nginx cannot be installed
   }
+}
+try {
   log(`outputs: tmpfs ${outBases.tmpfs}, disk ${outBases.disk}`);
   log(code.dir ? `code: snapshot of dist/ built ${code.builtAt}, run from ${code.dir}` : 'code: in place');
   for (let w = 0; w < warmups; w++) {

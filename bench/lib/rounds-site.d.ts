@@ -1,11 +1,12 @@
 // Types of rounds-site.js for the TypeScript tests (the bench scripts are plain ESM, not compiled).
 
-/** One logged request: its path (query included), arrival (epoch ms), status, wire bytes, validators sent. */
+/** One logged request: its path (query included), arrival (epoch ms), status, wire bytes (answer, request), validators sent. */
 export interface RoundsSiteRequest {
   path: string;
   at: number;
   status: number;
   bytes: number;
+  requestBytes: number;
   ifNoneMatch: string | string[] | null;
   ifModifiedSince: string | null;
 }
@@ -27,6 +28,9 @@ export declare function startRoundsSite(opts?: {
 
 export declare function roundsByHub(
   log: readonly RoundsSiteRequest[],
-  groups: ReadonlyArray<{ marker: string; paths: string[] }>,
+  groups: ReadonlyArray<{
+    marker: string | ((e: RoundsSiteRequest) => boolean);
+    paths: string[] | ((e: RoundsSiteRequest) => boolean);
+  }>,
   slackMs: number,
-): Array<{ requests: RoundsSiteRequest[]; bytes: number }>;
+): Array<{ requests: RoundsSiteRequest[]; bytes: number; requestBytes: number }>;

@@ -2,7 +2,8 @@
  * A fixture site for continuous collection (issue 27), on 127.0.0.1: hubs and pages that do not
  * change unless told to, answering conditional requests as real servers do, and the kinds that
  * waste rounds in the wild. Every response is logged with the bytes it put on the wire (headers
- * and body, from the socket), so what a round costs is measured here, not by the collector.
+ * and body, from the socket; `requestBytes`: the request's), so what a round costs is measured
+ * here, not by the collector.
  *
  * Honest hubs (ETag, Last-Modified, 304): `/feed.xml` (RSS, `/a/1…`), `/sitemap-index.xml` →
  * `/sitemap-1.xml` (`/s/1…`). Liars: `/redating.xml` (RSS whose entries are dated "now" at every
@@ -16,6 +17,7 @@
  */
 import { createHash } from 'node:crypto';
 import http from 'node:http';
+import { logExchange } from './wire-log.js';
 
 const PAST = 'Mon, 01 Jan 2024 00:00:00 GMT';
 const FUTURE = 'Fri, 01 Jan 2099 00:00:00 GMT';
@@ -176,20 +178,7 @@ export async function startRoundsSite(opts = {}) {
   }
 
   const server = http.createServer((req, res) => {
-    const before = req.socket.bytesWritten;
-    const entry = {
-      path: req.url ?? '/',
-      at: Date.now(),
-      status: 0,
-      bytes: 0,
-      ifNoneMatch: req.headers['if-none-match'] ?? null,
-      ifModifiedSince: req.headers['if-modified-since'] ?? null,
-    };
-    log.push(entry);
-    res.on('finish', () => {
-      entry.status = res.statusCode;
-      entry.bytes = req.socket.bytesWritten - before;
-    });
+    logExchange(req, res, log);
     route(req, res);
   });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -214,27 +203,38 @@ export async function startRoundsSite(opts = {}) {
 
 /**
  * The logged requests cut into rounds by the workers' own round starts: for each group (one
- * worker type), the fetches of its `marker` (a seed, fetched first in every round) start its
- * rounds, and each request whose path starts with one of its `paths` belongs to the round of the
- * last marker fetch before it — or up to `slackMs` after it: a round's seeds go out together, in
- * any order. Rounds of the groups are added up by number.
- * @param {Array<{ marker: string, paths: string[] }>} groups
+ * worker type), the fetches of its `marker` (a seed, fetched first in every round; or a test of
+ * a logged request, when the round's first request varies) start its rounds — a marker fetch
+ * more than `slackMs` after the round's first one starts the next round — and each request whose
+ * path starts with one of its `paths` (or that `paths` accepts) belongs to the round of the last
+ * start before it, or up to `slackMs` after it: a round's seeds go out together, in any order.
+ * Rounds of the groups are added up by number.
+ * @param {Array<{ marker: string | ((e: object) => boolean), paths: string[] | ((e: object) => boolean) }>} groups
  * @param {number} slackMs less than the interval between rounds.
- * @returns per round (0 = the first), its requests and the bytes they put on the wire.
+ * @returns per round (0 = the first), its requests and the bytes they put on the wire (answers;
+ *   `requestBytes`: the requests).
  */
 export function roundsByHub(log, groups, slackMs) {
   const rounds = [];
   for (const g of groups) {
-    const starts = log.filter((e) => e.path === g.marker).map((e) => e.at);
+    const isMarker = typeof g.marker === 'function' ? g.marker : (e) => e.path === g.marker;
+    const belongs =
+      typeof g.paths === 'function' ? g.paths : (e) => g.paths.some((p) => e.path.startsWith(p));
+    const starts = [];
     for (const e of log) {
-      if (!g.paths.some((p) => e.path.startsWith(p))) continue;
+      if (isMarker(e) && (starts.length === 0 || e.at > starts[starts.length - 1] + slackMs))
+        starts.push(e.at);
+    }
+    for (const e of log) {
+      if (!belongs(e)) continue;
       let n = -1;
       while (n + 1 < starts.length && starts[n + 1] <= e.at + slackMs) n++;
       if (n < 0) continue;
-      rounds[n] ??= { requests: [], bytes: 0 };
+      rounds[n] ??= { requests: [], bytes: 0, requestBytes: 0 };
       rounds[n].requests.push(e);
       rounds[n].bytes += e.bytes;
+      rounds[n].requestBytes += e.requestBytes ?? 0;
     }
   }
-  return rounds.map((r) => r ?? { requests: [], bytes: 0 });
+  return rounds.map((r) => r ?? { requests: [], bytes: 0, requestBytes: 0 });
 }

@@ -164,6 +164,11 @@ export function registerCrawl(program: Command): void {
       ).choices(['never', 'auto', 'always']),
     )
     .option(
+      '--page-threads <n>',
+      'page threads per process; those after the first take pages only while it has a backlog (large pages, --markdown all; ~60 MB each while busy)',
+      int(1),
+    )
+    .option(
       '--render-concurrency <n>',
       def('with --render: pages rendered at once per process', d.renderConcurrency),
       int(1),

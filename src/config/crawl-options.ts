@@ -67,6 +67,22 @@ export function pageThreadByDefault(processes: number, cpus = availableParalleli
 }
 
 /**
+ * Most page threads a process starts by default (`pageThreads`). One until a second has been
+ * measured to pay for its memory (~60 MB while busy) on a quiet machine: see bench/RESULTS.md.
+ */
+export const MAX_DEFAULT_PAGE_THREADS = 1;
+
+/**
+ * Page threads per process by default, when it has page threads at all: its share of the CPUs, at
+ * most {@link MAX_DEFAULT_PAGE_THREADS}. The fetch loop needs a share of a core too, but the
+ * threads after the first take pages only while the first has a backlog (`engine/page-pool.ts`):
+ * when page work is the bottleneck, the fetch loop mostly waits.
+ */
+export function pageThreadsByDefault(processes: number, cpus = availableParallelism()): number {
+  return Math.max(1, Math.min(MAX_DEFAULT_PAGE_THREADS, Math.floor(cpus / processes)));
+}
+
+/**
  * Crawl options. Durations accept `500`, `500ms`, `15s`, `5m`; sizes accept `10MB`, `2G`.
  * Every field is documented here with its default (the values are in `crawl-defaults.ts`,
  * which `collector crawl --help` reads too).
@@ -174,6 +190,12 @@ export const CrawlOptionsSchema = z.object({
    * per process; ~10 MB more RSS). Default true; a plan with more processes than CPUs turns it off.
    */
   pageThread: z.boolean().default(() => pageThreadByDefault(1)),
+  /**
+   * With `pageThread`: page threads per process. The first takes every page; the others take
+   * pages only while it has a backlog (large pages, `markdown: all`), each with ~30–60 MB of its
+   * own when busy. Default 1 ({@link pageThreadsByDefault}).
+   */
+  pageThreads: positiveInt.pipe(z.number().max(8, { error: 'expected at most 8' })).optional(),
   /** URLs longer than this are skipped as traps. Default 2048. */
   maxUrlLength: z.number().int().positive().default(D.maxUrlLength),
   /** A path segment sequence repeated more than this is a trap (`/a/b/a/b/a/b/a/b`). Default 3. */

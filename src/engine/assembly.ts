@@ -215,6 +215,7 @@ export function buildNetworkParts(
     outDir: opts.out,
     storeBodies: opts.storeBodies,
     thread: opts.pageThread,
+    threads: opts.pageThreads,
     maxBytes: opts.maxBytes,
     versions: pageVersions(opts),
   };

@@ -48,6 +48,8 @@ export interface PageProcessorOptions {
   thread: boolean;
   /** Largest decoded body, bytes (sizes the thread's heap). */
   maxBytes: number;
+  /** Page threads (with `thread`): more than one makes a pool (`page-pool.ts`). Default 1. */
+  threads?: number;
   /** Store pages as versions (`page-versions.ts`: jobs that fetch pages again); absent: one body per page. */
   versions?: VersionOptions;
 }

@@ -241,7 +241,8 @@ export function extractHtml(html: string, pageUrl: string, opts: HtmlExtractOpti
   const links: string[] = [];
   const seenLinks = new Set<string>();
   const head = opts.head ? new HeadFactsReader() : null;
-  // Raw hrefs already resolved against the current base: menus and footers repeat them a lot.
+  // Raw hrefs (up to their '#') already resolved against the current base: menus and footers
+  // repeat them, and a reference page links to hundreds of anchors of a few pages.
   let seenHrefs = new Set<string>();
 
   // The open tag being read.
@@ -250,7 +251,10 @@ export function extractHtml(html: string, pageUrl: string, opts: HtmlExtractOpti
   let attrValue = '';
   let attribs: Record<string, string> = {};
 
-  const addLink = (href: string): void => {
+  const addLink = (raw: string): void => {
+    // The first '#' of an href always starts its fragment (WHATWG URL), which canonical URLs drop.
+    const hash = raw.indexOf('#');
+    const href = hash < 0 ? raw : raw.slice(0, hash);
     if (seenHrefs.has(href)) return;
     seenHrefs.add(href);
     const url = resolve(href, base);

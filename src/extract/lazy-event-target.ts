@@ -136,5 +136,5 @@ export function installLazyEventTarget(req: NodeJS.Require): boolean {
     module.exports = { EventTarget };
     req.cache[file] = module;
   }
-  return (req.cache[file]?.exports as { EventTarget?: unknown }).EventTarget === EventTarget;
+  return (req.cache[file]?.exports as { EventTarget?: unknown } | undefined)?.EventTarget === EventTarget;
 }

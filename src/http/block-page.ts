@@ -7,7 +7,7 @@
  * extends. Such an answer is an error item of kind `blocked`, never a page's content; its host is
  * slowed down as for a 429 and the URL tried again later.
  */
-import { decodeContent } from './decompress.js';
+import { decodeContent, TooLargeError } from './decompress.js';
 import type { HopResponse } from './fetcher.js';
 
 /** Bytes of a body looked at (decoded); challenge pages are small, a longer body is read this far. */
@@ -113,9 +113,9 @@ export class BlockDetector {
     res: Pick<HopResponse, 'status' | 'headers' | 'contentType' | 'body' | 'contentEncoding' | 'encoded'>,
   ): string | null {
     if (res.status >= 300 && res.status < 400) return null;
-    // Decoded when a body rule is first met; read as text only when a rule's size bound lets it
-    // apply (most pages are over the bounds of the rules for a 200).
-    let body: Buffer | null | undefined;
+    // Decoded when a body rule is first met, only as far as that rule's size bound (a 200 over
+    // the bounds is never inflated whole), and read as text only when a rule applies.
+    const body = new BodyWithin(res);
     let text: string | undefined;
     const textual = res.contentType === null || TEXTUAL.test(res.contentType);
     for (const rule of this.rules) {
@@ -128,10 +128,10 @@ export class BlockDetector {
       if (rule.unlessUrl?.test(url)) continue;
       if (rule.body !== undefined) {
         if (!textual) continue;
-        if (body === undefined) body = decoded(res);
-        if (body === null) return null;
-        if (rule.maxBytes !== undefined && body.length > rule.maxBytes) continue;
-        text ??= body.subarray(0, BLOCK_SCAN_BYTES).toString('latin1');
+        const bytes = body.upTo(rule.maxBytes ?? BLOCK_DECODE_BYTES);
+        if (bytes === null) return null;
+        if (bytes === LARGER) continue;
+        text ??= bytes.subarray(0, BLOCK_SCAN_BYTES).toString('latin1');
         if (!rule.body.test(text)) continue;
       }
       return rule.name;
@@ -140,15 +140,47 @@ export class BlockDetector {
   }
 }
 
-/** The body without its Content-Encoding (as much as is looked at), or null when it cannot be decoded. */
-function decoded(
-  res: Pick<HopResponse, 'body' | 'contentEncoding' | 'encoded' | 'contentType'>,
-): Buffer | null {
-  if (!res.encoded || res.contentEncoding === null) return res.body;
+/** Largest decoded body a rule without a size bound looks at the start of; a larger one is no wall. */
+const BLOCK_DECODE_BYTES = BLOCK_SCAN_BYTES * 4;
+
+/** A body holds more bytes than were asked for. */
+export const LARGER = Symbol('larger');
+
+/**
+ * One response's body without its Content-Encoding, decoded as far as the rules ask: a rule with
+ * a size bound needs to know only whether the body fits in it, so a large page is inflated up to
+ * that bound (64 KiB), not whole. A second rule asking for more decodes again.
+ */
+export class BodyWithin {
+  /** The last decode: its limit and result. */
+  private got: { limit: number; body: Buffer | null | typeof LARGER } | undefined;
+
+  constructor(
+    private readonly res: Pick<HopResponse, 'body' | 'contentEncoding' | 'encoded' | 'contentType'>,
+  ) {}
+
+  /**
+   * The decoded body when it holds at most `limit` bytes; {@link LARGER} when it holds more; null
+   * when it cannot be decoded (corrupt).
+   */
+  upTo(limit: number): Buffer | null | typeof LARGER {
+    const { res } = this;
+    if (!res.encoded || res.contentEncoding === null) return res.body.length > limit ? LARGER : res.body;
+    if (this.got === undefined || (this.got.body === LARGER && limit > this.got.limit))
+      this.got = { limit, body: decodeUpTo(res, limit) };
+    const { body } = this.got;
+    return body !== null && body !== LARGER && body.length > limit ? LARGER : body;
+  }
+}
+
+/** The body decoded, {@link LARGER} past `limit` bytes, or null when it cannot be decoded. */
+function decodeUpTo(
+  res: Pick<HopResponse, 'body' | 'contentEncoding' | 'contentType'>,
+  limit: number,
+): Buffer | null | typeof LARGER {
   try {
-    // A larger body is cut at the limit: its size is then "over the small rules' bound" anyway.
-    return decodeContent(res.body, res.contentEncoding, BLOCK_SCAN_BYTES * 4, res.contentType).body;
-  } catch {
-    return null;
+    return decodeContent(res.body, res.contentEncoding, limit, res.contentType).body;
+  } catch (e) {
+    return e instanceof TooLargeError ? LARGER : null;
   }
 }

@@ -33,8 +33,12 @@ const READY_POLL_MS = 50;
 /** Time past the page's limit after which a render that has not ended means a hung browser, ms. */
 export const HUNG_GRACE_MS = 10_000;
 
-/** Resource types never loaded: the DOM does not need them. */
-const BLOCKED_TYPES = new Set(['image', 'font', 'media']);
+/**
+ * Resource types never loaded: the DOM does not need them. Style sheets too (as Crawlee's
+ * `blockRequests` does by default): the content and links a crawl reads are the DOM's, and a
+ * style sheet costs a request, its parse and a style recalculation per page.
+ */
+const BLOCKED_TYPES = new Set(['image', 'font', 'media', 'stylesheet']);
 
 /** The icon a browser asks every site for by itself (an image, though its request type is `other`). */
 const FAVICON = /^https?:\/\/[^/]+\/favicon\.ico(?:\?|$)/;

@@ -12,6 +12,7 @@ import {
   type CrawlOptions,
   type CrawlOptionsInput,
   pageThreadByDefault,
+  pageThreadsByDefault,
   parseCrawlOptions,
 } from '../config/crawl-options.js';
 import { UsageError } from '../config/usage-error.js';
@@ -155,6 +156,7 @@ async function crawlWith(
   const setup = await chooseSource(choice, record);
   // Without a second core per process, a page thread costs memory and saves no time.
   opts.pageThread = input.pageThread ?? pageThreadByDefault(opts.processes);
+  opts.pageThreads = input.pageThreads ?? pageThreadsByDefault(opts.processes);
   const given = canonicalSeeds(opts.seeds);
   const limit = opts.memoryLimit ?? memoryLimitBytes();
   // Also for one process (it has no supervisor to watch it at run time): a plan that cannot fit

@@ -7,7 +7,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { redactRedisUrl } from '../backends/redis/redis-address.js';
 import { type Config, WORKER_COMMON_KEYS } from '../config/config-file.js';
-import { type CrawlOptions, pageThreadByDefault } from '../config/crawl-options.js';
+import { type CrawlOptions, pageThreadByDefault, pageThreadsByDefault } from '../config/crawl-options.js';
 import { UsageError } from '../config/usage-error.js';
 import { chromiumPath, NO_CHROMIUM_MESSAGE } from '../http/chromium.js';
 import { notify } from '../ops/notify.js';
@@ -100,7 +100,7 @@ export async function runWorkerSpecs(config: Config, baseDir: string): Promise<W
     }
     const common: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(w)) if (WORKER_COMMON_KEYS.has(k)) common[k] = v;
-    const { source: _s, processes: n, name: _n, pageThread, ...crawlKeys } = common as typeof w;
+    const { source: _s, processes: n, name: _n, pageThread, pageThreads, ...crawlKeys } = common as typeof w;
     const partition = w.partition ?? defaultPartition(seeds);
     const shared = config.backend !== 'embedded';
     let options: CrawlOptions = {
@@ -114,6 +114,7 @@ export async function runWorkerSpecs(config: Config, baseDir: string): Promise<W
       processes: 1,
       // Without a second core per process, a page thread costs memory and saves no time.
       pageThread: pageThread ?? pageThreadByDefault(totalProcesses),
+      pageThreads: pageThreads ?? pageThreadsByDefault(totalProcesses),
     };
     // Through Redis the politeness clock is shared by the type's processes: nothing to split.
     if (partition === 'url' && !shared) options = splitPoliteness(options, n);

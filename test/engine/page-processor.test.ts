@@ -5,6 +5,7 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { InlinePageProcessor } from '../../src/engine/inline-page-processor.js';
+import { PagePool } from '../../src/engine/page-pool.js';
 import { type PageProcessor, PageThreadLost } from '../../src/engine/page-processor.js';
 import type { PageJob } from '../../src/engine/page-work.js';
 import { ThreadedPageProcessor } from '../../src/engine/threaded-page-processor.js';
@@ -67,6 +68,18 @@ const kinds: Array<[string, (out: string) => PageProcessor | Promise<PageProcess
     // Pages that come while the page thread starts are handled on the caller's thread.
     'page thread, while starting',
     (out) => new ThreadedPageProcessor(FILES, CRAWL, out, 1 << 20),
+  ],
+  [
+    // Spilling at 1: of two pages in flight, the second goes to the second thread.
+    'pool of two page threads',
+    (out) =>
+      new PagePool(
+        [
+          new ThreadedPageProcessor(FILES, CRAWL, out, 1 << 20),
+          new ThreadedPageProcessor(FILES, CRAWL, out, 1 << 20),
+        ],
+        1,
+      ),
   ],
 ];
 

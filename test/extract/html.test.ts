@@ -27,6 +27,16 @@ describe('extractHtml: links', () => {
     expect(extractHtml(html, PAGE).links).toEqual(['http://example.com/x', 'http://example.com/y']);
   });
 
+  it('reads an href only up to its first #: what follows is the fragment, even a ? or a /', () => {
+    const html =
+      '<a href="a.html#s1">1</a><a href="a.html#s2?x=1">2</a><a href="b.html?q=1#/route/x">3</a><a href="#top">4</a><a href="#">5</a>';
+    expect(extractHtml(html, PAGE).links).toEqual([
+      'http://example.com/dir/a.html',
+      'http://example.com/dir/b.html?q=1',
+      'http://example.com/dir/page.html',
+    ]);
+  });
+
   it('resolves relative, ../ past root, non-ASCII and percent-encoded hrefs', () => {
     const html =
       '<a href="../../../../up">1</a><a href="/ü">2</a><a href="%7euser/a%2fb">3</a><a href="http://bücher.example/">4</a>';

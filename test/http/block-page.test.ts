@@ -6,7 +6,7 @@
  */
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { BlockDetector } from '../../src/http/block-page.js';
+import { BlockDetector, BodyWithin, LARGER } from '../../src/http/block-page.js';
 
 const d = new BlockDetector();
 const html = (body: string, status = 200, headers: Record<string, string> = {}, type = 'text/html') => ({
@@ -85,5 +85,44 @@ describe('BlockDetector', () => {
       'blockPatterns[0]',
     );
     expect(() => new BlockDetector(['a', '('])).toThrow(/blockPatterns\[1\]: invalid regular expression/);
+  });
+});
+
+describe('BodyWithin: a body decoded only as far as a rule looks', () => {
+  const gz = (text: string) => ({
+    body: gzipSync(text),
+    contentEncoding: 'gzip',
+    encoded: true,
+    contentType: 'text/html',
+  });
+  const page = (bytes: number) =>
+    `<html><body>${'<p>doc text</p>'.repeat(Math.ceil(bytes / 14))}</body></html>`;
+
+  it('says a large gzip page is over a 64 KiB bound without inflating it whole (a stream cut after 100 KB is not read to its end)', () => {
+    const whole = gzipSync(page(400 * 1024));
+    const cut = { ...gz(''), body: whole.subarray(0, Math.floor(whole.length / 2)) };
+    expect(new BodyWithin(cut).upTo(64 * 1024)).toBe(LARGER);
+    // read whole, the same cut stream is corrupt
+    expect(new BodyWithin(cut).upTo(4 * 1024 * 1024)).toBeNull();
+  });
+
+  it('gives the decoded bytes within the bound, decodes again when a later rule asks for more', () => {
+    const small = new BodyWithin(gz(page(2000)));
+    expect((small.upTo(64 * 1024) as Buffer).toString()).toBe(page(2000));
+    const mid = new BodyWithin(gz(page(100 * 1024)));
+    expect(mid.upTo(64 * 1024)).toBe(LARGER);
+    expect(mid.upTo(4096)).toBe(LARGER);
+    expect((mid.upTo(1024 * 1024) as Buffer).length).toBe(page(100 * 1024).length);
+  });
+
+  it('compares an unencoded body by its length', () => {
+    const raw = {
+      body: Buffer.from('x'.repeat(5000)),
+      contentEncoding: null,
+      encoded: false,
+      contentType: 'text/html',
+    };
+    expect(new BodyWithin(raw).upTo(4096)).toBe(LARGER);
+    expect((new BodyWithin(raw).upTo(8192) as Buffer).length).toBe(5000);
   });
 });

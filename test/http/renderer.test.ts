@@ -16,7 +16,7 @@ import { type FixtureServer, startServer } from '../fixtures/site-server.js';
 const chromium = chromiumPath();
 
 /** A page whose script fetches `/api/n` twice (same host) and writes the answers, with an image. */
-const APP = `<!doctype html><html><head><title>app</title></head><body><div id="root"></div>
+const APP = `<!doctype html><html><head><title>app</title><link rel="stylesheet" href="/app.css"></head><body><div id="root"></div>
 <script>
 (async () => {
   const a = await (await fetch('/api/1')).text();
@@ -70,15 +70,16 @@ describe.skipIf(!chromium)('Renderer', () => {
     cookies: [{ name: 'sid', value: 'abc', domain: '127.0.0.1', path: '/', secure: false, httpOnly: true }],
   });
 
-  it('answers the document itself, sends the cookies, counts the requests, loads no image', async () => {
+  it('answers the document itself, sends the cookies, counts the requests, loads no image or style sheet', async () => {
     const page = await renderer.render(job('/doc', APP));
     expect(page.html).toContain('<p id="out">answer1+sid=abc answer2+sid=abc</p>');
     expect(page.timedOut).toBe(false);
     expect(page.requests).toBe(2);
     expect(page.sameHostRequests).toBe(2);
-    expect(page.blocked).toBeGreaterThanOrEqual(1);
+    expect(page.blocked).toBeGreaterThanOrEqual(2);
     expect(site.hits('/doc')).toBe(0);
     expect(site.hits('/logo.png')).toBe(0);
+    expect(site.hits('/app.css')).toBe(0);
     expect(site.requestsFor('/api/1')[0]?.headers['user-agent']).toBe('collector-test');
   });
 
