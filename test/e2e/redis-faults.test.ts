@@ -11,7 +11,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { crawlPrefix } from '../../src/backends/redis/crawl-keys.js';
 import { itemCount, readItems, startCli, tempDir, waitExit, waitFor } from '../fixtures/cli.js';
-import { haveRedis, machineCrawlArgs, useRedis } from '../fixtures/redis-machines.js';
+import { haveRedis, machineCrawlArgs, useRedis, waitForMachines } from '../fixtures/redis-machines.js';
 import type { TestRedis } from '../fixtures/redis-server.js';
 import { duplicates, PAGES, startSite } from '../fixtures/redis-site.js';
 
@@ -160,7 +160,8 @@ describe.skipIf(!HAVE_REDIS)('the shared crawl state lost', () => {
       const procs = [a, b].map((o) => startCli(machineArgs(seed, o, bench.redis, ...flags)));
       bench.children.push(...procs);
       const ends = Promise.all(procs.map((p) => waitExit(p)));
-      await waitFor(() => itemCount(a) + itemCount(b) >= 6, 60_000);
+      // Both joined before the restart (one started after it would make a new crawl there).
+      await waitForMachines(bench.redis, CRAWL, 2, () => itemCount(a) + itemCount(b) >= 6);
       await bench.redis.restart();
       release();
       for (const e of await ends) {
@@ -191,7 +192,7 @@ describe.skipIf(!HAVE_REDIS)('the shared crawl state lost', () => {
       );
       bench.children.push(ra);
       const endA = waitExit(ra);
-      await waitFor(() => itemCount(a) >= 6, 60_000);
+      await waitForMachines(bench.redis, CRAWL, 2, () => itemCount(a) >= 6);
       await bench.redis.restart();
       release();
       const ea = await endA;
