@@ -9,6 +9,13 @@ import { type FixtureServer, page, startServer } from '../fixtures/site-server.j
 const N = 400;
 let site: FixtureServer;
 const allUrls = () => Array.from({ length: N }, (_, i) => `${site.origin}/p/${i}.html`);
+/** Pages from this number on are held (not answered) until {@link release}; null: none held. */
+let holdFrom: number | null = null;
+const held: Array<() => void> = [];
+function release(): void {
+  holdFrom = null;
+  for (const answer of held.splice(0)) answer();
+}
 
 beforeAll(async () => {
   site = await startServer({}, (req, res) => {
@@ -20,10 +27,12 @@ beforeAll(async () => {
     }
     const i = Number(m[1]);
     const links = [i + 1, i + 2, i + 3, Math.floor(i / 2)].filter((j) => j < N).map((j) => `${j}.html`);
-    setTimeout(() => {
+    const answer = () => {
       res.writeHead(200, { 'content-type': 'text/html' });
       res.end(page(`Page ${i}`, links));
-    }, 5);
+    };
+    if (holdFrom !== null && i >= holdFrom) held.push(answer);
+    else setTimeout(answer, 5);
   });
 });
 
@@ -133,6 +142,8 @@ describe('crash safety and resume', () => {
 
   it('refuses a second crawl on a locked --out', async () => {
     const out = tempDir();
+    // the crawl cannot end (pages from /p/20 on wait) while the second collectors are refused
+    holdFrom = 20;
     const child = startCli(args(out));
     const exited = waitExit(child);
     await waitForItems(out, 5);
@@ -146,5 +157,6 @@ describe('crash safety and resume', () => {
     expect(again.stderr).not.toMatch(/--resume/);
     child.kill('SIGKILL');
     await exited;
+    release();
   });
 });
