@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * Cost of article extraction (Readability over linkedom + turndown, `dist/extract/article.js`)
+ * Cost of article extraction (Readability over our light DOM + turndown, `dist/extract/page-content.js`)
  * per page, on the real PostgreSQL docs: CPU ms per page (median and p90 over the pages, after a
  * warm-up pass), throughput in MB of HTML per CPU second, and the RSS of this process. Articles are
  * opt-in; this is what each page matching `articlePatterns` adds to a crawl.

@@ -46,6 +46,9 @@ const NUMBERED_BLOCKS = new Set([
   'tr',
 ]);
 
+/** The class tokens of an element without a class. */
+const NO_TOKENS: readonly string[] = [];
+
 /** Whether an anchor is a permalink: to a fragment (or nowhere), with no letter or digit in its text (`¶`, `#`, `§`, an icon). */
 function isPermalink(a: DomElement): boolean {
   const href = a.getAttribute('href') ?? '';
@@ -176,13 +179,11 @@ export function prepareContent(document: DomDocument): void {
     )
       lists.push(el);
     const cls = el.getAttribute('class');
-    if (cls !== null) {
-      const tokens = cls.toLowerCase().split(/\s+/);
-      if (tokens.includes('katex')) math.push(el);
-      else if (tokens.some((t) => MATHJAX_RENDERED.has(t))) rendered.push(el);
-      else if (isGutter(tokens)) gutters.push(el);
-      else if (name === 'a' && isPermalink(el)) permalinks.push(el);
-    }
+    const tokens = cls === null ? NO_TOKENS : cls.toLowerCase().split(/\s+/);
+    if (tokens.includes('katex')) math.push(el);
+    else if (tokens.some((t) => MATHJAX_RENDERED.has(t))) rendered.push(el);
+    else if (isGutter(tokens)) gutters.push(el);
+    else if (name === 'a' && isPermalink(el)) permalinks.push(el);
     if (!NEVER_FURNITURE.has(name) ? looksLikeFurniture(el) : cls !== null && HIDDEN_TEXT.test(cls))
       furniture.push(el);
   }

@@ -1,6 +1,7 @@
 /**
  * A page's content for a corpus: its main content as GFM Markdown (`markdown.ts`), the text of
- * that Markdown, its word count, and its links. The DOM is linkedom's, built once; it is prepared
+ * that Markdown, its word count, and its links. The DOM is our light DOM (`light-dom.ts`), built
+ * once from htmlparser2's events; it is prepared
  * (`content-prep.ts`) so that code languages, math, heading levels and lazy images survive; the
  * main content is chosen by Mozilla's Readability (Firefox's reader view), and when Readability
  * finds too little (an index or landing page) the page's body without its navigation, header,
@@ -8,9 +9,9 @@
  */
 import { createRequire } from 'node:module';
 import { canonicalize } from '../url/canonicalize.js';
-import { installLazyEventTarget } from './lazy-event-target.js';
 import { all, type DomDocument, type DomElement, type DomNode } from './content-dom.js';
 import { INDEX_ATTR, PARENT_ATTR, prepareContent } from './content-prep.js';
+import { parseHtmlDocument } from './light-dom-parse.js';
 import { toMarkdown } from './markdown.js';
 import { countWords, markdownToText } from './markdown-text.js';
 
@@ -24,9 +25,9 @@ export const CONTENT_DEFAULTS = {
    */
   maxHtmlChars: 2 * 1024 * 1024,
   /**
-   * Most elements (start tags) in a document extracted. Readability over linkedom grows faster
-   * than linearly with the element count (~12,000 elements ≈ 0.8 s of CPU), so bigger pages get
-   * metadata only, read from their `<head>`.
+   * Most elements (start tags) in a document extracted. Readability's cost grows faster than
+   * linearly with the element count (the PostgreSQL docs' index, ~7,300 elements, takes ~0.3 s of
+   * CPU), so bigger pages get metadata only, read from their `<head>`.
    */
   maxElements: 10_000,
   /** Characters of a too-big page read for its metadata (its head, or this much of it). */
@@ -66,18 +67,12 @@ export function headOf(html: string): string {
 }
 
 type ReadabilityModule = typeof import('@mozilla/readability');
-type LinkedomModule = typeof import('linkedom');
-let libs: { Readability: ReadabilityModule['Readability']; parseHTML: LinkedomModule['parseHTML'] } | null =
-  null;
+let readability: ReadabilityModule['Readability'] | null = null;
 
-/** Readability and linkedom, loaded on first use (linkedom's nodes without an event map each: `lazy-event-target.ts`). */
-function libraries() {
-  if (libs === null) installLazyEventTarget(require);
-  libs ??= {
-    Readability: (require('@mozilla/readability') as ReadabilityModule).Readability,
-    parseHTML: (require('linkedom') as LinkedomModule).parseHTML,
-  };
-  return libs;
+/** Readability, loaded on first use. */
+function Readability(): ReadabilityModule['Readability'] {
+  readability ??= (require('@mozilla/readability') as ReadabilityModule).Readability;
+  return readability;
 }
 
 /** `<script>`…`</script>`, with its attributes captured. */
@@ -98,9 +93,9 @@ export function withoutScripts(html: string): string {
     .replace(NOT_CONTENT, '');
 }
 
-/** A linkedom document of `html` (scripts, styles, comments and SVG left out: {@link withoutScripts}). */
+/** A light DOM (`light-dom.ts`) of `html`, scripts, styles, comments and SVG left out ({@link withoutScripts}). */
 export function parseDocument(html: string): DomDocument {
-  return libraries().parseHTML(withoutScripts(html)).document as unknown as DomDocument;
+  return parseHtmlDocument(withoutScripts(html));
 }
 
 /** What Readability's `parse()` answers, with the content element itself. */
@@ -314,7 +309,7 @@ export function mainContent(document: DomDocument, html: string, title: string |
   if (title !== null) dropLeadBeforeHeadline(document, title);
   let parsed: ReadabilityResult | null = null;
   try {
-    const reader = new (libraries().Readability)<DomElement>(document as never, {
+    const reader = new (Readability())<DomElement>(document as never, {
       serializer: (node) => node as unknown as DomElement,
       charThreshold: CONTENT_DEFAULTS.readabilityCharThreshold,
     });

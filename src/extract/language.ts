@@ -97,7 +97,7 @@ let francAll: FrancAll | null = null;
  * franc, loaded on first use and synchronously: it is ESM-only, so its entry's file, found with
  * `import.meta.resolve`, loads by `require(esm)` (Node ≥ 20.19). This works from `src/` under
  * vitest, from `dist/` and from the esbuild bundle (which leaves the call to run time, `franc`
- * staying a run-time dependency like linkedom).
+ * staying a run-time dependency).
  */
 function detector(): FrancAll {
   if (francAll === null) {

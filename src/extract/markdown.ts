@@ -1,8 +1,8 @@
 /**
  * Main content to Markdown (GitHub Flavored Markdown, GFM spec 0.29): turndown, with rules of
  * ours for what turndown and its GFM plugins get wrong on real pages — tables as GFM tables (or
- * HTML when GFM cannot express them; the plugins read `HTMLTableElement.rows`, which linkedom's
- * DOM lacks), fenced code with its language for any `<pre>`, inline code that keeps short
+ * HTML when GFM cannot express them; the plugins read `HTMLTableElement.rows`, which our light DOM
+ * does not have), fenced code with its language for any `<pre>`, inline code that keeps short
  * snippets, math as `$…$`/`$$…$$`, definition lists, heading levels as authored, and escaping
  * that leaves intraword underscores alone. Expects a DOM prepared by `content-prep.ts`.
  */
@@ -378,7 +378,8 @@ function markdownWriter(): TurndownService {
 /**
  * The Markdown of a prepared content element (see the module comment): GFM, blocks separated by
  * one blank line, no trailing spaces at line ends except hard breaks, trimmed.
- * @param root an element of a linkedom document, after `prepareContent` and with links made absolute.
+ * @param root an element of a light DOM document (`light-dom.ts`), after `prepareContent` and with
+ *   links made absolute.
  */
 export function toMarkdown(root: DomElement): string {
   const md = markdownWriter().turndown(root as unknown as Node);

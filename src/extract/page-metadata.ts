@@ -187,7 +187,7 @@ const CANONICAL_REL = /(?:^|\s)canonical(?:\s|$)/i;
  * state, or states in a form that does not parse, is null. The rules are {@link metadataOf}'s,
  * with the body's headline, author link and `<time>` elements as last resorts.
  *
- * @param document the page's DOM (linkedom's `parseHTML(html).document`), or that of its head only.
+ * @param document the page's DOM (`parseDocument` of `content.ts`), or that of its head only.
  * @param pageUrl the page's absolute URL after redirects: base of relative URLs, and its host
  *   tells the site's name apart from the title.
  * @param contentLanguage the response's `Content-Language` header, if any.

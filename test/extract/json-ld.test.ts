@@ -1,6 +1,4 @@
-import { parseHTML } from 'linkedom';
 import { describe, expect, it } from 'vitest';
-import type { Doc } from '../../src/extract/content-dom.js';
 import {
   ARTICLE_TYPE,
   deref,
@@ -9,10 +7,11 @@ import {
   WEB_PAGE_TYPE,
   WEB_SITE_TYPE,
 } from '../../src/extract/json-ld.js';
+import { parseHtmlDocument } from '../../src/extract/light-dom-parse.js';
 
 function graphOf(...blocks: string[]) {
   const html = blocks.map((b) => `<script type="application/ld+json">${b}</script>`).join('');
-  return readJsonLd(parseHTML(`<html><head>${html}</head></html>`).document as unknown as Doc);
+  return readJsonLd(parseHtmlDocument(`<html><head>${html}</head></html>`));
 }
 
 describe('readJsonLd', () => {
@@ -41,9 +40,9 @@ describe('readJsonLd', () => {
   });
 
   it('reads the type attribute case-insensitively, with parameters; skips other scripts', () => {
-    const doc = parseHTML(
+    const doc = parseHtmlDocument(
       `<script type=" Application/LD+JSON; charset=utf-8">{"@type":"A"}</script><script type="text/javascript">{"@type":"B"}</script><script>{"@type":"C"}</script>`,
-    ).document as unknown as Doc;
+    );
     expect(readJsonLd(doc).nodes.map((n) => n['@type'])).toEqual(['A']);
   });
 

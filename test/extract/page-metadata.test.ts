@@ -1,6 +1,6 @@
-import { parseHTML } from 'linkedom';
 import { describe, expect, it } from 'vitest';
 import { extractHtml } from '../../src/extract/html.js';
+import { parseHtmlDocument } from '../../src/extract/light-dom-parse.js';
 import {
   type Doc,
   METADATA_FIELDS,
@@ -13,7 +13,7 @@ import {
 const PAGE = 'https://news.acme.example/2024/05/dont-panic/';
 
 function doc(html: string): Doc {
-  return parseHTML(html).document as unknown as Doc;
+  return parseHtmlDocument(html);
 }
 
 /** Fields that the body may state (an `<h1>`, a `rel=author` link, `<time>`): the DOM reads them, a streaming pass over the markup does not. */
