@@ -80,6 +80,20 @@ function compileOrThrow(selectors: string, scope: SelectElement | null): Matcher
   }
 }
 
+/** A selector list of type selectors only (`h1,h2`, `img, picture`): what Readability asks most. */
+const TAG_LIST = /^\s*[a-zA-Z][a-zA-Z0-9-]*(?:\s*,\s*[a-zA-Z][a-zA-Z0-9-]*)*\s*$/;
+
+/** The matcher of a list of type selectors: the element's lowercased name among theirs (as css-select compares them). */
+function tagListMatcher(selectors: string): Matcher {
+  const names = selectors.split(',').map((s) => s.trim().toLowerCase());
+  if (names.length === 1) {
+    const [name] = names;
+    return (el) => el.lowerName === name;
+  }
+  const set = new Set(names);
+  return (el) => set.has(el.lowerName);
+}
+
 /**
  * The matcher of a selector list.
  * @param scope the element a query starts from, for `:scope`.
@@ -89,7 +103,7 @@ export function matcher(selectors: string, scope: SelectElement | null = null): 
   if (selectors.includes(':scope')) return compileOrThrow(selectors, scope);
   let m = compiled.get(selectors);
   if (m === undefined) {
-    m = compileOrThrow(selectors, null);
+    m = TAG_LIST.test(selectors) ? tagListMatcher(selectors) : compileOrThrow(selectors, null);
     if (compiled.size >= MAX_COMPILED) compiled.clear();
     compiled.set(selectors, m);
   }

@@ -25,6 +25,11 @@
  *   names case-sensitive, values trimmed, the last one wins;
  * - `querySelector`/`querySelectorAll` do not look inside `<template>` elements (their content
  *   is not in the document), while `textContent` and `getElementsByTagName` do.
+ *
+ * Where linkedom departed from the standards, this follows them: `getAttribute('class')` is null
+ * without a class attribute and the attribute's value as written (linkedom answered '' and a
+ * rewritten token list); a new attribute is appended (linkedom put it first); `innerHTML` and
+ * `outerHTML` are the HTML Standard's serialization (see `light-dom-serialize.ts`).
  */
 import { serializeChildren, serializeNode } from './light-dom-serialize.js';
 import { type Matcher, matcher, type SelectElement } from './light-dom-select.js';
@@ -81,16 +86,23 @@ export class LightDomError extends Error {
  * first and last child (null for text and comments).
  */
 export abstract class LightNode {
-  abstract get nodeType(): number;
-  abstract get nodeName(): string;
-  parentNode: LightParent | null = null;
-  previousSibling: LightNode | null = null;
-  nextSibling: LightNode | null = null;
-  firstChild: LightNode | null = null;
-  lastChild: LightNode | null = null;
+  readonly parentNode: LightParent | null = null;
+  readonly previousSibling: LightNode | null = null;
+  readonly nextSibling: LightNode | null = null;
+  readonly firstChild: LightNode | null = null;
+  readonly lastChild: LightNode | null = null;
 
-  /** @param owner the document the node belongs to (a document's own is itself). */
-  constructor(protected readonly owner: LightDocument) {}
+  /**
+   * @param nodeType the DOM's node type (an own field, not a getter: Readability and Turndown read
+   *   it on every node, at call sites that see every kind of node).
+   * @param nodeName `#text`, `#comment`, `#document`, or an element's uppercased name.
+   * @param owner the document the node belongs to (a document's own is itself).
+   */
+  constructor(
+    readonly nodeType: number,
+    readonly nodeName: string,
+    protected readonly owner: LightDocument,
+  ) {}
 
   /** The document the node belongs to; null for a document. */
   get ownerDocument(): LightDocument | null {
@@ -144,34 +156,35 @@ export abstract class LightNode {
     if (this.parentNode !== null) unlink(this);
   }
 
-  /** Replaces the node by `nodes` in its parent (DOM Standard `ChildNode.replaceWith`). */
+  /** Replaces the node by `nodes` (strings as text) in its parent (DOM Standard `ChildNode.replaceWith`). */
   replaceWith(...nodes: (LightNode | string)[]): void {
     const parent = this.parentNode;
     if (parent === null) return;
-    const list = nodes.map((n) => (typeof n === 'string' ? new LightText(this.owner, n) : n));
     let next = this.nextSibling;
-    while (next !== null && list.includes(next)) next = next.nextSibling;
-    if (!list.includes(this)) unlink(this);
+    while (next !== null && nodes.includes(next)) next = next.nextSibling;
+    const list = detachAll(this.owner, nodes);
+    if (this.parentNode === parent) unlink(this);
     for (const n of list) parent.insertBefore(n, next);
   }
 
-  /** Inserts `nodes` before this node in its parent. */
+  /** Inserts `nodes` (strings as text) before this node in its parent (DOM Standard `ChildNode.before`). */
   before(...nodes: (LightNode | string)[]): void {
     const parent = this.parentNode;
     if (parent === null) return;
     let prev = this.previousSibling;
     while (prev !== null && nodes.includes(prev)) prev = prev.previousSibling;
+    const list = detachAll(this.owner, nodes);
     const next = prev === null ? parent.firstChild : prev.nextSibling;
-    for (const n of nodes) parent.insertBefore(toNode(this.owner, n), next);
+    for (const n of list) parent.insertBefore(n, next);
   }
 
-  /** Inserts `nodes` after this node in its parent. */
+  /** Inserts `nodes` (strings as text) after this node in its parent (DOM Standard `ChildNode.after`). */
   after(...nodes: (LightNode | string)[]): void {
     const parent = this.parentNode;
     if (parent === null) return;
     let next = this.nextSibling;
     while (next !== null && nodes.includes(next)) next = next.nextSibling;
-    for (const n of nodes) parent.insertBefore(toNode(this.owner, n), next);
+    for (const n of detachAll(this.owner, nodes)) parent.insertBefore(n, next);
   }
 
   /** A copy of the node (with its descendants when `deep`), outside any tree. */
@@ -184,17 +197,27 @@ export abstract class LightNode {
   }
 }
 
-function toNode(document: LightDocument, node: LightNode | string): LightNode {
-  return typeof node === 'string' ? new LightText(document, node) : node;
+/**
+ * `nodes` as nodes (strings as text nodes), each taken out of where it is: what the DOM
+ * Standard's "convert nodes into a node" does before inserting them together.
+ */
+function detachAll(document: LightDocument, nodes: readonly (LightNode | string)[]): LightNode[] {
+  return nodes.map((n) => {
+    if (typeof n === 'string') return new LightText(document, n);
+    if (n.parentNode !== null) unlink(n);
+    return n;
+  });
 }
 
 /** A text or comment node (DOM Standard `CharacterData`). */
 export abstract class LightCharacterData extends LightNode {
   constructor(
+    nodeType: number,
+    nodeName: string,
     ownerDocument: LightDocument,
     public data: string,
   ) {
-    super(ownerDocument);
+    super(nodeType, nodeName, ownerDocument);
   }
 
   override get ownerDocument(): LightDocument {
@@ -224,12 +247,8 @@ export abstract class LightCharacterData extends LightNode {
 
 /** A text node. */
 export class LightText extends LightCharacterData {
-  get nodeType(): number {
-    return TEXT_NODE;
-  }
-
-  get nodeName(): string {
-    return '#text';
+  constructor(ownerDocument: LightDocument, data: string) {
+    super(TEXT_NODE, '#text', ownerDocument, data);
   }
 
   cloneNode(): LightText {
@@ -239,12 +258,8 @@ export class LightText extends LightCharacterData {
 
 /** A comment node. */
 export class LightComment extends LightCharacterData {
-  get nodeType(): number {
-    return COMMENT_NODE;
-  }
-
-  get nodeName(): string {
-    return '#comment';
+  constructor(ownerDocument: LightDocument, data: string) {
+    super(COMMENT_NODE, '#comment', ownerDocument, data);
   }
 
   cloneNode(): LightComment {
@@ -252,16 +267,27 @@ export class LightComment extends LightCharacterData {
   }
 }
 
+/** A node's tree links, as the mutation functions below write them (read-only to everyone else). */
+type Links = {
+  parentNode: LightParent | null;
+  previousSibling: LightNode | null;
+  nextSibling: LightNode | null;
+  firstChild: LightNode | null;
+  lastChild: LightNode | null;
+};
+const links = (node: LightNode): Links => node as unknown as Links;
+
 /** Links a detached `node` into `parent` before `ref` (a child of `parent`; null: at the end). */
 function link(parent: LightParent, node: LightNode, ref: LightNode | null): void {
   const prev = ref === null ? parent.lastChild : ref.previousSibling;
-  node.parentNode = parent;
-  node.previousSibling = prev;
-  node.nextSibling = ref;
-  if (prev === null) parent.firstChild = node;
-  else prev.nextSibling = node;
-  if (ref === null) parent.lastChild = node;
-  else ref.previousSibling = node;
+  const n = links(node);
+  n.parentNode = parent;
+  n.previousSibling = prev;
+  n.nextSibling = ref;
+  if (prev === null) links(parent).firstChild = node;
+  else links(prev).nextSibling = node;
+  if (ref === null) links(parent).lastChild = node;
+  else links(ref).previousSibling = node;
   parent.childrenChanged();
 }
 
@@ -270,13 +296,14 @@ function unlink(node: LightNode): void {
   const parent = node.parentNode as LightParent;
   const prev = node.previousSibling;
   const next = node.nextSibling;
-  if (prev === null) parent.firstChild = next;
-  else prev.nextSibling = next;
-  if (next === null) parent.lastChild = prev;
-  else next.previousSibling = prev;
-  node.parentNode = null;
-  node.previousSibling = null;
-  node.nextSibling = null;
+  if (prev === null) links(parent).firstChild = next;
+  else links(prev).nextSibling = next;
+  if (next === null) links(parent).lastChild = prev;
+  else links(next).previousSibling = prev;
+  const n = links(node);
+  n.parentNode = null;
+  n.previousSibling = null;
+  n.nextSibling = null;
   parent.childrenChanged();
 }
 
@@ -405,16 +432,16 @@ export abstract class LightParent extends LightNode {
     return child;
   }
 
-  /** Inserts `nodes` before the first child. */
+  /** Inserts `nodes` (strings as text) before the first child. */
   prepend(...nodes: (LightNode | string)[]): void {
-    let ref = this.firstChild;
-    while (ref !== null && nodes.includes(ref)) ref = ref.nextSibling;
-    for (const n of nodes) this.insertBefore(toNode(this.owner, n), ref);
+    const list = detachAll(this.owner, nodes);
+    const ref = this.firstChild;
+    for (const n of list) this.insertBefore(n, ref);
   }
 
-  /** Appends `nodes`. */
+  /** Appends `nodes` (strings as text). */
   append(...nodes: (LightNode | string)[]): void {
-    for (const n of nodes) this.insertBefore(toNode(this.owner, n), null);
+    for (const n of detachAll(this.owner, nodes)) this.insertBefore(n, null);
   }
 
   /** Removes all children, then appends `nodes`. */
@@ -544,26 +571,24 @@ export class LightElement extends LightParent {
   /** The name lowercased (what selectors and the serializer compare). */
   readonly lowerName: string;
   /** Attributes as `[name, value, name, value, …]` in order; {@link NO_ATTRIBUTES} until one is set. */
-  attrs: string[];
+  private attributeList: string[];
 
   /**
    * @param name the element's name as created.
    * @param attrs its attributes as `[name, value, …]` (taken, not copied).
    */
   constructor(ownerDocument: LightDocument, name: string, attrs: string[] = NO_ATTRIBUTES as string[]) {
-    super(ownerDocument);
+    const tagName = upper(name);
+    super(ELEMENT_NODE, tagName, ownerDocument);
     this.localName = name;
-    this.tagName = upper(name);
+    this.tagName = tagName;
     this.lowerName = lower(name);
-    this.attrs = attrs;
+    this.attributeList = attrs;
   }
 
-  get nodeType(): number {
-    return ELEMENT_NODE;
-  }
-
-  get nodeName(): string {
-    return this.tagName;
+  /** The attributes as `[name, value, name, value, …]`, in order (what the serializer writes). */
+  get attrs(): readonly string[] {
+    return this.attributeList;
   }
 
   override get ownerDocument(): LightDocument {
@@ -571,36 +596,36 @@ export class LightElement extends LightParent {
   }
 
   getAttribute(name: string): string | null {
-    const a = this.attrs;
+    const a = this.attributeList;
     for (let i = 0; i < a.length; i += 2) if (a[i] === name) return a[i + 1];
     return null;
   }
 
   hasAttribute(name: string): boolean {
-    const a = this.attrs;
+    const a = this.attributeList;
     for (let i = 0; i < a.length; i += 2) if (a[i] === name) return true;
     return false;
   }
 
   hasAttributes(): boolean {
-    return this.attrs.length > 0;
+    return this.attributeList.length > 0;
   }
 
   /** Sets an attribute: in place when present, else appended. */
   setAttribute(name: string, value: string): void {
     const v = String(value);
-    const a = this.attrs;
+    const a = this.attributeList;
     for (let i = 0; i < a.length; i += 2)
       if (a[i] === name) {
         a[i + 1] = v;
         return;
       }
-    if (a === NO_ATTRIBUTES) this.attrs = [name, v];
+    if (a === NO_ATTRIBUTES) this.attributeList = [name, v];
     else a.push(name, v);
   }
 
   removeAttribute(name: string): void {
-    const a = this.attrs;
+    const a = this.attributeList;
     for (let i = 0; i < a.length; i += 2)
       if (a[i] === name) {
         a.splice(i, 2);
@@ -610,7 +635,7 @@ export class LightElement extends LightParent {
 
   getAttributeNames(): string[] {
     const names: string[] = [];
-    for (let i = 0; i < this.attrs.length; i += 2) names.push(this.attrs[i]);
+    for (let i = 0; i < this.attributeList.length; i += 2) names.push(this.attributeList[i]);
     return names;
   }
 
@@ -629,7 +654,8 @@ export class LightElement extends LightParent {
   /** The attributes, in order, as copies (a new array on each read). */
   get attributes(): LightAttr[] {
     const out: LightAttr[] = [];
-    for (let i = 0; i < this.attrs.length; i += 2) out.push(new LightAttr(this.attrs[i], this.attrs[i + 1]));
+    for (let i = 0; i < this.attributeList.length; i += 2)
+      out.push(new LightAttr(this.attributeList[i], this.attributeList[i + 1]));
     return out;
   }
 
@@ -737,7 +763,7 @@ export class LightElement extends LightParent {
 }
 
 function shallowCopy(el: LightElement): LightElement {
-  const attrs = el.attrs.length === 0 ? (NO_ATTRIBUTES as string[]) : el.attrs.slice();
+  const attrs = el.attrs.length === 0 ? (NO_ATTRIBUTES as string[]) : [...el.attrs];
   return new LightElement(el.ownerDocument, el.localName, attrs);
 }
 
@@ -752,16 +778,8 @@ export type FragmentParser = (parent: LightParent, html: string) => void;
 export class LightDocument extends LightParent {
   /** @param parseInto appends the nodes of `html` to an element of this document. */
   constructor(readonly parseInto: FragmentParser) {
-    super(null as unknown as LightDocument);
+    super(DOCUMENT_NODE, '#document', null as unknown as LightDocument);
     (this as unknown as { owner: LightDocument }).owner = this;
-  }
-
-  get nodeType(): number {
-    return DOCUMENT_NODE;
-  }
-
-  get nodeName(): string {
-    return '#document';
   }
 
   override get ownerDocument(): null {

@@ -10,6 +10,7 @@ import {
   TEXT_NODE,
 } from '../../src/extract/light-dom.js';
 import { parseHtmlDocument } from '../../src/extract/light-dom-parse.js';
+import { VOID_ELEMENTS } from '../../src/extract/light-dom-serialize.js';
 
 /** The tree under `root` as `name[child child]`, text as "data", comments as <!--data-->. */
 function shape(root: LightParent): string {
@@ -147,6 +148,24 @@ describe('serialization (HTML Standard "serializing HTML fragments")', () => {
     );
   });
 
+  it('writes every void element without an end tag and the text of every raw-text element as it is', () => {
+    const { doc } = body('');
+    for (const name of VOID_ELEMENTS) {
+      const el = doc.createElement(name);
+      el.appendChild(doc.createTextNode('x'));
+      expect(el.outerHTML).toBe(`<${name}>`);
+    }
+    expect(VOID_ELEMENTS.size).toBe(18);
+    for (const name of ['style', 'script', 'xmp', 'iframe', 'noembed', 'noframes', 'plaintext']) {
+      const el = doc.createElement(name);
+      el.appendChild(doc.createTextNode('a < b & c'));
+      expect(el.outerHTML).toBe(`<${name}>a < b & c</${name}>`);
+    }
+    const ns = doc.createElement('noscript');
+    ns.appendChild(doc.createTextNode('a < b'));
+    expect(ns.outerHTML).toBe('<noscript>a &lt; b</noscript>');
+  });
+
   it('writes names as created and attributes as set (an empty class is kept)', () => {
     const { doc } = body('');
     const div = doc.createElement('DIV');
@@ -182,26 +201,43 @@ describe('serialization (HTML Standard "serializing HTML fragments")', () => {
 });
 
 describe('selectors (css-select over the light tree)', () => {
-  const { doc, body: b } = body(
-    '<div id="a" class="x y"><p data-k="1">one</p><p>two <span class="x">s</span></p></div><ul><li>l</li></ul><template><p>t</p></template>',
-  );
+  const page = () =>
+    body(
+      '<div id="a" class="x y"><p data-k="1">one</p><p>two <span class="x">s</span></p></div><ul><li>l</li></ul><template><p>t</p></template>',
+    );
 
   it('matches tags, ids, classes, attributes and combinators, in tree order', () => {
+    const { doc, body: b } = page();
     expect(b.querySelectorAll('p').map((p) => p.textContent)).toEqual(['one', 'two s']);
     expect(b.querySelectorAll('.x').map((e) => e.localName)).toEqual(['div', 'span']);
     expect(b.querySelectorAll('#a > p:not([data-k])').map((e) => e.textContent)).toEqual(['two s']);
     expect(b.querySelectorAll('div span, li').map((e) => e.localName)).toEqual(['span', 'li']);
+    expect(b.querySelectorAll('LI , P').map((e) => e.localName)).toEqual(['p', 'p', 'li']);
     expect(b.querySelector('[data-k="1"]')?.textContent).toBe('one');
     expect(b.querySelector('p + p')?.textContent).toBe('two s');
     expect(doc.querySelector('body > ul > li')?.textContent).toBe('l');
   });
 
   it('does not look inside <template>, though the template itself matches', () => {
+    const { body: b } = page();
     expect(b.querySelectorAll('template, template p').map((e) => e.localName)).toEqual(['template']);
+    expect(b.querySelectorAll('p').length).toBe(2);
+    const tpl = b.lastElementChild!;
+    b.insertBefore(tpl, b.firstChild);
+    expect(b.querySelector('p')?.textContent).toBe('one');
     expect(b.getElementsByTagName('p').length).toBe(3);
   });
 
+  it(':scope is the element the query starts from', () => {
+    const { body: b } = page();
+    const div = b.firstElementChild!;
+    expect(div.querySelectorAll(':scope > p').length).toBe(2);
+    expect(div.querySelector(':scope > span')).toBeNull();
+    expect(b.querySelectorAll(':scope > p').length).toBe(0);
+  });
+
   it('compares tag names case-insensitively, attribute names as written', () => {
+    const { doc, body: b } = page();
     const div = doc.createElement('DIV');
     div.setAttribute('Data-Y', '1');
     b.appendChild(div);
@@ -213,14 +249,17 @@ describe('selectors (css-select over the light tree)', () => {
   });
 
   it('closest looks from the element itself up', () => {
+    const { body: b } = page();
     const span = b.querySelector('span')!;
     expect(span.closest('.x')).toBe(span);
     expect(span.closest('div')?.id).toBe('a');
     expect(span.closest('ul')).toBeNull();
   });
 
-  it('throws SyntaxError for a bad selector', () => {
+  it('throws SyntaxError naming a bad selector', () => {
+    const { body: b } = page();
     expect(() => b.querySelectorAll('p[')).toThrow(SyntaxError);
+    expect(() => b.querySelector('a ! b')).toThrow(/invalid selector "a ! b"/);
   });
 });
 
@@ -277,6 +316,55 @@ describe('mutation keeps parent, children and siblings consistent', () => {
     assertConsistent(b);
   });
 
+  it('append, prepend, before, after and replaceWith take strings as text, in the order given, from wherever the nodes were', () => {
+    const { body: b } = body('<a>1</a><b>2</b><i>3</i>');
+    const [a, bb, i] = b.children;
+    b.append('t', a);
+    expect(shape(b)).toBe('b["2"] i["3"] "t" a["1"]');
+    b.prepend(i, 's');
+    expect(shape(b)).toBe('i["3"] "s" b["2"] "t" a["1"]');
+    bb.after(a, i);
+    expect(shape(b)).toBe('"s" b["2"] a["1"] i["3"] "t"');
+    a.before(bb, 'u');
+    expect(shape(b)).toBe('"s" b["2"] "u" a["1"] i["3"] "t"');
+    i.replaceWith('v', a, i);
+    expect(shape(b)).toBe('"s" b["2"] "u" "v" a["1"] i["3"] "t"');
+    b.replaceChildren('w', bb);
+    expect(shape(b)).toBe('"w" b["2"]');
+    expect(a.parentNode).toBeNull();
+    assertConsistent(b);
+  });
+
+  it('remove, replaceWith, before and after of a node without a parent do nothing', () => {
+    const { doc } = body('');
+    const d = doc.createElement('div');
+    const i = doc.createElement('i');
+    d.remove();
+    d.replaceWith(i);
+    d.before('x');
+    d.after(i);
+    expect([d.parentNode, d.previousSibling, d.nextSibling, i.parentNode]).toEqual([null, null, null, null]);
+  });
+
+  it('errors carry the DOM Standard exception name and leave the tree as it was', () => {
+    const { doc, body: b } = body('<p>x</p><i>y</i>');
+    const [p, i] = b.children;
+    let error: unknown;
+    try {
+      p.insertBefore(doc.createElement('a'), i);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(LightDomError);
+    expect((error as LightDomError).name).toBe('LightDomError');
+    expect((error as LightDomError).domName).toBe('NotFoundError');
+    expect((error as LightDomError).message).toMatch(/not a child of this node/);
+    expect(() => b.appendChild(doc)).toThrow(/HierarchyRequestError: a document cannot be inserted/);
+    expect(() => b.replaceChild(doc.createElement('a'), p.firstChild!)).toThrow(/NotFoundError/);
+    expect(shape(b)).toBe('p["x"] i["y"]');
+    assertConsistent(b);
+  });
+
   it('refuses to insert a node into itself or its descendant, or before a node of another parent', () => {
     const { body: b } = body('<div><p><span>x</span></p></div><i>y</i>');
     const div = b.firstElementChild!;
@@ -294,6 +382,7 @@ describe('mutation keeps parent, children and siblings consistent', () => {
     const kids = b.children;
     const nodes = b.childNodes;
     expect(b.children).toBe(kids); // kept while nothing changes
+    expect(b.childNodes).toBe(nodes);
     for (const k of kids) k.remove();
     expect(kids.map((k) => k.textContent)).toEqual(['1', '2']);
     expect(nodes.length).toBe(2);
@@ -308,6 +397,9 @@ describe('mutation keeps parent, children and siblings consistent', () => {
     expect(shape(p)).toBe('"x < y"');
     expect(p.innerHTML).toBe('x &lt; y');
     p.textContent = '';
+    expect(p.firstChild).toBeNull();
+    p.textContent = 'y';
+    p.textContent = null;
     expect(p.firstChild).toBeNull();
     assertConsistent(b);
   });
@@ -340,6 +432,48 @@ describe('element and document properties', () => {
     expect(b.getElementsByTagName('*').length).toBe(2);
   });
 
+  it('element siblings and children skip text and comments; text and comments have no children', () => {
+    const { doc, body: b } = body('t<a>1</a> <!--c--> <b>2</b>u<!--d-->');
+    const [a, bb] = b.children;
+    expect(a.nextElementSibling).toBe(bb);
+    expect(bb.previousElementSibling).toBe(a);
+    expect(a.previousElementSibling).toBeNull();
+    expect(bb.nextElementSibling).toBeNull();
+    expect(b.firstElementChild).toBe(a);
+    expect(b.lastElementChild).toBe(bb);
+    expect(b.childElementCount).toBe(2);
+    const text = b.firstChild!;
+    const comment = b.lastChild!;
+    expect([text.nodeName, comment.nodeName, a.nodeName, doc.nodeName]).toEqual([
+      '#text',
+      '#comment',
+      'A',
+      '#document',
+    ]);
+    expect([text.nodeType, comment.nodeType, a.nodeType, doc.nodeType]).toEqual([3, 8, 1, 9]);
+    expect([text.nodeValue, comment.nodeValue, a.nodeValue]).toEqual(['t', 'd', null]);
+    expect(text.childNodes).toEqual([]);
+    expect(text.firstChild).toBeNull();
+    expect(text.hasChildNodes()).toBe(false);
+    expect(a.hasChildNodes()).toBe(true);
+    expect(text.nextElementSibling).toBe(a);
+  });
+
+  it('setAttribute changes an attribute in place, appends a new one; removeAttribute removes only the one named', () => {
+    const { body: b } = body('<p a="1" b="2" c="3">x</p>');
+    const p = b.firstElementChild!;
+    p.setAttribute('b', 'two');
+    p.setAttribute('d', '4');
+    expect(p.attributes.map((x) => `${x.name}=${x.value}`)).toEqual(['a=1', 'b=two', 'c=3', 'd=4']);
+    p.removeAttribute('b');
+    p.removeAttribute('missing');
+    expect(p.getAttributeNames()).toEqual(['a', 'c', 'd']);
+    expect(p.getAttributeNode('missing')).toBeNull();
+    expect(p.getAttributeNode('c')?.value).toBe('3');
+    expect(p.hasAttributes()).toBe(true);
+    expect(b.hasAttributes()).toBe(false);
+  });
+
   it('className and id read and write their attributes; absent, they are empty and getAttribute is null', () => {
     const { body: b } = body('<p class=" a  b ">x</p><i>y</i>');
     const [p, i] = b.children;
@@ -367,9 +501,12 @@ describe('element and document properties', () => {
   });
 
   it('src and srcset reflect their attributes on images only', () => {
-    const { body: b } = body('<img srcset="a 1x"><figure src="f"></figure>');
-    const [img, figure] = b.children;
+    const { body: b } = body('<img srcset="a 1x"><figure src="f"></figure><img src="i.png">');
+    const [img, figure, img2] = b.children;
     expect(img.src).toBe('');
+    expect(img2.src).toBe('i.png');
+    expect(img2.srcset).toBe('');
+    expect(figure.srcset).toBeUndefined();
     expect(img.srcset).toBe('a 1x');
     expect(figure.src).toBeUndefined();
   });
@@ -380,9 +517,16 @@ describe('element and document properties', () => {
     expect(styleProperty('display:none;display:', 'display')).toBe('none');
     expect(styleProperty('DISPLAY:none', 'display')).toBe('');
     expect(styleProperty('background:url(a:b)', 'background')).toBe('url(a:b)');
+    expect(styleProperty('mydisplay:none', 'display')).toBe('');
+    expect(styleProperty('display', 'display')).toBe('');
+    expect(styleProperty(null, 'display')).toBe('');
     const { body: b } = body('<p style="visibility: hidden">x</p><i>y</i>');
     expect(b.firstElementChild!.style.visibility).toBe('hidden');
     expect(b.lastElementChild!.style.display).toBe('');
+    expect(b.firstElementChild!.style.display).toBe('');
+    b.lastElementChild!.setAttribute('style', 'display:none');
+    expect(b.lastElementChild!.style.display).toBe('none');
+    expect(b.lastElementChild!.style.getPropertyValue('display')).toBe('none');
   });
 
   it('textContent joins the descendant texts (not comments); a document has none', () => {
