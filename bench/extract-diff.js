@@ -10,12 +10,15 @@
  * each differing page's two results are written to DIR/<set>-<page>.{a,b}.json.
  *
  *   node bench/extract-diff.js --a ../main-build [--b .] [--aeb DIR] [--pg DIR] [--out DIR]
- *     [--only aeb|pg] [--limit N]
+ *     [--only aeb|pg|dir] [--limit N] [--dir DIR [--sample N]]
+ *
+ * --dir DIR adds the `*.html` files below DIR (set `dir`, each at http://127.0.0.1:8081/<path>),
+ * every k-th of them when --sample N asks for about N.
  *
  * A and B are checkouts with `dist/` built (`npm run build`, or `tsc -p tsconfig.build.json`);
  * B defaults to this one. Exit code 0 when no page differs, 1 when some do, 2 for bad arguments.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -32,6 +35,8 @@ const { values: opts } = parseArgs({
     out: { type: 'string' },
     only: { type: 'string' },
     limit: { type: 'string' },
+    dir: { type: 'string' },
+    sample: { type: 'string' },
   },
 });
 
@@ -53,7 +58,7 @@ async function extractorOf(dir) {
 /** The pages of each set: `{ set, name, url, html() }`, read when compared. */
 function pages() {
   const out = [];
-  if (opts.only !== 'pg') {
+  if (opts.only === undefined || opts.only === 'aeb') {
     const truth = JSON.parse(readFileSync(path.join(opts.aeb, 'ground-truth.json'), 'utf8'));
     for (const id of Object.keys(truth))
       out.push({
@@ -63,7 +68,7 @@ function pages() {
         html: () => gunzipSync(readFileSync(path.join(opts.aeb, 'html', `${id}.html.gz`))).toString('utf8'),
       });
   }
-  if (opts.only !== 'aeb' && existsSync(opts.pg)) {
+  if ((opts.only === undefined || opts.only === 'pg') && existsSync(opts.pg)) {
     for (const file of readdirSync(opts.pg)
       .filter((f) => f.endsWith('.html'))
       .sort())
@@ -74,7 +79,30 @@ function pages() {
         html: () => readFileSync(path.join(opts.pg, file), 'utf8'),
       });
   }
+  if (opts.dir !== undefined && (opts.only === undefined || opts.only === 'dir')) {
+    const files = htmlFilesBelow(opts.dir);
+    const step = opts.sample === undefined ? 1 : Math.max(1, Math.floor(files.length / Number(opts.sample)));
+    for (let i = 0; i < files.length; i += step) {
+      const rel = path.relative(opts.dir, files[i]);
+      out.push({
+        set: 'dir',
+        name: rel.replaceAll('/', '_'),
+        url: `http://127.0.0.1:8081/${rel}`,
+        html: () => readFileSync(files[i], 'utf8'),
+      });
+    }
+  }
   return opts.limit === undefined ? out : out.slice(0, Number(opts.limit));
+}
+
+/** The `*.html` files below `dir`, sorted. */
+function htmlFilesBelow(dir) {
+  const out = [];
+  for (const entry of readdirSync(dir, { recursive: true }).sort()) {
+    const file = path.join(dir, entry);
+    if (entry.endsWith('.html') && statSync(file).isFile()) out.push(file);
+  }
+  return out;
 }
 
 /** A result, or the error it threw, as a plain object of the compared fields. */
@@ -95,7 +123,7 @@ const extractA = await extractorOf(opts.a);
 const extractB = await extractorOf(opts.b);
 if (opts.out) mkdirSync(opts.out, { recursive: true });
 
-const counts = { aeb: [0, 0], pg: [0, 0] };
+const counts = { aeb: [0, 0], pg: [0, 0], dir: [0, 0] };
 const differing = [];
 for (const p of pages()) {
   const html = p.html();
