@@ -86,6 +86,17 @@ describe('parsing: the tree htmlparser2 says (linkedom 0.18 built the same)', ()
     assertConsistent(doc);
   });
 
+  it('makes a head when the document element does not start with one, a body when none follows the head', () => {
+    const doc = parseHtmlDocument('<html><title>T</title><p>x</p></html>');
+    expect(doc.title).toBe('');
+    expect(shape(doc)).toBe('html[head title["T"] p["x"]]');
+    expect(doc.body?.localName).toBe('body');
+    expect(shape(doc)).toBe('html[head body title["T"] p["x"]]');
+    const withHead = parseHtmlDocument('<html><head></head><div>x</div></html>');
+    expect(withHead.body?.nextElementSibling?.localName).toBe('div');
+    expect(shape(withHead)).toBe('html[head body div["x"]]');
+  });
+
   it('finds the head and body the page has, without making any', () => {
     const doc = parseHtmlDocument(
       '<!doctype html><html><head><title>T &amp; U</title></head><body><p>x</p></body></html>',
@@ -228,6 +239,15 @@ describe('selectors (css-select over the light tree)', () => {
     expect(b.getElementsByTagName('p').length).toBe(3);
   });
 
+  it('structural pseudo-classes count elements only; :has and :empty look at children', () => {
+    const { body: b } = body('<div>text<p>1</p> <p>2</p><!--c--></div><ul><li></li><li>x</li></ul>');
+    expect(b.querySelectorAll('p:first-child').map((e) => e.textContent)).toEqual(['1']);
+    expect(b.querySelectorAll('p:last-child').map((e) => e.textContent)).toEqual(['2']);
+    expect(b.querySelectorAll('p ~ p').map((e) => e.textContent)).toEqual(['2']);
+    expect(b.querySelectorAll('div:has(p)').length).toBe(1);
+    expect(b.querySelectorAll('li:empty').length).toBe(1);
+  });
+
   it(':scope is the element the query starts from', () => {
     const { body: b } = page();
     const div = b.firstElementChild!;
@@ -335,6 +355,20 @@ describe('mutation keeps parent, children and siblings consistent', () => {
     assertConsistent(b);
   });
 
+  it('before, after and replaceWith given their own neighbours', () => {
+    const { body: b } = body('<a>1</a><b>2</b><i>3</i>');
+    const [a, bb, i] = b.children;
+    a.before('s');
+    expect(shape(b)).toBe('"s" a["1"] b["2"] i["3"]');
+    a.after(bb, 'x');
+    expect(shape(b)).toBe('"s" a["1"] b["2"] "x" i["3"]');
+    bb.replaceWith(i, bb);
+    expect(shape(b)).toBe('"s" a["1"] i["3"] b["2"] "x"');
+    i.before(a, 'y');
+    expect(shape(b)).toBe('"s" a["1"] "y" i["3"] b["2"] "x"');
+    assertConsistent(b);
+  });
+
   it('remove, replaceWith, before and after of a node without a parent do nothing', () => {
     const { doc } = body('');
     const d = doc.createElement('div');
@@ -360,7 +394,11 @@ describe('mutation keeps parent, children and siblings consistent', () => {
     expect((error as LightDomError).domName).toBe('NotFoundError');
     expect((error as LightDomError).message).toMatch(/not a child of this node/);
     expect(() => b.appendChild(doc)).toThrow(/HierarchyRequestError: a document cannot be inserted/);
-    expect(() => b.replaceChild(doc.createElement('a'), p.firstChild!)).toThrow(/NotFoundError/);
+    expect(() => b.replaceChild(doc.createElement('a'), p.firstChild!)).toThrow(
+      /NotFoundError: the node to replace is not a child/,
+    );
+    expect(() => p.removeChild(i)).toThrow(/NotFoundError: the node to remove is not a child/);
+    expect(() => i.appendChild(b)).toThrow(/HierarchyRequestError: a node cannot be inserted into itself/);
     expect(shape(b)).toBe('p["x"] i["y"]');
     assertConsistent(b);
   });
@@ -507,6 +545,11 @@ describe('element and document properties', () => {
     expect(img2.src).toBe('i.png');
     expect(img2.srcset).toBe('');
     expect(figure.srcset).toBeUndefined();
+    const { body: more } = body(
+      '<iframe src="f.html"></iframe><script src="s.js"></script><source src="v.mp4" srcset="v 1x">',
+    );
+    expect(more.children.map((e) => e.src)).toEqual(['f.html', 's.js', 'v.mp4']);
+    expect(more.children.map((e) => e.srcset)).toEqual([undefined, undefined, 'v 1x']);
     expect(img.srcset).toBe('a 1x');
     expect(figure.src).toBeUndefined();
   });
@@ -553,6 +596,9 @@ describe('element and document properties', () => {
     expect(doc.documentElement?.parentElement).toBeNull();
     expect(doc.documentElement?.parentNode).toBe(doc);
     const detached = doc.createElement('div');
+    expect(detached.parentElement).toBeNull();
+    detached.innerHTML = '<i>x</i>';
+    expect(detached.firstChild?.ownerDocument).toBe(doc);
     detached.appendChild(bold);
     expect(bold.isConnected).toBe(false);
     expect(bold.ownerDocument).toBe(doc);
