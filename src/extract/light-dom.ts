@@ -70,6 +70,18 @@ function lower(name: string): string {
   return l;
 }
 
+/** The first element among `n` and its next siblings; null when none is one. */
+function elementOnFrom(n: LightNode | null): LightElement | null {
+  while (n !== null && n.nodeType !== ELEMENT_NODE) n = n.nextSibling;
+  return n as LightElement | null;
+}
+
+/** The first element among `n` and its previous siblings; null when none is one. */
+function elementBackFrom(n: LightNode | null): LightElement | null {
+  while (n !== null && n.nodeType !== ELEMENT_NODE) n = n.previousSibling;
+  return n as LightElement | null;
+}
+
 /** A DOM error (the DOM Standard's `DOMException` names: `NotFoundError`, `HierarchyRequestError`). */
 export class LightDomError extends Error {
   constructor(
@@ -128,15 +140,11 @@ export abstract class LightNode {
   }
 
   get previousElementSibling(): LightElement | null {
-    let n = this.previousSibling;
-    while (n !== null && n.nodeType !== ELEMENT_NODE) n = n.previousSibling;
-    return n as LightElement | null;
+    return elementBackFrom(this.previousSibling);
   }
 
   get nextElementSibling(): LightElement | null {
-    let n = this.nextSibling;
-    while (n !== null && n.nodeType !== ELEMENT_NODE) n = n.nextSibling;
-    return n as LightElement | null;
+    return elementOnFrom(this.nextSibling);
   }
 
   /** A text or comment node's data; null for elements and documents. */
@@ -364,15 +372,11 @@ export abstract class LightParent extends LightNode {
   }
 
   get firstElementChild(): LightElement | null {
-    let n = this.firstChild;
-    while (n !== null && n.nodeType !== ELEMENT_NODE) n = n.nextSibling;
-    return n as LightElement | null;
+    return elementOnFrom(this.firstChild);
   }
 
   get lastElementChild(): LightElement | null {
-    let n = this.lastChild;
-    while (n !== null && n.nodeType !== ELEMENT_NODE) n = n.previousSibling;
-    return n as LightElement | null;
+    return elementBackFrom(this.lastChild);
   }
 
   get childElementCount(): number {
