@@ -175,6 +175,9 @@ export class Attempts {
     const id = this.newPageId();
     const handled = ok || this.parts.statuses.has(res.status);
     let page: WorkedPage;
+    // The body the fetch loop already inflated (block-page check) goes as is: not inflated twice.
+    const decoded =
+      answer.decoded !== undefined && answer.decoded.length <= this.parts.maxBytes ? answer.decoded : null;
     try {
       const job: PageJob = {
         id,
@@ -182,14 +185,14 @@ export class Attempts {
         finalUrl,
         status: res.status,
         contentType: res.contentType,
-        contentEncoding: res.encoded ? res.contentEncoding : null,
+        contentEncoding: decoded === null && res.encoded ? res.contentEncoding : null,
         headers: res.headers,
         depth: entry.depth,
         label: entry.meta?.label,
         userData: entry.meta?.userData,
         maxBytes: this.parts.maxBytes,
         extract: handled,
-        body: res.body,
+        body: decoded ?? res.body,
       };
       const worked = await this.workOrRender(entry, item, job);
       if ('kind' in worked) return worked;

@@ -14,7 +14,7 @@
  */
 import type { SeenSet } from '../dedup/seen-set.js';
 import type { FrontierEntry } from '../frontier/frontier-queue.js';
-import type { BlockDetector } from '../http/block-page.js';
+import { type BlockDetector, BodyWithin } from '../http/block-page.js';
 import { type FetchError, type FetchErrorKind, NO_ANSWER_KINDS } from '../http/fetch-error.js';
 import type { Fetcher, HopResponse } from '../http/fetcher.js';
 import type { BudgetKey } from '../http/rate-budget.js';
@@ -55,6 +55,11 @@ export interface HopAnswer {
   data?: Record<string, unknown>;
   /** The hops of this try: a refresh redirect of the page continues it ({@link HopLoop.refresh}). */
   trail: HopTrail;
+  /**
+   * `res.body` without its Content-Encoding, when the block-page check already inflated all of it
+   * (pages up to 64 KiB): the page processor is handed these bytes instead of inflating again.
+   */
+  decoded?: Buffer;
 }
 
 /** A failed try. */
@@ -209,7 +214,8 @@ export class HopLoop {
         url = next;
         continue;
       }
-      const blocked = this.parts.blocks?.judge(url, res) ?? null;
+      const body = new BodyWithin(res);
+      const blocked = this.parts.blocks?.judge(url, res, body) ?? null;
       if (blocked !== null) {
         // A wall, not the page: never its content; its host slowed down, the URL tried again later.
         const ra = policy.afterBlock(entry.host, res.headers, blocked);
@@ -235,7 +241,10 @@ export class HopLoop {
           res,
         );
       }
-      return { kind: 'answer', res, finalUrl: url, trail };
+      const decoded = body.whole();
+      return decoded === null
+        ? { kind: 'answer', res, finalUrl: url, trail }
+        : { kind: 'answer', res, finalUrl: url, trail, decoded };
     }
   }
 

@@ -106,16 +106,18 @@ export class BlockDetector {
 
   /**
    * Whether `res`, the answer to `url`, is a block page.
+   * @param body `res`'s body as the rules decode it; pass one to reuse what they inflated
+   *   ({@link BodyWithin.whole}).
    * @returns the name of the rule that holds (`captcha`, `bot-challenge`, ...), or null.
    */
   judge(
     url: string,
     res: Pick<HopResponse, 'status' | 'headers' | 'contentType' | 'body' | 'contentEncoding' | 'encoded'>,
+    body: BodyWithin = new BodyWithin(res),
   ): string | null {
     if (res.status >= 300 && res.status < 400) return null;
     // Decoded when a body rule is first met, only as far as that rule's size bound (a 200 over
     // the bounds is never inflated whole), and read as text only when a rule applies.
-    const body = new BodyWithin(res);
     let text: string | undefined;
     const textual = res.contentType === null || TEXTUAL.test(res.contentType);
     for (const rule of this.rules) {
@@ -152,8 +154,8 @@ export const LARGER = Symbol('larger');
  * that bound (64 KiB), not whole. A second rule asking for more decodes again.
  */
 export class BodyWithin {
-  /** The last decode: its limit and result. */
-  private got: { limit: number; body: Buffer | null | typeof LARGER } | undefined;
+  /** The last decode: its limit, result, and flag (a coding not applied, see `decodeContent`). */
+  private got: { limit: number; body: Buffer | null | typeof LARGER; flag?: string } | undefined;
 
   constructor(
     private readonly res: Pick<HopResponse, 'body' | 'contentEncoding' | 'encoded' | 'contentType'>,
@@ -167,9 +169,21 @@ export class BodyWithin {
     const { res } = this;
     if (!res.encoded || res.contentEncoding === null) return res.body.length > limit ? LARGER : res.body;
     if (this.got === undefined || (this.got.body === LARGER && limit > this.got.limit))
-      this.got = { limit, body: decodeUpTo(res, limit) };
+      this.got = { limit, ...decodeUpTo(res, limit) };
     const { body } = this.got;
     return body !== null && body !== LARGER && body.length > limit ? LARGER : body;
+  }
+
+  /**
+   * The whole body without its Content-Encoding when a rule already inflated it (so the page
+   * processor need not inflate it again), else null: nothing was inflated (no body rule applied,
+   * or no coding), the body is larger than the rules looked, it is corrupt, or its coding was not
+   * applied (unknown, or claimed but absent: the page processor flags those).
+   */
+  whole(): Buffer | null {
+    const got = this.got;
+    if (got === undefined || got.flag !== undefined) return null;
+    return got.body === null || got.body === LARGER ? null : got.body;
   }
 }
 
@@ -177,10 +191,10 @@ export class BodyWithin {
 function decodeUpTo(
   res: Pick<HopResponse, 'body' | 'contentEncoding' | 'contentType'>,
   limit: number,
-): Buffer | null | typeof LARGER {
+): { body: Buffer | null | typeof LARGER; flag?: string } {
   try {
-    return decodeContent(res.body, res.contentEncoding, limit, res.contentType).body;
+    return decodeContent(res.body, res.contentEncoding, limit, res.contentType);
   } catch (e) {
-    return e instanceof TooLargeError ? LARGER : null;
+    return { body: e instanceof TooLargeError ? LARGER : null };
   }
 }

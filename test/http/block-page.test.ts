@@ -125,4 +125,28 @@ describe('BodyWithin: a body decoded only as far as a rule looks', () => {
     expect(new BodyWithin(raw).upTo(4096)).toBe(LARGER);
     expect((new BodyWithin(raw).upTo(8192) as Buffer).length).toBe(5000);
   });
+
+  it('hands on the whole body a check inflated (the page processor need not inflate it again), and nothing else', () => {
+    // A 200 gzip page within the rules' 64 KiB: judged by inflating it whole.
+    const small = new BodyWithin(gz(page(2000)));
+    expect(d.judge(URL_, { ...gz(page(2000)), status: 200, headers: {} }, small)).toBeNull();
+    expect(small.whole()?.toString()).toBe(page(2000));
+    // Over the bound: only part was inflated.
+    const large = new BodyWithin(gz(page(100 * 1024)));
+    expect(d.judge(URL_, { ...gz(page(100 * 1024)), status: 200, headers: {} }, large)).toBeNull();
+    expect(large.whole()).toBeNull();
+    // No coding: nothing was inflated; a coding claimed but absent is left to the page processor's flag.
+    const plain = { ...html(page(2000)), encoded: true };
+    const none = new BodyWithin(plain);
+    expect(d.judge(URL_, plain, none)).toBeNull();
+    expect(none.whole()).toBeNull();
+    const claimed = { ...gz(''), body: Buffer.from(page(2000)) };
+    const notEncoded = new BodyWithin(claimed);
+    expect(d.judge(URL_, { ...claimed, status: 200, headers: {} }, notEncoded)).toBeNull();
+    expect(notEncoded.whole()).toBeNull();
+    // Not looked at (not HTML): not inflated.
+    const json = new BodyWithin({ ...gz('{"a":1}'), contentType: 'application/json' });
+    expect(d.judge(URL_, { ...gz('{"a":1}'), contentType: 'application/json', status: 200, headers: {} }, json)).toBeNull();
+    expect(json.whole()).toBeNull();
+  });
 });
