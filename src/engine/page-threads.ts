@@ -36,6 +36,22 @@ export interface PageThreadEvents {
   writerLost(e: Error, working: number): void;
 }
 
+/**
+ * The page thread's young generation, MB. A page reader that only parses (links, title, metadata)
+ * allocates little that lives beyond its page: 8 MB lowers the crawl's peak RSS by 10–17 MB at the
+ * same CPU. Main-content extraction (Readability and Markdown: `markdown: all`, or article
+ * patterns) keeps a page's DOM alive longer, and scavenges of 8 MB promoted it and cost a
+ * `--markdown all` crawl 5–20% more time: 16 MB there, and for a source of the user's, whose
+ * work is unknown (bench/RESULTS.md, 2026-12-03 17:37).
+ */
+export function youngGenerationMb(source: PageThreadSource): number {
+  const o = source.options;
+  const patterns = o.articlePatterns;
+  const extracts = o.markdown === 'all' || (o.markdown !== 'none' && Array.isArray(patterns) && patterns.length > 0);
+  const builtinReader = source.ref.kind === 'builtin' && source.ref.name === 'crawl';
+  return builtinReader && !extracts ? 8 : 16;
+}
+
 /** One page thread and its body-writer thread, from start to end. */
 export class PageThreads {
   private readonly page: Worker;
@@ -90,7 +106,7 @@ export class PageThreads {
     const page = new Worker(files.pageWorker, {
       workerData: data,
       transferList,
-      resourceLimits: { maxYoungGenerationSizeMb: 16, maxOldGenerationSizeMb: heapMb },
+      resourceLimits: { maxYoungGenerationSizeMb: youngGenerationMb(source), maxOldGenerationSizeMb: heapMb },
     });
     page.on('message', (msgs: PageReply[] | 'closed' | 'ready') => {
       if (msgs === 'ready') on.ready();

@@ -8,6 +8,7 @@ import { InlinePageProcessor } from '../../src/engine/inline-page-processor.js';
 import { PagePool } from '../../src/engine/page-pool.js';
 import { type PageProcessor, PageThreadLost } from '../../src/engine/page-processor.js';
 import type { PageJob } from '../../src/engine/page-work.js';
+import { youngGenerationMb } from '../../src/engine/page-threads.js';
 import { ThreadedPageProcessor } from '../../src/engine/threaded-page-processor.js';
 import { crawlSource } from '../../src/sources/crawl.js';
 import { runSource, sourceLog } from '../../src/sources/source-runner.js';
@@ -206,5 +207,17 @@ describe('page threads: failure and idle', () => {
     members[0].prestart();
     expect(members[0].running).toBe(false);
     await p.close();
+  });
+});
+
+describe('the page thread young generation', () => {
+  const crawl = (options: Record<string, unknown>) => ({ ...CRAWL, options });
+  it('is small for the plain crawl, larger where pages get main-content extraction or the source is unknown', () => {
+    expect(youngGenerationMb(crawl({}))).toBe(8);
+    expect(youngGenerationMb(crawl({ markdown: 'none', articlePatterns: ['/blog/'] }))).toBe(8);
+    expect(youngGenerationMb(crawl({ markdown: 'articles', articlePatterns: [] }))).toBe(8);
+    expect(youngGenerationMb(crawl({ markdown: 'all' }))).toBe(16);
+    expect(youngGenerationMb(crawl({ articlePatterns: ['/blog/'] }))).toBe(16);
+    expect(youngGenerationMb({ ...CRAWL, ref: { kind: 'module' as const, path: '/x/source.js' } })).toBe(16);
   });
 });
