@@ -27,6 +27,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { cliArgv } from './lib/cli-argv.js';
 import { DOCS_DIR, PY_DOCS_DIR } from './lib/corpus.js';
 import { idleRss, politeness200, run20On2g, synthetic1m } from './lib/long-scenarios.js';
 import { renderAuto200 } from './lib/render-scenario.js';
@@ -86,8 +87,7 @@ function corpusCrawl(name, where, extraArgs = [], { corpus = 'corpus', ceiling =
       return {
         out,
         argv: [
-          process.execPath,
-          ctx.cli,
+          ...cliArgv(ctx.cli),
           'crawl',
           ctx[corpus].url,
           '--out',

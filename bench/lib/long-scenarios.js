@@ -17,6 +17,7 @@ import {
   treeCpuSeconds,
   treeRssBytes,
 } from './measure.js';
+import { cliArgv } from './cli-argv.js';
 import { hasExited, LineCounter, sleep, startProcess, startServer, stopProcess } from './proc.js';
 
 const MB = 2 ** 20;
@@ -24,7 +25,7 @@ const fmt0 = (n) => Math.round(n).toLocaleString('en-US');
 const mb = (b) => (b / MB).toFixed(1);
 
 function crawlArgv(ctx, args) {
-  return [process.execPath, ctx.cli, ...args];
+  return cliArgv(ctx.cli, ...args);
 }
 
 /** Lines of <out>/items/*.jsonl. */

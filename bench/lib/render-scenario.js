@@ -8,6 +8,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { cliArgv } from './cli-argv.js';
 import { descendants, machineBusySeconds, readPss, treeCpuSeconds, treeRssBytes } from './measure.js';
 import { hasExited, sleep, startProcess, startServer, stopProcess } from './proc.js';
 
@@ -40,8 +41,7 @@ function rate(list) {
 async function crawl(ctx, seeds, extra, limitS) {
   const out = ctx.outDir('tmpfs');
   const argv = [
-    process.execPath,
-    ctx.cli,
+    ...cliArgv(ctx.cli),
     'crawl',
     ...seeds,
     '--out',

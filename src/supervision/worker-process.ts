@@ -6,6 +6,7 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import path from 'node:path';
 import type { ToWorker, WorkerStats } from './ipc.js';
+import { withProcessV8Flags } from './v8-flags.js';
 import type { WorkerSpec } from './worker-spec.js';
 
 /** Longest wait before restarting a crashed worker, ms. */
@@ -117,7 +118,7 @@ export class WorkerProcess {
       env: process.env,
       // V8 sizes its heap from the machine's RAM, not from our budget, and keeps garbage
       // around up to that size: cap each worker's old space at its share of the budget.
-      execArgv: [...process.execArgv, `--max-old-space-size=${heapLimitMb}`],
+      execArgv: [...withProcessV8Flags(process.execArgv), `--max-old-space-size=${heapLimitMb}`],
     });
     this.child = child;
     this.state = 'starting';
