@@ -26,6 +26,12 @@ export interface BlockRule {
   header?: readonly [string, RegExp];
   /** Matches the decoded body (its first {@link BLOCK_SCAN_BYTES}). */
   body?: RegExp;
+  /**
+   * Lowercase strings of which every text `body` matches holds one (case-insensitively): a page
+   * with none of them is not looked at by `body` (one scan for the hints of every rule instead of
+   * one per rule). Absent: `body` always runs.
+   */
+  hints?: readonly string[];
   /** Applies only to bodies of at most this many bytes. */
   maxBytes?: number;
   /** Not when the requested URL matches (a login page asked for is not a login wall). */
@@ -34,6 +40,18 @@ export interface BlockRule {
 
 /** Statuses a server refuses a bot with. */
 const REFUSALS = [403, 429, 503] as const;
+
+/** Hints of the bot-challenge markers (see {@link BlockRule.hints}). */
+const CHALLENGE_HINTS = [
+  'challenge-platform',
+  'just a moment',
+  '_cf_chl_opt',
+  'cf-browser-verification',
+  'captcha-delivery.com',
+  'px-captcha',
+  '_incapsula_resource',
+  'ddos-guard',
+];
 
 /**
  * The built-in rules, in order (the first that holds names the block). Markers are those the
@@ -47,30 +65,40 @@ export const BLOCK_RULES: readonly BlockRule[] = [
     name: 'bot-challenge',
     statuses: REFUSALS,
     body: /cdn-cgi\/challenge-platform\/h\/|<title>\s*just a moment\.\.\.\s*<\/title>|_cf_chl_opt|cf-browser-verification|captcha-delivery\.com|px-captcha|_incapsula_resource|ddos-guard/i,
+    hints: CHALLENGE_HINTS,
   },
   // The same interstitials served with 200: only their own markers, not Cloudflare's page script.
   {
     name: 'bot-challenge',
     body: /<title>\s*just a moment\.\.\.\s*<\/title>|_cf_chl_opt|cf-browser-verification|captcha-delivery\.com|px-captcha/i,
+    hints: CHALLENGE_HINTS,
     maxBytes: SMALL,
   },
   {
     name: 'captcha',
     body: /verify (?:that )?you(?:'re| are) (?:a )?human|are you a robot|i'?m not a robot|unusual traffic from your (?:computer|network)|pardon our interruption|request unsuccessful\. incapsula|attention required! \| cloudflare/i,
+    hints: ['human', 'robot', 'unusual traffic from your', 'pardon our interruption', 'incapsula', 'attention required'],
     maxBytes: SMALL,
   },
   {
     name: 'access-denied',
     statuses: REFUSALS,
     body: /access denied|you have been blocked|request blocked|automated (?:access|requests|queries)/i,
+    hints: ['access denied', 'you have been blocked', 'request blocked', 'automated '],
     maxBytes: SMALL,
   },
   // A tiny page whose only work is to set a cookie and reload: a JavaScript challenge.
-  { name: 'js-challenge', body: /document\.cookie[\s\S]*location\.(?:reload|replace|href)/i, maxBytes: 4096 },
+  {
+    name: 'js-challenge',
+    body: /document\.cookie[\s\S]*location\.(?:reload|replace|href)/i,
+    hints: ['document.cookie'],
+    maxBytes: 4096,
+  },
   // A sign-in form served for a page that is not one: titled so, or asking to sign in to go on.
   {
     name: 'login-wall',
     body: /<title>[^<]*(?:sign|log) ?in\b[^<]*<\/title>[\s\S]*type=["']?password|(?:sign|log) ?in to (?:continue|view|read)[\s\S]*type=["']?password/i,
+    hints: ['password'],
     maxBytes: SMALL,
     unlessUrl: /log-?in|sign-?in|auth|account|session|register|signup/i,
   },
@@ -85,6 +113,8 @@ const TEXTUAL = /^(?:text\/html|application\/xhtml\+xml)/i;
 /** Recognises block pages by the built-in rules and the configured patterns. */
 export class BlockDetector {
   private readonly rules: readonly BlockRule[];
+  /** Matches a text holding any rule's hint: without one, no hinted rule's `body` can match. */
+  private readonly hinted: RegExp;
 
   /**
    * @param patterns config `blockPatterns`: regular expressions (case-insensitive) that make any
@@ -102,6 +132,8 @@ export class BlockDetector {
       }
     });
     this.rules = [...own, ...BLOCK_RULES];
+    const hints = new Set(this.rules.flatMap((r) => r.hints ?? []));
+    this.hinted = new RegExp([...hints].map((h) => h.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'i');
   }
 
   /**
@@ -119,6 +151,7 @@ export class BlockDetector {
     // Decoded when a body rule is first met, only as far as that rule's size bound (a 200 over
     // the bounds is never inflated whole), and read as text only when a rule applies.
     let text: string | undefined;
+    let hinted: boolean | undefined;
     const textual = res.contentType === null || TEXTUAL.test(res.contentType);
     for (const rule of this.rules) {
       if (rule.statuses !== undefined && !rule.statuses.includes(res.status)) continue;
@@ -134,6 +167,10 @@ export class BlockDetector {
         if (bytes === null) return null;
         if (bytes === LARGER) continue;
         text ??= bytes.subarray(0, BLOCK_SCAN_BYTES).toString('latin1');
+        if (rule.hints !== undefined) {
+          hinted ??= this.hinted.test(text);
+          if (!hinted) continue;
+        }
         if (!rule.body.test(text)) continue;
       }
       return rule.name;

@@ -6,7 +6,7 @@
  */
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { BlockDetector, BodyWithin, LARGER } from '../../src/http/block-page.js';
+import { BLOCK_RULES, BlockDetector, BodyWithin, LARGER } from '../../src/http/block-page.js';
 
 const d = new BlockDetector();
 const html = (body: string, status = 200, headers: Record<string, string> = {}, type = 'text/html') => ({
@@ -85,6 +85,56 @@ describe('BlockDetector', () => {
       'blockPatterns[0]',
     );
     expect(() => new BlockDetector(['a', '('])).toThrow(/blockPatterns\[1\]: invalid regular expression/);
+  });
+});
+
+describe('hints: a page without any rule hint is not matched against the rules', () => {
+  /** The top-level alternatives of a pattern's source (splits on `|` outside groups and escapes). */
+  function alternatives(source: string): string[] {
+    const out: string[] = [];
+    let depth = 0;
+    let cur = '';
+    for (let i = 0; i < source.length; i++) {
+      const c = source[i];
+      if (c === '\\') {
+        cur += c + source[++i];
+        continue;
+      }
+      if (c === '(') depth++;
+      if (c === ')') depth--;
+      if (c === '|' && depth === 0) {
+        out.push(cur);
+        cur = '';
+      } else cur += c;
+    }
+    return [...out, cur];
+  }
+  /** The text an alternative surely contains: optional groups dropped, escapes undone, lowercase. */
+  const required = (alt: string) =>
+    alt
+      .replace(/\(\?:[^()]*\)\?/g, '')
+      .replace(/\\(.)/g, '$1')
+      .toLowerCase();
+
+  it('every alternative of every built-in body rule holds one of its hints', () => {
+    for (const rule of BLOCK_RULES.filter((r) => r.body !== undefined)) {
+      expect(rule.hints, rule.name).toBeDefined();
+      for (const alt of alternatives((rule.body as RegExp).source)) {
+        const text = required(alt);
+        expect(
+          rule.hints?.some((h) => text.includes(h)),
+          `${rule.name}: "${alt}" holds none of ${rule.hints}`,
+        ).toBe(true);
+      }
+    }
+  });
+
+  it('judges as before: hints in any case find the wall, a hint alone is no wall, a config pattern is always tried', () => {
+    expect(d.judge(URL_, html('<title>Attention Required! | Cloudflare</title><p>x</p>'))).toBe('captcha');
+    expect(d.judge(URL_, html('<p>PLEASE VERIFY YOU ARE A HUMAN</p>'))).toBe('captcha');
+    expect(d.judge(URL_, html('<p>A robot arm and a human hand.</p>'))).toBeNull();
+    const own = new BlockDetector(['our maintenance page']);
+    expect(own.judge(URL_, html('<h1>Our Maintenance Page</h1>'))).toBe('blockPatterns[0]');
   });
 });
 
