@@ -102,8 +102,6 @@ export class Crawler {
    */
   async start(): Promise<void> {
     const requests = await this.roundQueue.make();
-    // The page thread starts while the state opens and robots.txt and the first pages are fetched.
-    if (requests.some((r) => this.owns(urlOf(r)))) this.net.pages.prestart?.();
     for (const r of requests) if (metaOf(r)?.scope !== false) this.net.scope.addSeed(urlOf(r));
     const hooks = {
       wake: () => this.wakeUp(),
@@ -125,7 +123,6 @@ export class Crawler {
     const { opts, deps, net, stats, admission, opened } = this;
     this.state = await openStateParts(opts, deps, net, stats, admission, hooks, opened, priorityOf);
     ({ store: this.store, attempts: this.attempts, follower: this.follower } = this.state);
-    if (requests.length === 0 && this.pending > 0) this.net.pages.prestart?.();
     for (const r of requests) {
       if (this.owns(urlOf(r)) && this.admission.admitSeed(urlOf(r), metaOf(r)))
         this.push(urlOf(r), 0, metaOf(r));

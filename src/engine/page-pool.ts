@@ -89,11 +89,6 @@ export class PagePool implements PageProcessor {
     member?.drop(id);
   }
 
-  /** Start the first thread now; the others start when the first has a backlog. */
-  prestart(): void {
-    this.members[0].prestart?.();
-  }
-
   async close(): Promise<void> {
     await Promise.all(this.members.map((m) => m.close()));
     this.owner.clear();

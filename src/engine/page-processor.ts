@@ -34,12 +34,6 @@ export interface PageProcessor {
   store(id: number, url: string, extension?: string): Promise<string>;
   /** Release the body kept under `id` without storing it. */
   drop(id: number): void;
-  /**
-   * Pages are coming (a crawl with requests to make): start now what the first page needs, so its
-   * start-up (a page thread loads its modules: 50–250 ms on a 2-core machine) runs beside the
-   * first requests instead of after them. Optional; no effect when there is nothing to start.
-   */
-  prestart?(): void;
   /** Wait for pending stores, then release everything (the thread ends). */
   close(): Promise<void>;
 }

@@ -146,13 +146,6 @@ export class ThreadedPageProcessor implements PageProcessor {
     return new Promise((resolve) => this.readyWaiters.push(resolve));
   }
 
-  /** Start the threads now, not with the first page (see {@link PageProcessor.prestart}). */
-  prestart(): void {
-    if (this.closing) return;
-    this.ensureThreads();
-    this.idleCheck();
-  }
-
   private send(req: PageRequest, transfer?: ArrayBuffer): void {
     this.ensureThreads();
     this.batch.push(req);

@@ -189,25 +189,6 @@ describe('page threads: failure and idle', () => {
     await p.close();
     expect(p.running).toBe(false);
   });
-
-  it('prestart: starts the threads before the first page (a crawl with seeds), which then ends them when idle', async () => {
-    const p = new ThreadedPageProcessor(FILES, CRAWL, null, 1 << 20, undefined, 100);
-    p.prestart();
-    expect(p.running).toBe(true);
-    await p.whenReady();
-    // No page came: they end after the idle time, as any idle threads do.
-    await vi.waitFor(() => expect(p.running).toBe(false), { timeout: 30_000, interval: 10 });
-    // A pool starts its first thread only; the others wait for a backlog.
-    const members = [0, 1].map(() => new ThreadedPageProcessor(FILES, CRAWL, null, 1 << 20));
-    const pool = new PagePool(members);
-    pool.prestart();
-    expect(members.map((m) => m.running)).toEqual([true, false]);
-    await pool.close();
-    // Once closed, a prestart starts nothing.
-    members[0].prestart();
-    expect(members[0].running).toBe(false);
-    await p.close();
-  });
 });
 
 describe('the page thread young generation', () => {
