@@ -230,7 +230,6 @@ export function registerCrawl(program: Command): void {
       const input = { ...flags, seeds: urls, storeBodies: store, keepParams: keepParam } as CrawlOptionsInput;
       // Loaded on use, so `collector --help` and other commands start fast.
       const { runCrawl } = await import('../runtime/crawl-job.js');
-      const { parseOptionPairs } = await import('../config/option-pairs.js');
       const { locateDiskFull } = await import('../sinks/disk-full.js');
       const pairs = sourceOption as string[] | undefined;
       // The built-in sources' page options, and the crawl source's --page-requisites (wget -p), as
@@ -245,7 +244,9 @@ export function registerCrawl(program: Command): void {
           pageRequisites: pageRequisites === true ? true : undefined,
         }).filter(([, v]) => v !== undefined),
       );
-      const sourceOptions = { ...(pairs === undefined ? {} : parseOptionPairs(pairs)), ...pageFlags };
+      // The option parser (and its YAML reader) is loaded only for --source-option pairs.
+      const given = pairs === undefined ? {} : (await import('../config/option-pairs.js')).parseOptionPairs(pairs);
+      const sourceOptions = { ...given, ...pageFlags };
       const choice = {
         source: source as string | undefined,
         sourceOptions: Object.keys(sourceOptions).length === 0 ? undefined : sourceOptions,

@@ -7,7 +7,6 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import YAML from 'yaml';
 import { z } from 'zod';
 import { CrawlOptionsSchema, duration, positiveInt, size } from './crawl-options.js';
 import { causesFirst, issueLine, type SchemaIssue, withMore } from './issue-message.js';
@@ -231,7 +230,8 @@ export async function loadConfig(file: string): Promise<{ config: Config; raw: C
       throw new UsageError(`--config ${file}: ${code === 'ENOENT' ? 'not found' : `cannot read (${code})`}`);
     }
     try {
-      raw = ext === '.json' ? JSON.parse(text) : YAML.parse(text);
+      // The YAML parser is loaded only for a YAML file (a crawl without one never reads it).
+      raw = ext === '.json' ? JSON.parse(text) : (await import('yaml')).default.parse(text);
     } catch (e) {
       throw new UsageError(
         `${path.basename(file)}: not valid ${ext === '.json' ? 'JSON' : 'YAML'}: ${parseErrorText(e)}`,

@@ -5,7 +5,7 @@
 import path from 'node:path';
 import { isLoopbackListen, METRICS_TOKEN_ENV } from '../config/listen-address.js';
 import { UsageError } from '../config/usage-error.js';
-import { type MetricsServer, startMetricsServer } from '../ops/metrics-server.js';
+import type { MetricsServer } from '../ops/metrics-server.js';
 import type { StatusFile } from '../supervision/status-format.js';
 
 /**
@@ -27,6 +27,8 @@ export async function startOpsServer(
       `metrics ${listen}: not a loopback address; set metrics.token or ${METRICS_TOKEN_ENV} so only you can read it`,
     );
   }
+  // Loaded only when asked for: the metrics library is not read by a crawl without it.
+  const { startMetricsServer } = await import('../ops/metrics-server.js');
   try {
     const server = await startMetricsServer({
       listen,
