@@ -7,7 +7,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { z } from 'zod';
+import * as z from 'zod';
 import { CrawlOptionsSchema, duration, positiveInt, size } from './crawl-options.js';
 import { causesFirst, issueLine, type SchemaIssue, withMore } from './issue-message.js';
 import {

@@ -6,7 +6,7 @@
  * worker processes receive it as it is.
  */
 import { availableParallelism } from 'node:os';
-import { z } from 'zod';
+import * as z from 'zod';
 import { CRAWL_DEFAULTS as D } from './crawl-defaults.js';
 import { listenAddress } from './listen-address.js';
 import { parseDuration, parseSize } from './units.js';

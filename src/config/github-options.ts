@@ -2,7 +2,7 @@
  * The option keys of the `github-trending` and `github-search` sources (beside a worker's common
  * keys): one zod schema each, the single source of truth for their defaults and validation.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { DEFAULT_README_NAMES, DEFAULT_README_PATHS, type ReadmeVia } from '../extract/github-readme.js';
 import {
   DEFAULT_SLICE_FROM,

@@ -2,7 +2,7 @@
  * The address the metrics server listens on (`HOST:PORT`), shared by `collector crawl --metrics`
  * and the config's `metrics.listen`, and the rule that only loopback may go without a token.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** Default address of the metrics server: loopback only, on the port Prometheus lists for such exporters. */
 export const DEFAULT_METRICS_LISTEN = '127.0.0.1:9464';

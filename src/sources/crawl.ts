@@ -5,7 +5,7 @@
  * icons of each page, and what stylesheets load, as requests labelled {@link REQUISITE_LABEL}.
  * A source like any other (DESIGN §2b), with no `seeds()`: a round is the configured seeds.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { cssUrls } from '../extract/css-urls.js';
 import { pageRequisites } from '../extract/requisites.js';
 import { decodeBody } from '../http/charset.js';

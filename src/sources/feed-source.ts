@@ -6,7 +6,7 @@
  * (not checked against the scope: a feed at /feed/ lists posts elsewhere). Entry pages are read as
  * the crawl reads them; their links are not followed by default.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { pageOptionKeys, readPage } from './page-reader.js';
 import { defineSource } from './source.js';
 

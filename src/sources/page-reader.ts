@@ -5,7 +5,7 @@
  * host (priority), their main content stored as Markdown next to the HTML with title, author and
  * dates. Their shared options are defined here.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { compileArticlePatterns, isArticleUrl } from '../extract/article.js';
 import { discoverFeeds } from '../extract/feed-links.js';
 import { extractContent, type PageContent } from '../extract/page-content.js';

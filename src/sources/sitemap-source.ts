@@ -6,7 +6,7 @@
  * its last fetch. Pages are read as the crawl reads them, their links not followed by default
  * (`follow: all` or `articles` follows them).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { pageOptionKeys, readPage } from './page-reader.js';
 import { defineSource } from './source.js';
 

@@ -6,7 +6,7 @@
  * take every URL exactly once and a host's politeness stays in one process. Pages are read as the
  * crawl reads them, their links not followed by default.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { UsageError } from '../config/usage-error.js';
 import { pageOptionKeys, readPage } from './page-reader.js';
 import { defineSource, type SourceContext } from './source.js';
