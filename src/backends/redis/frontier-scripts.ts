@@ -338,8 +338,15 @@ export const ACK = `${COMMON}${GUARD}
 local machine, hc, batch = ARGV[2], tonumber(ARGV[3]), ARGV[4]
 local wk = P..'w:'..machine
 local first = 6 + 2 * tonumber(ARGV[5])
-for i = 6, first - 1, 2 do
-  if redis.call('HGET', wk, ARGV[i]) == ARGV[i + 1] then redis.call('HDEL', wk, ARGV[i]) end
+if first > 6 then
+  local names = {}
+  for i = 6, first - 1, 2 do names[#names + 1] = ARGV[i] end
+  local now = callMany('HMGET', wk, names, 1, #names)
+  local gone = {}
+  for j = 1, #names do
+    if now[j] == ARGV[5 + 2 * j] then gone[#gone + 1] = names[j] end
+  end
+  if #gone > 0 then callMany('HDEL', wk, gone, 1, #gone) end
 end
 local lk = P..'l:'..machine
 local urls = {}
