@@ -394,7 +394,8 @@ export async function openStateParts(
   const warcEnds = net.warc !== null && opts.resume ? new Map<string, number>() : undefined;
   if (opts.resume) {
     // Items a shared crawl acknowledged before a crash, written first: then read back as any other.
-    if (backend.itemsAck !== undefined) await settleAcknowledged({ ...replayed, itemsPath }, backend.itemsAck);
+    if (backend.itemsAck !== undefined)
+      await settleAcknowledged({ ...replayed, itemsPath }, backend.itemsAck);
     restored = await restoreState({
       warcEnds,
       ...replayed,

@@ -359,7 +359,8 @@ describe.skipIf(!HAVE_REDIS)('shared frontier scripts', () => {
       false,
     ]);
     // The same acknowledgement sent again (a reconnect re-sends unanswered commands): still held.
-    const ack = (a.crawl as unknown as { link: { script(n: string, args: unknown[]): Promise<unknown> } }).link;
+    const ack = (a.crawl as unknown as { link: { script(n: string, args: unknown[]): Promise<unknown> } })
+      .link;
     const again = [P, a.crawl.machine, 1, 7, 0, e.url, '127.0.0.1'];
     expect(await ack.script('ack', again)).toEqual([1]);
     expect(await redis.client.get(`${P}n:done`)).toBe('1');
@@ -397,7 +398,9 @@ describe.skipIf(!HAVE_REDIS)('shared frontier scripts', () => {
     expect(a.f.dropped).toBe(1);
     expect(a.lines.join('')).toContain('results dropped at their acknowledgement');
     expect(await redis.client.zscore(`${P}q:127.0.0.1`, urls[1])).toBeNull();
-    expect(await redis.client.hkeys(`${P}w:${a.crawl.machine}`)).toEqual(expect.arrayContaining([urls[1], urls[2]]));
+    expect(await redis.client.hkeys(`${P}w:${a.crawl.machine}`)).toEqual(
+      expect.arrayContaining([urls[1], urls[2]]),
+    );
     expect(await redis.client.hexists(`${P}w:${a.crawl.machine}`, urls[0])).toBe(0);
     expect(await redis.client.get(`${P}n:queued`)).toBe('0');
     expect(await redis.client.get(`${P}n:done`)).toBe('2');

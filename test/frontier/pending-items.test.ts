@@ -258,7 +258,10 @@ describe('settling the pending file at resume', () => {
     expect(s).toMatchObject({ promoted: 0, dropped: 1, written: 1 });
     expect(await read(itemsPath())).toBe(`${item('http://a.example/1')}\n${item('http://a.example/2')}\n`);
     // Settled twice (a crash during the first): the same result.
-    expect(await settlePendingItems(stateDir(), itemsPath(), acks)).toMatchObject({ promoted: 0, dropped: 0 });
+    expect(await settlePendingItems(stateDir(), itemsPath(), acks)).toMatchObject({
+      promoted: 0,
+      dropped: 0,
+    });
   });
 
   it('ignores a torn last line with a warning, and names a damaged line by file and line', async () => {

@@ -312,7 +312,9 @@ export class RedisFrontier implements FrontierQueue {
    */
   acknowledge(count: number, batch: number): Promise<boolean[]> {
     const urls = this.unflushed.splice(0, count);
-    const entries = urls.map((url) => this.held.get(url) ?? { url, host: hostKey(url), depth: 0, attempt: 0 });
+    const entries = urls.map(
+      (url) => this.held.get(url) ?? { url, host: hostKey(url), depth: 0, attempt: 0 },
+    );
     for (const e of entries) {
       this.held.delete(e.url);
       this.clock.forget(e.url);
@@ -348,29 +350,31 @@ export class RedisFrontier implements FrontierQueue {
       () => {},
       () => {},
     );
-    const answer = sent.then(({ call }) => call).then(
-      (reply) => {
-        const held = (reply as unknown[]).map((x) => Number(x) === 1);
-        let dropped = 0;
-        urls.forEach((url, i) => {
-          this.acking.delete(url);
-          if (held[i]) this.acked.push(url, batch);
-          else dropped++;
-        });
-        if (dropped > 0) {
-          this.dropped += dropped;
-          this.log.warn(
-            { results: dropped, of: urls.length },
-            "results dropped at their acknowledgement: their leases are no longer this machine's",
-          );
-        }
-        return held;
-      },
-      (e: Error) => {
-        this.takeBack(entries);
-        throw e;
-      },
-    );
+    const answer = sent
+      .then(({ call }) => call)
+      .then(
+        (reply) => {
+          const held = (reply as unknown[]).map((x) => Number(x) === 1);
+          let dropped = 0;
+          urls.forEach((url, i) => {
+            this.acking.delete(url);
+            if (held[i]) this.acked.push(url, batch);
+            else dropped++;
+          });
+          if (dropped > 0) {
+            this.dropped += dropped;
+            this.log.warn(
+              { results: dropped, of: urls.length },
+              "results dropped at their acknowledgement: their leases are no longer this machine's",
+            );
+          }
+          return held;
+        },
+        (e: Error) => {
+          this.takeBack(entries);
+          throw e;
+        },
+      );
     return Promise.race([answer, this.ackDeadline]).catch((e: Error) => {
       this.takeBack(entries);
       throw e;
@@ -538,7 +542,9 @@ export class RedisFrontier implements FrontierQueue {
     if (this.clearing.length > 0) {
       const clear = this.clearing;
       this.clearing = [];
-      calls.push(this.link.script('ack', [o.prefix, o.machine, o.hostConcurrency, 0, clear.length / 2, ...clear]));
+      calls.push(
+        this.link.script('ack', [o.prefix, o.machine, o.hostConcurrency, 0, clear.length / 2, ...clear]),
+      );
     }
     await Promise.all(calls);
     await this.writes.settled();
