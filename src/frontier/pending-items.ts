@@ -10,10 +10,12 @@
  * file when the shared store says its acknowledgement was made, and dropped otherwise; each line
  * is validated (a torn last line cut, a damaged one named by file and line and skipped).
  */
+import { createReadStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { createInterface } from 'node:readline';
 import { AppendFile } from './append-file.js';
-import { readLines, readLinesWithPositions, repairTornTail } from './log-lines.js';
+import { readLinesWithPositions, repairTornTail } from './log-lines.js';
 
 /** Name of the pending items file inside a worker's state dir. */
 export const PENDING_ITEMS = 'items-pending.log';
@@ -127,8 +129,15 @@ export class PendingItems {
   }
 }
 
-/** The lines of `itemsFile` from byte `from` on, as a set of their texts (without newlines). */
-export async function itemLinesFrom(itemsFile: string, from: number): Promise<Set<string>> {
+/**
+ * Which of the lines `wanted` (texts without newlines) `itemsFile` holds from byte `from` on (from
+ * its start when it is shorter than that: it lost lines). Streamed: the file is never held whole.
+ */
+export async function linesFoundIn(
+  itemsFile: string,
+  from: number,
+  wanted: Set<string>,
+): Promise<Set<string>> {
   const found = new Set<string>();
   let size = 0;
   try {
@@ -136,19 +145,10 @@ export async function itemLinesFrom(itemsFile: string, from: number): Promise<Se
   } catch {
     return found;
   }
-  // A file shorter than the pending lines say (it lost lines): all of it is looked at.
   const start = from <= size ? from : 0;
-  if (start === 0) {
-    await readLines(itemsFile, (l) => found.add(l));
-    return found;
-  }
-  const fh = await fs.open(itemsFile, 'r');
-  try {
-    const buf = Buffer.alloc(size - start);
-    await fh.read(buf, 0, buf.length, start);
-    for (const l of buf.toString('utf8').split('\n')) if (l.length > 0) found.add(l);
-  } finally {
-    await fh.close();
+  const input = createReadStream(itemsFile, { encoding: 'utf8', start });
+  for await (const line of createInterface({ input, crlfDelay: Infinity })) {
+    if (wanted.has(line)) found.add(line);
   }
   return found;
 }
@@ -204,7 +204,8 @@ export async function settlePendingItems(
   };
   if (read.lines.length === 0 && read.damaged.length === 0) return settled;
   const from = Math.min(...read.lines.map((l) => l.itemsBytes));
-  const there = read.lines.length > 0 ? await itemLinesFrom(itemsPath, from) : new Set<string>();
+  const wanted = new Set(read.lines.map((l) => l.json));
+  const there = read.lines.length > 0 ? await linesFoundIn(itemsPath, from, wanted) : new Set<string>();
   const open = read.lines.filter((l) => !there.has(l.json));
   settled.written = read.lines.length - open.length;
   const made = open.length > 0 ? await store.acknowledged(open) : [];

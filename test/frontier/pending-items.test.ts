@@ -264,6 +264,19 @@ describe('settling the pending file at resume', () => {
     });
   });
 
+  it('an items file shorter than a line records (it lost lines) is searched from its start', async () => {
+    const acks = new MemoryAcks();
+    await killedMachine(acks);
+    const line = `${acks.tag}\t2\t999999\t${item('http://a.example/1')}\n`;
+    await fs.writeFile(pendingPath(), line);
+    acks.records.get(acks.tag)?.set('http://a.example/1', 2);
+    expect(await settlePendingItems(stateDir(), itemsPath(), acks)).toMatchObject({
+      written: 1,
+      promoted: 0,
+    });
+    expect(await read(itemsPath())).toBe(`${item('http://a.example/1')}\n`);
+  });
+
   it('ignores a torn last line with a warning, and names a damaged line by file and line', async () => {
     const acks = new MemoryAcks();
     await killedMachine(acks);
