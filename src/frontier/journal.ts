@@ -7,7 +7,10 @@
  * of every acknowledged page.
  * Saving is O(change): only new lines are written, never the whole set. After each write the
  * journal's mark (`journal.json`, journal-mark.ts) records how long both files are, so that
- * resume can tell a file that lost lines.
+ * resume can tell a file that lost lines. In a shared crawl (Redis) the URLs are also
+ * acknowledged in the shared store before their item lines are written: the lines go to the
+ * pending items file first (`pending-items.ts`, see {@link ItemsAck}); one box writes them
+ * straight to the items file, as before.
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
