@@ -95,6 +95,48 @@ describe.skipIf(!HAVE_REDIS)('a machine paused (SIGSTOP) past the lease timeout'
   }
 });
 
+describe.skipIf(!HAVE_REDIS)('a machine paused at its acknowledgement', () => {
+  const bench = useRedis();
+
+  it('paused (SIGSTOP, its connection held) past the lease timeout just before Redis ran it: exactly once', async () => {
+    await bench.redis.client.flushdb();
+    const servers = await startSite(40);
+    // Machine a talks to Redis through a relay that holds its connection at its next acknowledgement.
+    const trap = await startRedisTrap(bench.redis.port);
+    try {
+      const outs = [tempDir(), tempDir(), tempDir()];
+      const seed = `${servers[0].origin}/p/0`;
+      const flags = ['--delay', '0', '--host-concurrency', '2', '--concurrency', '4'];
+      const procs = outs.map((o, i) =>
+        startCli(machineArgs(seed, o, i === 0 ? { ...bench.redis, url: trap.url } : bench.redis, ...flags)),
+      );
+      bench.children.push(...procs);
+      const ends = Promise.all(procs.map((p) => waitExit(p)));
+      await waitFor(() => itemCount(outs[0]) >= 3, 60_000);
+      const paused = await holdingLeases(bench.redis, outs[0]);
+      trap.arm(ACK, 'before');
+      await trap.tripped;
+      process.kill(procs[0].pid as number, 'SIGSTOP');
+      // Its heartbeat is held too: the others take its leases back, those of that batch included.
+      for (const start = Date.now(); await bench.redis.client.exists(`${P}l:${paused}`); ) {
+        if (Date.now() - start > 30_000) throw new Error('its leases were never taken back');
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      await new Promise((r) => setTimeout(r, 1_000));
+      process.kill(procs[0].pid as number, 'SIGCONT');
+      trap.release();
+      const exits = await ends;
+      for (const e of exits) expect(e.code, e.stderr).toBe(0);
+      const urls = outs.flatMap((o) => readItems(o).map((i) => i.url));
+      expect(duplicates(urls)).toEqual([]);
+      expect(new Set(urls).size).toBe(3 * PAGES);
+    } finally {
+      await trap.close();
+      for (const s of servers) await s.close();
+    }
+  });
+});
+
 describe.skipIf(!HAVE_REDIS)('a machine killed after redis ran its acknowledgement', () => {
   const bench = useRedis();
 
