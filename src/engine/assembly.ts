@@ -394,8 +394,8 @@ export async function openStateParts(
   const warcEnds = net.warc !== null && opts.resume ? new Map<string, number>() : undefined;
   if (opts.resume) {
     // Items a shared crawl acknowledged before a crash, written first: then read back as any other.
-    if (backend.itemsAck !== undefined)
-      await settleAcknowledged({ ...replayed, itemsPath }, backend.itemsAck);
+    // (Resumed without the shared backend: a pending file holding lines is only said.)
+    await settleAcknowledged({ ...replayed, itemsPath }, backend.itemsAck);
     restored = await restoreState({
       warcEnds,
       ...replayed,

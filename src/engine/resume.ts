@@ -6,6 +6,7 @@
  * Every line read back is checked (log-replay.ts): a URL listed twice is queued once, a damaged,
  * out-of-scope or foreign line is skipped and reported.
  */
+import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import type { ContentDedup } from '../dedup/content-dedup.js';
@@ -176,15 +177,29 @@ export async function restoreHandedOff(
  * Settle the pending items file of a worker of a shared crawl (`pending-items.ts`), before its
  * state is read back: items whose acknowledgement the shared store recorded are written, the
  * others dropped (their URLs are fetched again by the crawl). Said in the log; a torn last line
- * and damaged lines are said on stderr too, naming the file (and the lines).
+ * and damaged lines are said on stderr too, naming the file (and the lines). Without a shared
+ * store (a shared crawl resumed on its own) a file holding lines is left as it is, said once.
  * @throws on I/O errors, or when the store cannot answer (the file is kept for the next try).
  */
 export async function settleAcknowledged(
   parts: Pick<ResumeParts, 'stateDir' | 'itemsPath' | 'outDir' | 'log'>,
-  store: AckRecords,
+  store: AckRecords | undefined,
 ): Promise<void> {
   const file = path.join(parts.stateDir, PENDING_ITEMS);
   const name = path.relative(parts.outDir, file);
+  if (store === undefined) {
+    const bytes = await stat(file).then(
+      (st) => st.size,
+      () => 0,
+    );
+    if (bytes === 0) return;
+    parts.log.warn({ file }, 'pending items of a shared crawl left: resumed without its backend');
+    process.stderr.write(
+      `collector: ${name} holds items acknowledged in a shared crawl: resume with its --backend to ` +
+        'write them (this run fetches their pages again)\n',
+    );
+    return;
+  }
   const s = await settlePendingItems(parts.stateDir, parts.itemsPath, store);
   if (s.tornBytes > 0) {
     parts.log.warn({ file, bytes: s.tornBytes }, 'torn last line of the pending items ignored');

@@ -294,6 +294,19 @@ describe('settling the pending file at resume', () => {
     expect(await read(pendingPath())).toBe('');
   });
 
+  it('resumed without a shared store: the file is left as it is, said on stderr', async () => {
+    const acks = new MemoryAcks();
+    await killedMachine(acks);
+    const before = await read(pendingPath());
+    const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    const { log } = logger();
+    await settleAcknowledged({ stateDir: stateDir(), itemsPath: itemsPath(), outDir: dir, log }, undefined);
+    expect(stderr.mock.calls.map((c) => String(c[0])).join('')).toContain(
+      `${path.join('state', 'w0', PENDING_ITEMS)} holds items acknowledged in a shared crawl: resume with its --backend`,
+    );
+    expect(await read(pendingPath())).toBe(before);
+  });
+
   it('keeps the file when the store cannot answer', async () => {
     const acks = new MemoryAcks();
     await killedMachine(acks);
