@@ -582,6 +582,30 @@ describe.skipIf(!HAVE_REDIS)('shared frontier scripts', () => {
     expect(await redis.client.hexists(`${P}l:${a.crawl.machine}`, e.url)).toBe(1);
   });
 
+  it('an acknowledgement Redis does not answer at stop is given up after the bound: the lease is given back after it', async () => {
+    const a = await start();
+    const e = await leaseAndWrite(a.f, 'http://127.0.0.1/1');
+    // Redis runs no write for a while (as if unavailable): the acknowledgement waits in its queue.
+    await redis.client.call('CLIENT', 'PAUSE', '3000', 'WRITE');
+    try {
+      const acked = a.f.acknowledge(1, 1).catch((err: Error) => err);
+      a.f.closing(200);
+      const got = await acked;
+      expect(got).toBeInstanceOf(Error);
+      expect(String(got)).toContain('kept for --resume');
+    } finally {
+      await redis.client.call('CLIENT', 'UNPAUSE');
+    }
+    // Redis ran it once back (its line stays pending: resume asks ACKED and writes it).
+    await settle(a.f);
+    expect(await redis.client.hget(`${P}w:${a.crawl.machine}`, e.url)).toBe('1');
+    // The close gives it back as a lease still held here: after the acknowledgement, a no-op.
+    await a.crawl.close();
+    open.splice(open.indexOf(a.crawl), 1);
+    expect(await redis.client.get(`${P}n:queued`)).toBe('0');
+    expect(await redis.client.get(`${P}n:done`)).toBe('1');
+  });
+
   it('gives back, at close, the leases of URLs not written', async () => {
     const a = await start({ hostConcurrency: 4 });
     for (const u of ['http://127.0.0.1/1', 'http://127.0.0.1/2']) a.f.push(u, 0);

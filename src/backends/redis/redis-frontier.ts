@@ -397,12 +397,12 @@ export class RedisFrontier implements FrontierQueue {
     this.acked = [];
   }
 
-  /** The journal is closing: answers not in within {@link ACK_AT_STOP_MS} are given up. */
-  closing(): void {
+  /** The journal is closing: answers not in within `ms` (default {@link ACK_AT_STOP_MS}) are given up. */
+  closing(ms = ACK_AT_STOP_MS): void {
     const giveUp = this.giveUpAcks;
     if (giveUp === null) return;
     this.giveUpAcks = null;
-    setTimeout(giveUp, ACK_AT_STOP_MS).unref();
+    setTimeout(giveUp, ms).unref();
   }
 
   /**
