@@ -46,7 +46,7 @@ import { PageRendering } from './page-render.js';
 import { pageVersions } from './page-versions.js';
 import { PolitenessState } from './politeness-state.js';
 import { hopBudget } from './rate-gate.js';
-import { type Restored, restoreHandedOff, restoreState } from './resume.js';
+import { type Restored, restoreHandedOff, restoreState, settleAcknowledged } from './resume.js';
 import { RetryWarnings } from './retry-warnings.js';
 import { Revisits } from './revisits.js';
 import { type RoundKeeper, type RoundParts, Rounds } from './rounds.js';
@@ -393,6 +393,9 @@ export async function openStateParts(
   // Where the WARC records of the items end, per file: each file is cut back there.
   const warcEnds = net.warc !== null && opts.resume ? new Map<string, number>() : undefined;
   if (opts.resume) {
+    // Items a shared crawl acknowledged before a crash, written first: then read back as any other.
+    // (Resumed without the shared backend: a pending file holding lines is only said.)
+    await settleAcknowledged({ ...replayed, itemsPath }, backend.itemsAck);
     restored = await restoreState({
       warcEnds,
       ...replayed,
@@ -417,8 +420,7 @@ export async function openStateParts(
     saveEveryItems: opts.saveEveryItems,
     saveIntervalMs: opts.saveInterval,
     onError: hooks.writeFailed,
-    onItemsWritten: backend.itemsFlushed?.bind(backend),
-    fence: backend.itemsFence,
+    ack: backend.itemsAck,
     // A page's revisit record goes to disk before its item (both are buffered, for different times).
     beforeItems: revisits === null ? undefined : () => revisits.flush(),
     lines: restored?.lines,

@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import type { ContentDedup, ContentIndexFiles } from '../dedup/content-dedup.js';
 import type { SeenSet } from '../dedup/seen-set.js';
 import type { FrontierQueue } from '../frontier/frontier-queue.js';
-import type { ItemsFence } from '../frontier/journal.js';
+import type { ItemsAck } from '../frontier/journal.js';
 import type { EngineSource } from './engine-source.js';
 import type { Partition } from './handoff-outbox.js';
 import type { Item } from './item.js';
@@ -26,16 +26,18 @@ export interface EngineBackend {
   attach?(wake: () => void): void;
   /** The item line of `url` is in the journal (in journal order). */
   itemWritten?(url: string): void;
-  /** The next `count` item lines of the journal are on disk: their URLs are acknowledged. */
-  itemsFlushed?(count: number): void;
   /**
    * A shared backend's fence before the item of `url` is written: true at once while its lease
    * is surely this machine's, else the answer (false: another machine took the URL; the item is
    * dropped). Absent: always true.
    */
   mayWrite?(url: string): true | Promise<boolean>;
-  /** The same fence for the journal's next `count` item lines, checked just before they go to disk. */
-  itemsFence?: ItemsFence;
+  /**
+   * A shared backend's acknowledgement of item lines, made before they reach the items file
+   * (through the pending items file, see `ItemsAck`); absent (one box): the item line is the
+   * acknowledgement.
+   */
+  itemsAck?: ItemsAck;
   /** Rounds shared with other machines (continuous collection); default: this worker's own. */
   openRounds?(parts: RoundParts): RoundKeeper;
   /** Let go of shared state, after the journal is closed (unwritten leases given back). */

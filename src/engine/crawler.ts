@@ -398,14 +398,14 @@ export class Crawler {
   }
 
   /**
-   * A shared backend (Redis) acknowledges a URL once its item is on disk, and the shared crawl is
-   * not over while a URL is leased anywhere: with nothing in flight here, the items waiting in
-   * the journal are written now, not at the next save, so no one (this machine at the end of the
-   * crawl included) waits for them.
+   * A shared backend (Redis) acknowledges a URL when its item is written from the journal, and
+   * the shared crawl is not over while a URL is leased anywhere: with nothing in flight here, the
+   * items waiting in the journal are written now, not at the next save, so no one (this machine
+   * at the end of the crawl included) waits for them.
    */
   private flushWhenQuiet(): void {
     const { journal } = this.state;
-    if (this.active > 0 || this.deps.backend.itemsFlushed === undefined || journal.pendingItems === 0) return;
+    if (this.active > 0 || this.deps.backend.itemsAck === undefined || journal.pendingItems === 0) return;
     void journal.flush().catch(() => {});
   }
 

@@ -6,12 +6,14 @@
  * Every line read back is checked (log-replay.ts): a URL listed twice is queued once, a damaged,
  * out-of-scope or foreign line is skipped and reported.
  */
+import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import type { ContentDedup } from '../dedup/content-dedup.js';
 import { contentKeyFromHex } from '../dedup/content-index.js';
 import type { SeenSet } from '../dedup/seen-set.js';
 import { FRONTIER_LOG, type LogLoss, readHandoffs, recoverJournal } from '../frontier/journal.js';
+import { type AckRecords, PENDING_ITEMS, settlePendingItems } from '../frontier/pending-items.js';
 import type { RequestMeta } from '../frontier/request-meta.js';
 import type { CrawlStats } from './crawl-stats.js';
 import { countsAsError } from './item.js';
@@ -169,4 +171,54 @@ export async function restoreHandedOff(
     if (o !== partition.index) await readHandoffs(parts.stateDir, o, (url) => parts.seen.add(url), replay);
   }
   reportSkippedLines(replay, path.join(parts.stateDir, 'handoff-*.log'), parts.outDir, parts.log);
+}
+
+/**
+ * Settle the pending items file of a worker of a shared crawl (`pending-items.ts`), before its
+ * state is read back: items whose acknowledgement the shared store recorded are written, the
+ * others dropped (their URLs are fetched again by the crawl). Said in the log; a torn last line
+ * and damaged lines are said on stderr too, naming the file (and the lines). Without a shared
+ * store (a shared crawl resumed on its own) a file holding lines is left as it is, said once.
+ * @throws on I/O errors, or when the store cannot answer (the file is kept for the next try).
+ */
+export async function settleAcknowledged(
+  parts: Pick<ResumeParts, 'stateDir' | 'itemsPath' | 'outDir' | 'log'>,
+  store: AckRecords | undefined,
+): Promise<void> {
+  const file = path.join(parts.stateDir, PENDING_ITEMS);
+  const name = path.relative(parts.outDir, file);
+  if (store === undefined) {
+    const bytes = await stat(file).then(
+      (st) => st.size,
+      () => 0,
+    );
+    if (bytes === 0) return;
+    parts.log.warn({ file }, 'pending items of a shared crawl left: resumed without its backend');
+    process.stderr.write(
+      `collector: ${name} holds items acknowledged in a shared crawl: resume with its --backend to ` +
+        'write them (this run fetches their pages again)\n',
+    );
+    return;
+  }
+  const s = await settlePendingItems(parts.stateDir, parts.itemsPath, store);
+  if (s.tornBytes > 0) {
+    parts.log.warn({ file, bytes: s.tornBytes }, 'torn last line of the pending items ignored');
+    process.stderr.write(
+      `collector: ${name}: a torn last line (${s.tornBytes} bytes, cut by a crash mid-write) ignored\n`,
+    );
+  }
+  if (s.damaged.length > 0) {
+    const lines = s.damaged.slice(0, 10).join(', ') + (s.damaged.length > 10 ? ', …' : '');
+    parts.log.warn({ file, lines: s.damaged }, 'damaged pending item lines skipped');
+    process.stderr.write(
+      `collector: ${name}: damaged line${s.damaged.length === 1 ? '' : 's'} ${lines} skipped ` +
+        '(no item written for them)\n',
+    );
+  }
+  if (s.promoted + s.dropped + s.written > 0) {
+    parts.log.info(
+      { promoted: s.promoted, dropped: s.dropped, alreadyWritten: s.written },
+      'items acknowledged before a stop written; the others dropped (fetched again by the crawl)',
+    );
+  }
 }

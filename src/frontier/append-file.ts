@@ -63,6 +63,15 @@ export class AppendFile {
     this.size += buf.length;
   }
 
+  /**
+   * Empty the file (one ftruncate: a crash leaves it whole or empty); the next chunk starts it.
+   * @throws the fs error.
+   */
+  async truncate(): Promise<void> {
+    await this.fh.truncate(0);
+    this.size = 0;
+  }
+
   async close(): Promise<void> {
     await this.fh.close();
   }

@@ -7,7 +7,10 @@
  * of every acknowledged page.
  * Saving is O(change): only new lines are written, never the whole set. After each write the
  * journal's mark (`journal.json`, journal-mark.ts) records how long both files are, so that
- * resume can tell a file that lost lines.
+ * resume can tell a file that lost lines. In a shared crawl (Redis) the URLs are also
+ * acknowledged in the shared store before their item lines are written: the lines go to the
+ * pending items file first (`pending-items.ts`, see {@link ItemsAck}); one box writes them
+ * straight to the items file, as before.
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -21,6 +24,7 @@ import {
   writeJournalMark,
 } from './journal-mark.js';
 import { type ItemsLine, readLines, readLinesWithPositions, repairTornTail } from './log-lines.js';
+import { type AckRecords, PENDING_ITEMS, PendingItems } from './pending-items.js';
 import { ReplayFilter } from './replay-filter.js';
 import { encodeRequestMeta, type RequestMeta } from './request-meta.js';
 
@@ -36,10 +40,11 @@ export interface JournalOptions {
   saveIntervalMs: number;
   /** Told of every failed write (a full disk...); the lines stay buffered for the next flush. */
   onError?: (e: Error) => void;
-  /** Told after each write of item lines, with how many (in the order they were recorded). */
-  onItemsWritten?: (count: number) => void;
-  /** A shared backend's fence, checked just before item lines are written (see {@link ItemsFence}). */
-  fence?: ItemsFence;
+  /**
+   * A shared backend's acknowledgement, made before item lines reach the items file (see
+   * {@link ItemsAck}); absent (one box): item lines go straight to the items file.
+   */
+  ack?: ItemsAck;
   /**
    * Awaited just before item lines are appended: what must be on disk before an item (the
    * revisit records of continuous collection, so that a page with its item on disk is never
@@ -54,14 +59,36 @@ export interface JournalOptions {
 }
 
 /**
- * Whether the next item lines may go to disk (a shared backend: their URLs' leases must still be
- * this machine's). Lines not allowed are dropped, not written; `onItemsWritten` counts those written.
+ * A shared backend's acknowledgement of item lines (Redis): an item line is the acknowledgement
+ * of its URL on one box, but in a shared crawl the URL must also be acknowledged in the shared
+ * store, atomically and only while this machine still holds it, before its line is written (an
+ * item on disk whose acknowledgement is not made would be fetched again by another machine). The
+ * journal records the lines in the pending items file (`pending-items.ts`) first, asks, then
+ * writes the acknowledged lines and drops the others; a crash in between is settled at resume
+ * from the pending file and the store's record of the acknowledgements made.
  */
-export interface ItemsFence {
-  /** The next `count` lines may be written without asking (synchronous, checked just before the write). */
-  sure(count: number): boolean;
-  /** Ask: for each of the next `count` lines, whether it may be written. */
-  confirm(count: number): Promise<boolean[]>;
+export interface ItemsAck extends AckRecords {
+  /**
+   * Names this process's acknowledgements in the pending file (its machine id: no tab or
+   * newline), the same for the life of the journal.
+   */
+  readonly tag: string;
+  /**
+   * The next `count` item lines of the journal (in the order they were recorded) are in the
+   * pending file as batch `batch` (1, 2, ... for this tag): acknowledge their URLs. Called in
+   * batch order; the answers may be awaited together (pipelined).
+   * @returns per line, whether it was acknowledged (it goes to the items file) or not (dropped:
+   *   its URL is another machine's now). Rejects when no answer can be had (a refused write, a
+   *   stop while the store is unavailable): the lines then stay in the pending file for resume.
+   */
+  acknowledge(count: number, batch: number): Promise<boolean[]>;
+  /**
+   * Every line acknowledged so far is in the items file or dropped, and the pending file is
+   * empty: the store's records of those acknowledgements may go (lazily).
+   */
+  settled(): void;
+  /** The journal is closing: answers still awaited are given up after a bound. */
+  closing(): void;
 }
 
 export { type ItemsLine, readLines, readLinesWithPositions, repairTornTail } from './log-lines.js';
@@ -106,12 +133,26 @@ export class Journal {
   /** The mark write in progress; `markAgain`: the files grew meanwhile (one more write after it). */
   private marking: Promise<void> | null = null;
   private markAgain = false;
+  /** Acknowledgement batches recorded so far (numbers them, from 1). */
+  private batches = 0;
+  /** Batches recorded in the pending file whose lines are not yet written or dropped. */
+  private awaiting = 0;
+  /** Acknowledged lines a failed write of the items file left: written first next time. */
+  private acked: string[] = [];
+  /** An acknowledgement went unanswered: its lines stay in the pending file for resume. */
+  private keepPending = false;
+  /** Acknowledged lines go to the items file one batch at a time, in order, behind the chain. */
+  private itemsChain: Promise<void> = Promise.resolve();
+  /** Item lines dropped at their acknowledgement (their URLs were other machines' by then). */
+  itemsDropped = 0;
 
   private constructor(
     private readonly opts: JournalOptions,
     private readonly frontierFile: AppendFile,
     private readonly itemsFile: AppendFile,
     lines: { frontier: number; items: number },
+    /** The pending items file, with a shared backend's acknowledgement ({@link ItemsAck}). */
+    private readonly pending: PendingItems | null,
   ) {
     this.frontierLines = lines.frontier;
     this.itemsLines = lines.items;
@@ -136,7 +177,15 @@ export class Journal {
       await f.close();
       throw e;
     });
-    return new Journal(opts, f, i, lines);
+    const p =
+      opts.ack === undefined
+        ? null
+        : await PendingItems.open(path.join(opts.stateDir, PENDING_ITEMS)).catch(async (e) => {
+            await f.close();
+            await i.close();
+            throw e;
+          });
+    return new Journal(opts, f, i, lines, p);
   }
 
   /** Record that `url` entered the frontier at `depth`, with the request's metadata if it has some. */
@@ -188,7 +237,11 @@ export class Journal {
   /**
    * Write what is buffered: frontier log first, then handoff logs, then items. Writes run one at
    * a time, each taking what is buffered when it starts. A write that fails (e.g. ENOSPC) leaves
-   * its file as it was and its lines buffered, in order, for the next flush.
+   * its file as it was and its lines buffered, in order, for the next flush. With a shared
+   * backend's acknowledgement ({@link ItemsAck}) the item lines go to the pending file, their
+   * URLs are acknowledged, and the lines acknowledged are written once the answer is in; the next
+   * write does not wait for that answer (acknowledgements are pipelined), the returned promise
+   * does.
    * @throws the write's error (also reported to `opts.onError`).
    */
   flush(): Promise<void> {
@@ -203,15 +256,19 @@ export class Journal {
     this.itemsBuf = [];
     if (batch.handoffs.size > 0) this.handoffBuf = new Map();
     const next = this.chain.then(() => this.write(batch));
-    this.chain = next.catch(() => {});
-    return next;
+    this.chain = next.then(
+      () => {},
+      () => {},
+    );
+    return next.then((acked) => acked?.written);
   }
 
-  private async write(taken: Batch): Promise<void> {
+  private async write(taken: Batch): Promise<{ written: Promise<void> } | undefined> {
     // Lines a failed write left come first: files keep the order lines were recorded in.
     const b = this.unwritten === null ? taken : mergeBatches(this.unwritten, taken);
     this.unwritten = null;
-    const grew = b.frontier.length > 0 || b.items.length > 0;
+    const grew = b.frontier.length > 0 || (this.pending === null && b.items.length > 0);
+    let acked: { written: Promise<void> } | undefined;
     try {
       if (b.frontier.length > 0) {
         await this.frontierFile.append(b.frontier.join(''));
@@ -222,17 +279,13 @@ export class Journal {
         await (await this.handoffFile(owner)).append(lines.join(''));
         b.handoffs.delete(owner);
       }
-      const fence = this.opts.fence;
-      if (b.items.length > 0 && fence !== undefined && !fence.sure(b.items.length)) {
-        const may = await fence.confirm(b.items.length);
-        b.items = b.items.filter((_l, i) => may[i]);
-      }
-      if (b.items.length > 0) {
+      if (this.pending !== null) {
+        acked = await this.acknowledge(this.pending, b.items);
+      } else if (b.items.length > 0) {
         await this.opts.beforeItems?.();
         await this.itemsFile.append(b.items.join(''));
         this.itemsLines += b.items.length;
         this.itemsFlushed += b.items.length;
-        this.opts.onItemsWritten?.(b.items.length);
       }
     } catch (e) {
       this.unwritten = b;
@@ -241,6 +294,86 @@ export class Journal {
       throw e;
     }
     if (grew) this.mark();
+    return acked;
+  }
+
+  /**
+   * Record `items` in the pending file and send their acknowledgement (see {@link ItemsAck});
+   * the lines acknowledged are written behind the chain.
+   * @returns the write of the acknowledged lines (also of lines a failed write left), if any.
+   * @throws the pending file's write error (nothing sent then).
+   */
+  private async acknowledge(
+    pending: PendingItems,
+    items: string[],
+  ): Promise<{ written: Promise<void> } | undefined> {
+    const ack = this.opts.ack as ItemsAck;
+    await this.settle();
+    if (items.length === 0) {
+      return this.acked.length > 0 ? { written: this.writeAcked(Promise.resolve([]), []) } : undefined;
+    }
+    const batch = this.batches + 1;
+    await pending.append(ack.tag, batch, this.itemsFile.bytes, items);
+    this.batches = batch;
+    this.awaiting++;
+    // Recorded and sent: taken out of the write's batch (never recorded twice).
+    const lines = items.splice(0);
+    return { written: this.writeAcked(ack.acknowledge(lines.length, batch), lines) };
+  }
+
+  /** Write the lines of `items` the `answer` says were acknowledged, after those before them. */
+  private writeAcked(answer: Promise<boolean[]>, items: string[]): Promise<void> {
+    const written = this.itemsChain.then(async () => {
+      let may: boolean[];
+      try {
+        may = await answer;
+      } catch {
+        // No answer (a refused write, a stop with the store away): resume settles these lines.
+        this.keepPending = true;
+        if (items.length > 0) this.awaiting--;
+        return;
+      }
+      if (items.length > 0) this.awaiting--;
+      const kept = items.filter((_l, i) => may[i] === true);
+      this.itemsDropped += items.length - kept.length;
+      this.acked = this.acked.concat(kept);
+      if (this.acked.length > 0) {
+        const lines = this.acked;
+        try {
+          await this.opts.beforeItems?.();
+          await this.itemsFile.append(lines.join(''));
+        } catch (e) {
+          this.opts.onError?.(e as Error);
+          throw e;
+        }
+        this.acked = [];
+        this.itemsLines += lines.length;
+        this.itemsFlushed += lines.length;
+        this.mark();
+      }
+      // Every line recorded is written or dropped: the pending file is emptied (in the chain,
+      // where the next batch is recorded).
+      if (this.awaiting === 0) this.chain = this.chain.then(() => this.settle());
+    });
+    this.itemsChain = written.catch(() => {});
+    return written;
+  }
+
+  /**
+   * Empty the pending file once every line in it is in the items file or dropped, then tell the
+   * backend (its records of those acknowledgements may go). A failure leaves the file as it is:
+   * its lines are all written or dropped, which resume sees.
+   */
+  private async settle(): Promise<void> {
+    const pending = this.pending;
+    if (pending === null || pending.bytes === 0) return;
+    if (this.awaiting > 0 || this.acked.length > 0 || this.keepPending) return;
+    try {
+      await pending.clear();
+    } catch {
+      return;
+    }
+    this.opts.ack?.settled();
   }
 
   /** What the files hold now, as the mark records it. */
@@ -289,12 +422,17 @@ export class Journal {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.opts.ack?.closing();
     try {
       await this.flush();
     } finally {
+      // The acknowledged lines' writes, and the pending file emptied after them.
+      await this.itemsChain;
+      await this.chain;
       while (this.marking !== null) await this.marking;
       await this.frontierFile.close();
       await this.itemsFile.close();
+      await this.pending?.close();
       for (const f of this.handoffFiles.values()) await f.close();
     }
   }

@@ -76,9 +76,16 @@ export function redisBackend(opts: CrawlOptions, crawlId: string, hooks: SharedB
       },
       openRounds: interval === undefined ? undefined : (parts) => shared.openRounds(parts, interval),
       itemWritten: (url) => frontier.itemWritten(url),
-      itemsFlushed: (n) => frontier.itemsFlushed(n),
       mayWrite: (url) => frontier.mayWrite(url),
-      itemsFence: { sure: (n) => frontier.itemsSure(n), confirm: (n) => frontier.confirmItems(n) },
+      // Items are acknowledged in Redis before they reach the items file (through the pending file).
+      itemsAck: {
+        tag: shared.machine,
+        acknowledge: (count, batch) => frontier.acknowledge(count, batch),
+        settled: () => frontier.itemsSettled(),
+        closing: () => frontier.closing(),
+        acknowledged: (lines) => frontier.acknowledged(lines),
+        forget: (tags) => frontier.forget(tags),
+      },
       close: () => shared.close(),
     },
   };

@@ -1,7 +1,8 @@
 /**
  * The shared frontier's scripts against a real redis-server, two "machines" in this process:
  * leases, politeness across machines (tokens, next-allowed time, pauses), dedup in the shared
- * queue, acknowledgement after the items are on disk, and the reclaim of a dead machine's leases.
+ * queue, the acknowledgement (only of URLs still held, recorded until the items are written), and
+ * the reclaim of a dead machine's leases.
  */
 import { Writable } from 'node:stream';
 import pino from 'pino';
@@ -153,7 +154,7 @@ describe.skipIf(!HAVE_REDIS)('shared frontier scripts', () => {
     // Done and acknowledged, then found again by a third machine: not queued again.
     a.f.done(got[0]);
     a.f.itemWritten(got[0].url);
-    a.f.itemsFlushed(1);
+    expect(await a.f.acknowledge(1, 1)).toEqual([true]);
     await settle(a.f);
     const c = await start({ hostConcurrency: 4 });
     c.f.push('http://127.0.0.1/x', 1);
@@ -221,7 +222,7 @@ describe.skipIf(!HAVE_REDIS)('shared frontier scripts', () => {
     expect(a.f.nextReadyIn()).toBeGreaterThan(30_000);
     // Its page is still leased here (written, not yet on disk): the crawl is not over.
     expect(a.f.queued).toBeGreaterThan(0);
-    a.f.itemsFlushed(1);
+    void a.f.acknowledge(1, 1);
     await dispatchUntil(a.f, () => a.f.queued === 0, 10_000);
     expect(a.f.queued).toBe(0);
     expect(await redis.client.hexists(`${P}l:${a.crawl.machine}`, e.url)).toBe(0);
@@ -286,9 +287,15 @@ describe.skipIf(!HAVE_REDIS)('shared frontier scripts', () => {
       a.f.done(e);
       a.f.itemWritten(e.url);
     }
-    a.f.itemsFlushed(n);
+    expect((await a.f.acknowledge(n, 1)).every((held) => held)).toBe(true);
     await settle(a.f);
     expect(await redis.client.get(`${P}n:done`)).toBe(String(n));
+    expect(await redis.client.hlen(`${P}w:${a.crawl.machine}`)).toBe(n);
+    // The lines written: the records go with the next acknowledgement (or at close), in runs too.
+    a.f.itemsSettled();
+    await a.crawl.close();
+    open.splice(open.indexOf(a.crawl), 1);
+    expect(await redis.client.exists(`${P}w:${a.crawl.machine}`)).toBe(0);
     expect(await redis.client.hlen(`${P}l:${a.crawl.machine}`)).toBe(0);
     expect(await redis.client.hlen(`${P}e`)).toBe(0);
   });
@@ -336,15 +343,90 @@ describe.skipIf(!HAVE_REDIS)('shared frontier scripts', () => {
     expect(again[0]).toMatchObject({ url: 'http://127.0.0.1/1', attempt: 1 });
   });
 
-  it('acknowledges a URL only once its item is on disk, and then forgets its entry', async () => {
+  it('acknowledges a URL before its item is written: lease and entry go, a record stays until the line is written', async () => {
     const a = await start();
     const e = await leaseAndWrite(a.f, 'http://127.0.0.1/1');
     expect(await redis.client.hexists(`${P}l:${a.crawl.machine}`, e.url)).toBe(1);
-    a.f.itemsFlushed(1);
-    await settle(a.f);
+    expect(await a.f.acknowledge(1, 7)).toEqual([true]);
     expect(await redis.client.hexists(`${P}l:${a.crawl.machine}`, e.url)).toBe(0);
     expect(await redis.client.hexists(`${P}e`, e.url)).toBe(0);
     expect(await redis.client.get(`${P}n:done`)).toBe('1');
+    // Acknowledged, line not yet written: what a resume after a kill -9 here asks.
+    expect(await redis.client.hget(`${P}w:${a.crawl.machine}`, e.url)).toBe('7');
+    const line = { tag: a.crawl.machine, url: e.url, itemsBytes: 0, json: '{}' };
+    expect(await a.f.acknowledged([line, { ...line, batch: 8 }].map((l) => ({ batch: 7, ...l })))).toEqual([
+      true,
+      false,
+    ]);
+    // The same acknowledgement sent again (a reconnect re-sends unanswered commands): still held.
+    const ack = (a.crawl as unknown as { link: { script(n: string, args: unknown[]): Promise<unknown> } })
+      .link;
+    const again = [P, a.crawl.machine, 1, 7, 0, e.url, '127.0.0.1'];
+    expect(await ack.script('ack', again)).toEqual([1]);
+    expect(await redis.client.get(`${P}n:done`)).toBe('1');
+    // Another batch naming it is not that acknowledgement: not held (the URL is done).
+    expect(await ack.script('ack', [P, a.crawl.machine, 1, 9, 0, e.url, '127.0.0.1'])).toEqual([0]);
+    // Line written, pending file emptied: the record is cleared with the next acknowledgement.
+    a.f.itemsSettled();
+    const f = await leaseAndWrite(a.f, 'http://127.0.0.1/2');
+    expect(await a.f.acknowledge(1, 8)).toEqual([true]);
+    expect(await redis.client.hgetall(`${P}w:${a.crawl.machine}`)).toEqual({ [f.url]: '8' });
+  });
+
+  it('acknowledges only URLs this machine still holds: one another machine took is dropped, one left in the queue is taken back', async () => {
+    const a = await start({ hostConcurrency: 4 });
+    const urls = ['http://127.0.0.1/taken', 'http://127.0.0.1/left', 'http://127.0.0.1/kept'];
+    for (const u of urls) a.f.push(u, 0);
+    await settle(a.f);
+    const leased = await claim(a.f);
+    expect(leased).toHaveLength(3);
+    for (const e of leased) {
+      a.f.done(e);
+      a.f.itemWritten(e.url);
+    }
+    await settle(a.f);
+    // As if its leases of two had been taken back while it was paused, one leased again by b.
+    const lk = `${P}l:${a.crawl.machine}`;
+    await redis.client.hdel(lk, urls[0], urls[1]);
+    await redis.client.hset(`${P}l:b`, urls[0], '127.0.0.1|1');
+    await redis.client.zadd(`${P}q:127.0.0.1`, 1, urls[1]);
+    await redis.client.incrby(`${P}n:queued`, 1);
+    await redis.client.incrby(`${P}n:leased`, -1);
+    const held = await a.f.acknowledge(3, 1);
+    const byUrl = Object.fromEntries(leased.map((e, i) => [e.url, held[i]]));
+    expect(byUrl).toEqual({ [urls[0]]: false, [urls[1]]: true, [urls[2]]: true });
+    expect(a.f.dropped).toBe(1);
+    expect(a.lines.join('')).toContain('results dropped at their acknowledgement');
+    expect(await redis.client.zscore(`${P}q:127.0.0.1`, urls[1])).toBeNull();
+    expect(await redis.client.hkeys(`${P}w:${a.crawl.machine}`)).toEqual(
+      expect.arrayContaining([urls[1], urls[2]]),
+    );
+    expect(await redis.client.hexists(`${P}w:${a.crawl.machine}`, urls[0])).toBe(0);
+    expect(await redis.client.get(`${P}n:queued`)).toBe('0');
+    expect(await redis.client.get(`${P}n:done`)).toBe('2');
+  });
+
+  it("a silent machine's reclaim queues no URL it acknowledged, and keeps its record for its resume", async () => {
+    const a = await start({ hostConcurrency: 4, leaseTimeoutMs: 1000 });
+    for (const u of ['http://127.0.0.1/1', 'http://127.0.0.1/2']) a.f.push(u, 0);
+    await settle(a.f);
+    const [first, second] = await claim(a.f);
+    a.f.done(first);
+    a.f.itemWritten(first.url);
+    expect(await a.f.acknowledge(1, 1)).toEqual([true]);
+    // Killed before its line was written: silent from now on.
+    (a.crawl as unknown as { heartbeat: { halt(): void } }).heartbeat.halt();
+    const b = await start({ hostConcurrency: 4, leaseTimeoutMs: 1000 });
+    const got = await dispatchUntil(b.f, (g) => g.length > 0, 10_000);
+    expect(got.map((e) => e.url)).toEqual([second.url]);
+    expect(b.lines.join('')).toContain('leases of a silent machine taken back');
+    expect(await redis.client.hget(`${P}w:${a.crawl.machine}`, first.url)).toBe('1');
+    expect(await redis.client.get(`${P}n:done`)).toBe('1');
+    // Its resume (another machine id) finds the record, then forgets it.
+    const line = { tag: a.crawl.machine, batch: 1, url: first.url, itemsBytes: 0, json: '{}' };
+    expect(await b.f.acknowledged([line])).toEqual([true]);
+    await b.f.forget([a.crawl.machine]);
+    expect(await redis.client.exists(`${P}w:${a.crawl.machine}`)).toBe(0);
   });
 
   it('a reconnect gives back no lease whose item is on disk and whose acknowledgement waits (fetched once)', async () => {
@@ -355,11 +437,12 @@ describe.skipIf(!HAVE_REDIS)('shared frontier scripts', () => {
     const writes = (a.f as unknown as { writes: { track(p: Promise<unknown>): void } }).writes;
     let answer = () => {};
     writes.track(new Promise<void>((r) => (answer = r)));
-    a.f.itemsFlushed(1);
+    const acked = a.f.acknowledge(1, 1);
     (a.crawl as unknown as { link: { onBack(): void } }).link.onBack();
     expect(a.f.next()).toBeNull();
     await (a.f as unknown as { claimAnswered: Promise<void> }).claimAnswered;
     answer();
+    expect(await acked).toEqual([true]);
     await settle(a.f);
     expect(a.lines.join('')).not.toContain('leases lost in a reconnect given back');
     expect(await redis.client.get(`${P}n:queued`)).toBe('0');
@@ -437,10 +520,11 @@ describe.skipIf(!HAVE_REDIS)('shared frontier scripts', () => {
     await settle(a.f);
     await redis.client.config('SET', 'maxmemory', '1');
     let settled = false;
+    let acked: Promise<boolean[]> = Promise.resolve([]);
     try {
       a.f.push('http://127.0.0.1/link-of-1', 1);
       a.f.itemWritten(e.url);
-      a.f.itemsFlushed(1);
+      acked = a.f.acknowledge(1, 1);
       void a.f.settled().then(() => {
         settled = true;
       });
@@ -459,6 +543,7 @@ describe.skipIf(!HAVE_REDIS)('shared frontier scripts', () => {
     } finally {
       await redis.client.config('SET', 'maxmemory', '0');
     }
+    expect(await acked).toEqual([true]);
     await settle(a.f);
     // Memory again: the link is queued, then the page acknowledged; the machine goes on.
     expect(await redis.client.zscore(`${P}q:127.0.0.1`, 'http://127.0.0.1/link-of-1')).not.toBeNull();
@@ -476,10 +561,11 @@ describe.skipIf(!HAVE_REDIS)('shared frontier scripts', () => {
     a.f.done(e);
     await settle(a.f);
     await redis.client.config('SET', 'maxmemory', '1');
+    let acked: Promise<boolean[] | Error> = Promise.resolve([]);
     try {
       a.f.push('http://127.0.0.1/link-of-1', 1);
       a.f.itemWritten(e.url);
-      a.f.itemsFlushed(1);
+      acked = a.f.acknowledge(1, 1).catch((err: Error) => err);
       const deadline = Date.now() + 15_000;
       while (a.stops.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     } finally {
@@ -490,8 +576,34 @@ describe.skipIf(!HAVE_REDIS)('shared frontier scripts', () => {
       /is out of memory \(maxmemory 0 MB\): gave up after \d+ s paused/,
     );
     await settle(a.f).catch(() => {});
+    // No answer: the journal keeps its line in the pending file (resume asks ACKED).
+    expect(await acked).toBeInstanceOf(Error);
     // Not acknowledged: another machine (or the next start) fetches it again, with its links.
     expect(await redis.client.hexists(`${P}l:${a.crawl.machine}`, e.url)).toBe(1);
+  });
+
+  it('an acknowledgement Redis does not answer at stop is given up after the bound: the lease is given back after it', async () => {
+    const a = await start();
+    const e = await leaseAndWrite(a.f, 'http://127.0.0.1/1');
+    // Redis runs no write for a while (as if unavailable): the acknowledgement waits in its queue.
+    await redis.client.call('CLIENT', 'PAUSE', '3000', 'WRITE');
+    try {
+      const acked = a.f.acknowledge(1, 1).catch((err: Error) => err);
+      a.f.closing(200);
+      const got = await acked;
+      expect(got).toBeInstanceOf(Error);
+      expect(String(got)).toContain('kept for --resume');
+    } finally {
+      await redis.client.call('CLIENT', 'UNPAUSE');
+    }
+    // Redis ran it once back (its line stays pending: resume asks ACKED and writes it).
+    await settle(a.f);
+    expect(await redis.client.hget(`${P}w:${a.crawl.machine}`, e.url)).toBe('1');
+    // The close gives it back as a lease still held here: after the acknowledgement, a no-op.
+    await a.crawl.close();
+    open.splice(open.indexOf(a.crawl), 1);
+    expect(await redis.client.get(`${P}n:queued`)).toBe('0');
+    expect(await redis.client.get(`${P}n:done`)).toBe('1');
   });
 
   it('gives back, at close, the leases of URLs not written', async () => {

@@ -1,7 +1,8 @@
 /**
  * Faults of a crawl shared through a real redis-server: a machine paused (SIGSTOP) past the lease
- * timeout while it holds leases writes no item for a URL another machine took when it resumes
- * (only items already on its disk whose acknowledgement the pause held back are fetched again); a Redis out of memory
+ * timeout while it holds leases writes no item for a URL another machine took when it resumes,
+ * and every page is collected exactly once; a machine killed (SIGKILL) after Redis recorded its
+ * acknowledgement and before its item line writes that item at its resume; a Redis out of memory
  * (maxmemory, noeviction) pauses the machines, says so and ends them with a failure, nothing
  * acknowledged lost; a Redis restarted without persistence, or holding another crawl's record,
  * stops them loudly with exit code 76.
@@ -10,9 +11,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { crawlPrefix } from '../../src/backends/redis/crawl-keys.js';
+import { ACK } from '../../src/backends/redis/frontier-scripts.js';
+import { PENDING_ITEMS, readPendingItems } from '../../src/frontier/pending-items.js';
 import { itemCount, readItems, startCli, tempDir, waitExit, waitFor } from '../fixtures/cli.js';
 import { haveRedis, machineCrawlArgs, useRedis, waitForMachines } from '../fixtures/redis-machines.js';
 import type { TestRedis } from '../fixtures/redis-server.js';
+import { startRedisTrap } from '../fixtures/redis-trap.js';
 import { duplicates, PAGES, startSite } from '../fixtures/redis-site.js';
 
 const HAVE_REDIS = haveRedis('Redis fault tests');
@@ -56,7 +60,7 @@ describe.skipIf(!HAVE_REDIS)('a machine paused (SIGSTOP) past the lease timeout'
 
   // 2 and 4 lease timeouts: its leases go to the others (their reclaims run every 250 ms).
   for (const pauseMs of [2_000, 4_000]) {
-    it(`paused ${pauseMs / 1000} s while holding leases, then resumed: no result written for a URL another took`, async () => {
+    it(`paused ${pauseMs / 1000} s while holding leases, then resumed: every page collected exactly once`, async () => {
       await bench.redis.client.flushdb();
       const servers = await startSite(120);
       try {
@@ -67,21 +71,15 @@ describe.skipIf(!HAVE_REDIS)('a machine paused (SIGSTOP) past the lease timeout'
         bench.children.push(...procs);
         const ends = Promise.all(procs.map((p) => waitExit(p)));
         await waitFor(() => itemCount(outs[0]) >= 3, 60_000);
-        const paused = await holdingLeases(bench.redis, outs[0]);
+        await holdingLeases(bench.redis, outs[0]);
         process.kill(procs[0].pid as number, 'SIGSTOP');
-        // What it had on disk and had not acknowledged when it stopped (the kill -9 case: those
-        // items' acknowledgements were held back by the pause, and another machine fetches them).
-        const leasedAtPause = new Set(await bench.redis.client.hkeys(`${P}l:${paused}`));
-        const onDiskAtPause = new Set(readItems(outs[0]).map((i) => String(i.url)));
         await new Promise((r) => setTimeout(r, pauseMs));
         process.kill(procs[0].pid as number, 'SIGCONT');
         const exits = await ends;
         for (const e of exits) expect(e.code, e.stderr).toBe(0);
         const urls = outs.flatMap((o) => readItems(o).map((i) => i.url));
-        // Nothing written twice but those: no item written after the pause for a URL another took.
-        const written = duplicates(urls).filter((u) => !(onDiskAtPause.has(u) && leasedAtPause.has(u)));
-        expect(written).toEqual([]);
-        for (const o of outs.slice(1)) expect(duplicates(readItems(o).map((i) => i.url))).toEqual([]);
+        // Exactly once, wherever the pause fell (its items on disk were acknowledged before).
+        expect(duplicates(urls)).toEqual([]);
         expect(new Set(urls).size).toBe(3 * PAGES);
         if (pauseMs >= 4_000) {
           // Long enough on any load: its leases were taken back while it was stopped.
@@ -95,6 +93,108 @@ describe.skipIf(!HAVE_REDIS)('a machine paused (SIGSTOP) past the lease timeout'
       }
     });
   }
+});
+
+describe.skipIf(!HAVE_REDIS)('a machine paused at its acknowledgement', () => {
+  const bench = useRedis();
+
+  it('paused (SIGSTOP, its connection held) past the lease timeout just before Redis ran it: exactly once', async () => {
+    await bench.redis.client.flushdb();
+    const servers = await startSite(40);
+    // Machine a talks to Redis through a relay that holds its connection at its next acknowledgement.
+    const trap = await startRedisTrap(bench.redis.port);
+    try {
+      const outs = [tempDir(), tempDir(), tempDir()];
+      const seed = `${servers[0].origin}/p/0`;
+      const flags = ['--delay', '0', '--host-concurrency', '2', '--concurrency', '4'];
+      const procs = outs.map((o, i) =>
+        startCli(machineArgs(seed, o, i === 0 ? { ...bench.redis, url: trap.url } : bench.redis, ...flags)),
+      );
+      bench.children.push(...procs);
+      const ends = Promise.all(procs.map((p) => waitExit(p)));
+      await waitFor(() => itemCount(outs[0]) >= 3, 60_000);
+      const paused = await holdingLeases(bench.redis, outs[0]);
+      trap.arm(ACK, 'before');
+      await trap.tripped;
+      process.kill(procs[0].pid as number, 'SIGSTOP');
+      // Its heartbeat is held too: the others take its leases back, those of that batch included.
+      for (const start = Date.now(); await bench.redis.client.exists(`${P}l:${paused}`); ) {
+        if (Date.now() - start > 30_000) throw new Error('its leases were never taken back');
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      await new Promise((r) => setTimeout(r, 1_000));
+      process.kill(procs[0].pid as number, 'SIGCONT');
+      trap.release();
+      const exits = await ends;
+      for (const e of exits) expect(e.code, e.stderr).toBe(0);
+      const urls = outs.flatMap((o) => readItems(o).map((i) => i.url));
+      expect(duplicates(urls)).toEqual([]);
+      expect(new Set(urls).size).toBe(3 * PAGES);
+    } finally {
+      await trap.close();
+      for (const s of servers) await s.close();
+    }
+  });
+});
+
+describe.skipIf(!HAVE_REDIS)('a machine killed after redis ran its acknowledgement', () => {
+  const bench = useRedis();
+
+  it('SIGKILL before its item lines: --resume writes them, every page exactly once across machines', async () => {
+    await bench.redis.client.flushdb();
+    const servers = await startSite(40);
+    // Machine a talks to Redis through a relay that freezes at its next acknowledgement.
+    const trap = await startRedisTrap(bench.redis.port);
+    try {
+      const [a, b] = [tempDir(), tempDir()];
+      const seed = `${servers[0].origin}/p/0`;
+      const flags = ['--delay', '0', '--host-concurrency', '2', '--concurrency', '4'];
+      const ra = startCli(machineArgs(seed, a, { ...bench.redis, url: trap.url }, ...flags));
+      const rb = startCli(machineArgs(seed, b, bench.redis, ...flags));
+      bench.children.push(ra, rb);
+      const endA = waitExit(ra);
+      const endB = waitExit(rb);
+      await waitFor(() => itemCount(a) >= 3, 60_000);
+      const machineA = await holdingLeases(bench.redis, a);
+      trap.arm(ACK);
+      await trap.tripped;
+      // Redis ran it (the records appear); a never hears the answer: killed now.
+      const records = `${P}w:${machineA}`;
+      for (const start = Date.now(); (await bench.redis.client.hlen(records)) === 0; ) {
+        if (Date.now() - start > 10_000) throw new Error('the acknowledgement never reached redis');
+        await new Promise((r) => setTimeout(r, 5));
+      }
+      process.kill(ra.pid as number, 'SIGKILL');
+      expect((await endA).signal).toBe('SIGKILL');
+      await trap.close();
+      const acked = Object.keys(await bench.redis.client.hgetall(records));
+      const pending = await readPendingItems(path.join(a, 'state', 'crawl-0', PENDING_ITEMS));
+      const pendingUrls = pending.lines.map((l) => l.url);
+      // Acknowledged in Redis, recorded in the pending file; that batch's not in its items file
+      // (an earlier batch may be written already, its pending lines not yet emptied).
+      expect(pendingUrls).toEqual(expect.arrayContaining(acked));
+      const itemsBefore = new Set(readItems(a).map((i) => String(i.url)));
+      const unwritten = acked.filter((u) => !itemsBefore.has(u));
+      expect(unwritten.length).toBeGreaterThan(0);
+      const rr = startCli([...machineArgs(seed, a, bench.redis, ...flags), '--resume']);
+      bench.children.push(rr);
+      for (const e of [await endB, await waitExit(rr)]) expect(e.code, e.stderr).toBe(0);
+      const itemsA = readItems(a).map((i) => String(i.url));
+      for (const u of acked) expect(itemsA).toContain(u);
+      const urls = [...itemsA, ...readItems(b).map((i) => String(i.url))];
+      expect(duplicates(urls)).toEqual([]);
+      expect(new Set(urls).size).toBe(3 * PAGES);
+      // Settled: the pending file emptied, the records of the killed machine gone.
+      expect(fs.readFileSync(path.join(a, 'state', 'crawl-0', PENDING_ITEMS), 'utf8')).toBe('');
+      expect(await bench.redis.client.exists(records)).toBe(0);
+      const log = fs.readFileSync(path.join(a, 'logs', 'crawl-0.log'), 'utf8');
+      expect(log).toContain('items acknowledged before a stop written');
+      expect(log).toContain(`"promoted":${unwritten.length}`);
+    } finally {
+      await trap.close().catch(() => {});
+      for (const s of servers) await s.close();
+    }
+  });
 });
 
 describe.skipIf(!HAVE_REDIS)('redis out of memory (maxmemory, noeviction) mid-crawl', () => {

@@ -29,6 +29,9 @@ export function crawlPrefix(crawlId: string): string {
  *   flight, `c` Crawl-delay ms, `y` slow-down penalty ms.
  * - `l:<machine>` HASH url → `host|1` (leased, in flight) or `host|0` (response in, item not yet
  *   acknowledged); `t:<machine>` HASH host → tokens that machine holds.
+ * - `w:<machine>` HASH url → batch: URLs that machine acknowledged whose item lines may not be
+ *   written yet (they are in its pending items file); cleared by the machine once written, or at
+ *   its resume; kept (no TTL) when the machine is silent, since its resume needs them.
  * - `machines` SET of machine ids; `hb:<machine>` heartbeat (JSON status, expires: the lease).
  * - `n:queued`, `n:leased`, `n:done`, `n:seq` counters; `stop` the ms a stop was asked at.
  * - `crawl` HASH the crawl's record: `epoch` (random, made once by the first machine), `created`

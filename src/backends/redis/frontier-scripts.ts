@@ -1,7 +1,8 @@
 /**
  * The Lua scripts of the shared frontier: each runs atomically in Redis, so a claim takes URLs and
- * advances their hosts' politeness clocks in one step, an acknowledgement removes a lease in one
- * step, and the leases of a dead machine go back to the queue in one step. Times come from Redis
+ * advances their hosts' politeness clocks in one step, an acknowledgement checks and removes
+ * leases and records them as acknowledged in one step, and the leases of a dead machine go back
+ * to the queue in one step. Times come from Redis
  * (`TIME`), the one clock every machine shares. Key names: see `crawl-keys.ts`.
  */
 
@@ -321,38 +322,98 @@ return 1
 `;
 
 /**
- * Acknowledge URLs whose items are written: their leases and entries are dropped. Idempotent.
- * ARGV: prefix, machine, hostConcurrency, url... @returns how many leases this machine still held.
+ * Acknowledge URLs whose item lines are about to be written (they are in the machine's pending
+ * items file): atomically, only those this machine still holds. A URL is held when its lease is
+ * this machine's; or when this acknowledgement was made before (sent again after a reconnect:
+ * `w:<machine>` names it with this batch); or when it was taken back into the queue and no
+ * machine leased it since (it is taken out, as by CONFIRM). A URL held is done: its lease, token
+ * and entry go, and `w:<machine>` records url → batch (acknowledged, item line not yet written)
+ * until the machine clears it; a URL not held is another machine's (leased or acknowledged
+ * there): its line must be dropped. First, the records of earlier batches whose lines are written
+ * are cleared (each only if it still names that batch: a later acknowledgement of the same URL
+ * stays). ARGV: prefix, machine, hostConcurrency, batch, the number of records to clear (c), c
+ * pairs url, batch, then pairs url, host. @returns {held1 (0/1), held2, ...}.
  */
 export const ACK = `${COMMON}${GUARD}
-local machine, hc = ARGV[2], tonumber(ARGV[3])
-local lk = P..'l:'..machine
-local leases = callMany('HMGET', lk, ARGV, 4, #ARGV)
-local acked = {}
-for i = 4, #ARGV do
-  local v = leases[i - 3]
-  if v then
-    local host, state = splitLease(v)
-    if state == '1' then
-      releaseToken(machine, host)
-      schedule(host, hc)
-    end
-    acked[#acked + 1] = ARGV[i]
+local machine, hc, batch = ARGV[2], tonumber(ARGV[3]), ARGV[4]
+local wk = P..'w:'..machine
+local first = 6 + 2 * tonumber(ARGV[5])
+if first > 6 then
+  local names = {}
+  for i = 6, first - 1, 2 do names[#names + 1] = ARGV[i] end
+  local now = callMany('HMGET', wk, names, 1, #names)
+  local gone = {}
+  for j = 1, #names do
+    if now[j] == ARGV[5 + 2 * j] then gone[#gone + 1] = names[j] end
   end
+  if #gone > 0 then callMany('HDEL', wk, gone, 1, #gone) end
 end
-if #acked > 0 then
-  callMany('HDEL', lk, acked, 1, #acked)
-  callMany('HDEL', P..'e', acked, 1, #acked)
-  redis.call('INCRBY', P..'n:leased', -#acked)
-  redis.call('INCRBY', P..'n:done', #acked)
+local lk = P..'l:'..machine
+local urls = {}
+for i = first, #ARGV, 2 do urls[#urls + 1] = ARGV[i] end
+local out = {}
+if #urls == 0 then return out end
+local leases = callMany('HMGET', lk, urls, 1, #urls)
+local done, records = {}, {}
+local fromLeases, fromQueue = 0, 0
+for j = 1, #urls do
+  local url, host = urls[j], ARGV[first + 2 * j - 1]
+  local v = leases[j]
+  local held = 0
+  if v then
+    local h, state = splitLease(v)
+    if state == '1' then
+      releaseToken(machine, h)
+      schedule(h, hc)
+    end
+    fromLeases = fromLeases + 1
+    held = 1
+  elseif redis.call('HGET', wk, url) == batch then
+    held = 2
+  elseif redis.call('ZREM', P..'q:'..host, url) == 1 then
+    schedule(host, hc)
+    fromQueue = fromQueue + 1
+    held = 1
+  end
+  if held == 1 then
+    done[#done + 1] = url
+    records[#records + 1] = url
+    records[#records + 1] = batch
+  end
+  out[j] = held > 0 and 1 or 0
 end
-return #acked
+if fromLeases > 0 then
+  callMany('HDEL', lk, done, 1, #done)
+  redis.call('INCRBY', P..'n:leased', -fromLeases)
+end
+if #done > 0 then
+  callMany('HDEL', P..'e', done, 1, #done)
+  callMany('HSET', wk, records, 1, #records)
+  if fromQueue > 0 then redis.call('INCRBY', P..'n:queued', -fromQueue) end
+  redis.call('INCRBY', P..'n:done', #done)
+end
+return out
+`;
+
+/**
+ * At a machine's resume: whether the acknowledgements of its pending item lines were made. ARGV:
+ * prefix, then triples machine (the tag the lines were recorded under), url, batch.
+ * @returns {made1 (0/1), made2, ...}: 1 when `w:<machine>` names the URL with that batch.
+ */
+export const ACKED = `${COMMON}${GUARD}
+local out = {}
+for i = 2, #ARGV, 3 do
+  out[#out + 1] = redis.call('HGET', P..'w:'..ARGV[i], ARGV[i + 1]) == ARGV[i + 2] and 1 or 0
+end
+return out
 `;
 
 /**
  * Give the leases of every machine whose heartbeat expired back to the queue (served first, their
- * attempt unchanged), with the host tokens they held, and forget those machines. ARGV: prefix,
- * hostConcurrency. @returns {machine1, urls1, machine2, urls2, ...}.
+ * attempt unchanged), with the host tokens they held, and forget those machines. A URL that
+ * machine acknowledged (`w:<machine>`: its item line may not be written yet) is no lease any more:
+ * it is done, not queued again, and its record stays for that machine's resume (see ACK, ACKED).
+ * ARGV: prefix, hostConcurrency. @returns {machine1, urls1, machine2, urls2, ...}.
  */
 export const RECLAIM = `${COMMON}${GUARD}
 local hc = tonumber(ARGV[2])

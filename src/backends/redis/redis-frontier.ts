@@ -2,14 +2,24 @@
  * The shared frontier, as one machine sees it: a {@link FrontierQueue} whose queue, politeness
  * clock and leases live in Redis. URLs are leased in batches by one atomic script that also takes
  * each host's concurrency token and advances its next-allowed time, so politeness holds across
- * machines; a leased URL is acknowledged once its item line is on this machine's disk. The engine
- * calls stay synchronous: leased URLs wait in a small local buffer, writes are sent in order.
- * An item is written only while its lease is surely this machine's (`lease-clock.ts`); past that
- * (the machine was paused) Redis is asked first, and the item is dropped when another machine
- * took the URL. Nothing is handed out while Redis refuses writes or a fault stops the machine.
+ * machines. The engine calls stay synchronous: leased URLs wait in a small local buffer, writes
+ * are sent in order.
+ *
+ * An item reaches this machine's items file in this order (exactly once crawl-wide, whatever
+ * pause or kill falls between two steps): the engine puts it in the journal only while its lease
+ * is surely this machine's (`lease-clock.ts`; past that, after a pause, Redis is asked first:
+ * CONFIRM), the journal records it in the pending items file (`pending-items.ts`), then one
+ * atomic script acknowledges the URL only if this machine still holds it and records it in
+ * `w:<machine>` (ACK), and on its answer the line goes to the items file (or is dropped: another
+ * machine has the URL); once the pending file is emptied the records are cleared, with the next
+ * acknowledgement. A machine killed after the acknowledgement and before the line finds the
+ * record at its resume and writes the line then (ACKED). Acknowledgements follow the links their
+ * pages led to, and are pipelined: the next batch is recorded and sent before the answer. Nothing
+ * is handed out while Redis refuses writes or a fault stops the machine.
  */
 import type { Logger } from 'pino';
 import type { FrontierEntry, FrontierQueue } from '../../frontier/frontier-queue.js';
+import type { PendingLine } from '../../frontier/pending-items.js';
 import { encodeRequestMeta, parseRequestMeta, type RequestMeta } from '../../frontier/request-meta.js';
 import { hostKey } from '../../url/canonicalize.js';
 import { LeaseClock } from './lease-clock.js';
@@ -24,6 +34,11 @@ const MIN_EMPTY_CLAIM_GAP_MS = 5;
  */
 const FAIR_WINDOW_POLLS = 4;
 const FAIR_WINDOW_MIN_MS = 1_000;
+/**
+ * Longest wait for the answers of acknowledgements once the journal closes, ms: past it (Redis
+ * unavailable at a stop) their lines stay in the pending items file, and resume settles them.
+ */
+export const ACK_AT_STOP_MS = 5_000;
 
 /** Politeness and batching of one machine's shared frontier. */
 export interface RedisFrontierOptions {
@@ -85,13 +100,20 @@ export class RedisFrontier implements FrontierQueue {
    * the next claim (one round trip for both), or on their own (DONE) before any other write.
    */
   private finished: (string | number)[] = [];
-  /** Items written here, in journal order, not yet on disk (acknowledged once they are). */
+  /** Items written here, in journal order, whose acknowledgement is not yet sent. */
   private readonly unflushed: string[] = [];
   /**
-   * URLs whose items are on disk and whose acknowledgement Redis has not yet answered: still
-   * leased there, and not to be given back by a reconcile (they would be fetched twice).
+   * URLs whose acknowledgement is sent and not yet answered (their items in the pending file):
+   * still leased in Redis, and not to be given back by a reconcile (they would be fetched twice).
    */
-  private readonly acking = new Set<string>();
+  private readonly acking = new Map<string, FrontierEntry>();
+  /** Pairs url, batch acknowledged (recorded in `w:`) whose lines the journal has not settled. */
+  private acked: (string | number)[] = [];
+  /** Pairs url, batch whose lines are written and the pending file emptied: cleared with the next ACK. */
+  private clearing: (string | number)[] = [];
+  /** Rejects {@link ACK_AT_STOP_MS} after the journal began to close: answers are given up. */
+  private readonly ackDeadline: Promise<never>;
+  private giveUpAcks: (() => void) | null = null;
   private reconcileDue = false;
   /** Settles when the last claim sent is answered (and its URLs buffered). */
   private claimAnswered: Promise<void> = Promise.resolve();
@@ -114,6 +136,11 @@ export class RedisFrontier implements FrontierQueue {
     private readonly log: Logger,
   ) {
     this.clock = new LeaseClock(opts.leaseTimeoutMs);
+    this.ackDeadline = new Promise<never>((_resolve, reject) => {
+      this.giveUpAcks = () =>
+        reject(new Error('redis did not answer an acknowledgement at stop: its items are kept for --resume'));
+    });
+    this.ackDeadline.catch(() => {});
     link.onBack = () => {
       // A claim answered while the connection broke may have leased URLs this machine never saw.
       this.reconcileDue = true;
@@ -273,34 +300,126 @@ export class RedisFrontier implements FrontierQueue {
   }
 
   /**
-   * The next `count` items of the journal are on disk: acknowledge their URLs, after the links
-   * they led to (already pushed) are sent, so an acknowledged page's links are never lost.
+   * The next `count` items of the journal are in the pending items file as batch `batch`:
+   * acknowledge their URLs (ACK, after the links they led to are sent, so an acknowledged page's
+   * links are never lost), only those this machine still holds. The answer is not waited for
+   * before the next batch is sent.
+   * @returns per item, whether it was acknowledged (its line may be written); the others are
+   *   dropped here (another machine holds or acknowledged the URL). Rejects when Redis refused a
+   *   write before (no acknowledgement after it), refuses this one, or does not answer within
+   *   {@link ACK_AT_STOP_MS} of {@link closing}: the URLs are then this machine's leases again
+   *   (given back at close) and their lines stay pending for resume.
    */
-  itemsFlushed(count: number): void {
+  acknowledge(count: number, batch: number): Promise<boolean[]> {
     const urls = this.unflushed.splice(0, count);
-    if (urls.length === 0) return;
-    for (const u of urls) {
-      this.held.delete(u);
-      this.clock.forget(u);
-      this.acking.add(u);
+    const entries = urls.map(
+      (url) => this.held.get(url) ?? { url, host: hostKey(url), depth: 0, attempt: 0 },
+    );
+    for (const e of entries) {
+      this.held.delete(e.url);
+      this.clock.forget(e.url);
+      this.acking.set(e.url, e);
     }
     this.writes.flush();
     // Only once Redis has taken every link queued before (a refused one leaves the page unacknowledged).
     const settled = this.writes.settled();
-    this.acks = this.acks.then(async () => {
+    const sent = this.acks.then(async () => {
       await settled;
-      if (this.refused !== null) return;
+      if (this.refused !== null) throw this.refused;
       this.sendFinished();
       const o = this.opts;
-      const ack = this.link.script('ack', [o.prefix, o.machine, o.hostConcurrency, ...urls]);
-      this.track(ack);
-      ack.then(
-        () => {
-          for (const u of urls) this.acking.delete(u);
-        },
-        () => {},
-      );
+      const clear = this.clearing;
+      this.clearing = [];
+      const call = this.link.script('ack', [
+        o.prefix,
+        o.machine,
+        o.hostConcurrency,
+        batch,
+        clear.length / 2,
+        ...clear,
+        ...entries.flatMap((e) => [e.url, e.host]),
+      ]);
+      this.track(call);
+      call.catch(() => {
+        this.clearing = [...clear, ...this.clearing];
+      });
+      return { call };
     });
+    // Sent in order; their answers are awaited apart.
+    this.acks = sent.then(
+      () => {},
+      () => {},
+    );
+    const answer = sent
+      .then(({ call }) => call)
+      .then(
+        (reply) => {
+          const held = (reply as unknown[]).map((x) => Number(x) === 1);
+          let dropped = 0;
+          urls.forEach((url, i) => {
+            this.acking.delete(url);
+            if (held[i]) this.acked.push(url, batch);
+            else dropped++;
+          });
+          if (dropped > 0) {
+            this.dropped += dropped;
+            this.log.warn(
+              { results: dropped, of: urls.length },
+              "results dropped at their acknowledgement: their leases are no longer this machine's",
+            );
+          }
+          return held;
+        },
+        (e: Error) => {
+          this.takeBack(entries);
+          throw e;
+        },
+      );
+    return Promise.race([answer, this.ackDeadline]).catch((e: Error) => {
+      this.takeBack(entries);
+      throw e;
+    });
+  }
+
+  /** Acknowledgements with no answer: their URLs are this machine's leases again (see releaseAll). */
+  private takeBack(entries: FrontierEntry[]): void {
+    for (const e of entries) {
+      if (this.acking.delete(e.url)) this.held.set(e.url, e);
+    }
+  }
+
+  /**
+   * The journal wrote (or dropped) the line of every URL acknowledged so far and emptied its
+   * pending file: their records in `w:<machine>` go, with the next acknowledgement (or at close).
+   */
+  itemsSettled(): void {
+    this.clearing.push(...this.acked);
+    this.acked = [];
+  }
+
+  /** The journal is closing: answers not in within `ms` (default {@link ACK_AT_STOP_MS}) are given up. */
+  closing(ms = ACK_AT_STOP_MS): void {
+    const giveUp = this.giveUpAcks;
+    if (giveUp === null) return;
+    this.giveUpAcks = null;
+    setTimeout(giveUp, ms).unref();
+  }
+
+  /**
+   * At resume, per line of the pending items file (written under an earlier machine id, the
+   * `tag`): whether its acknowledgement was made (ACKED), so its item is due.
+   * @throws when Redis refuses (the crawl's state lost...).
+   */
+  async acknowledged(lines: PendingLine[]): Promise<boolean[]> {
+    const args = lines.flatMap((l) => [l.tag, l.url, l.batch]);
+    const reply = (await this.link.script('acked', [this.opts.prefix, ...args])) as unknown[];
+    return reply.map((x) => Number(x) === 1);
+  }
+
+  /** At resume, the pending lines of the machines `tags` are settled: their `w:` records go. */
+  async forget(tags: string[]): Promise<void> {
+    const keys = tags.filter((t) => t !== this.opts.machine).map((t) => `${this.opts.prefix}w:${t}`);
+    if (keys.length > 0) await this.link.send(() => this.link.client.del(...keys));
   }
 
   /** A heartbeat sent at `sentAt` (performance.now()) was answered; `alive` false: it had expired. */
@@ -317,30 +436,6 @@ export class RedisFrontier implements FrontierQueue {
   mayWrite(url: string): true | Promise<boolean> {
     if (!this.held.has(url) || this.clock.sure(url)) return true;
     return this.confirm([url]).then((held) => held[0]);
-  }
-
-  /** The next `count` items of the journal are for URLs surely still leased here. */
-  itemsSure(count: number): boolean {
-    for (let i = 0; i < count && i < this.unflushed.length; i++) {
-      const u = this.unflushed[i];
-      if (this.held.has(u) && !this.clock.sure(u)) return false;
-    }
-    return true;
-  }
-
-  /**
-   * Ask Redis about the URLs of the next `count` items of the journal (they waited past their
-   * lease's sure time): @returns for each, whether its line may be written. Those that may not
-   * leave this machine's bookkeeping (they are not acknowledged from here).
-   */
-  async confirmItems(count: number): Promise<boolean[]> {
-    const urls = this.unflushed.slice(0, count);
-    const asked = urls.filter((u) => this.held.has(u) && !this.clock.sure(u));
-    const answers = await this.confirm(asked);
-    const dropped = new Set(asked.filter((_u, i) => !answers[i]));
-    this.unflushed.splice(0, urls.length, ...urls.filter((u) => !dropped.has(u)));
-    const may = urls.map((u) => !dropped.has(u));
-    return [...may, ...Array<boolean>(Math.max(0, count - urls.length)).fill(true)];
   }
 
   /**
@@ -412,9 +507,9 @@ export class RedisFrontier implements FrontierQueue {
   /** Results not written because their leases had gone to other machines. */
   dropped = 0;
 
-  /** URLs leased here now: held, written and not on disk, on disk and being acknowledged. */
+  /** URLs leased here now: held, written and not yet sent for acknowledgement, being acknowledged. */
   private leasedBefore(): string[] {
-    return [...this.held.keys(), ...this.unflushed, ...this.acking];
+    return [...this.held.keys(), ...this.unflushed, ...this.acking.keys()];
   }
 
   /**
@@ -443,6 +538,14 @@ export class RedisFrontier implements FrontierQueue {
       this.link.script('retry', [o.prefix, o.machine, url, 0, '', o.delayMs, o.hostConcurrency]),
     );
     this.held.clear();
+    // The records of acknowledgements whose lines are written (those not settled stay for resume).
+    if (this.clearing.length > 0) {
+      const clear = this.clearing;
+      this.clearing = [];
+      calls.push(
+        this.link.script('ack', [o.prefix, o.machine, o.hostConcurrency, 0, clear.length / 2, ...clear]),
+      );
+    }
     await Promise.all(calls);
     await this.writes.settled();
   }
@@ -549,7 +652,7 @@ export class RedisFrontier implements FrontierQueue {
   private async reconcile(): Promise<void> {
     const o = this.opts;
     const leases = await this.link.client.hkeys(`${o.prefix}l:${o.machine}`);
-    // Not a URL held here, written and not yet on disk, or on disk with its acknowledgement on its way.
+    // Not a URL held here, written and not yet sent for acknowledgement, or being acknowledged.
     const unknown = leases.filter(
       (u) => !this.held.has(u) && !this.unflushed.includes(u) && !this.acking.has(u),
     );

@@ -28,6 +28,7 @@ const SCRIPTS = {
   done: S.DONE,
   retry: S.RETRY,
   ack: S.ACK,
+  acked: S.ACKED,
   reclaim: S.RECLAIM,
   pauseHost: S.PAUSE_HOST,
   slowDown: S.SLOW_DOWN,
