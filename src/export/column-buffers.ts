@@ -13,6 +13,15 @@ import type { ColumnType } from './columns.js';
 /** Bytes a byte column starts with. */
 const FIRST_BYTES = 64 * 1024;
 
+/**
+ * Bytes a byte column grows to past its first buffer, at once: a buffer this size is mapped by
+ * glibc (over its 128 KiB mmap threshold) and takes memory only as far as it is written. Grown
+ * by doubling, the mapped buffers of 128 KiB … 2 MiB freed on the way raised that threshold
+ * (glibc raises it to the size of a mapped buffer freed), after which more of the short-lived
+ * buffers came from the heap.
+ */
+const GROWN_BYTES = 4 * 1024 * 1024;
+
 /** Most bytes a byte column keeps between row groups (more was for one huge value). */
 const MOST_KEPT_BYTES = 16 * 1024 * 1024;
 
@@ -25,7 +34,7 @@ const MOST_DISTINCT = 4096;
 /** One column's values of the row group being gathered. */
 export interface ColumnBuffer {
   /**
-   * Add the next row's value (null: none).
+   * Add the next row's value (null: none; a string column takes its UTF-8 bytes as well, copied).
    * @returns the bytes it takes (UTF-8 bytes of a string or JSON text; 8 for a number, 0 for null).
    */
   push(value: unknown): number;
@@ -66,6 +75,13 @@ class ByteValues implements ColumnBuffer {
 
   push(value: unknown): number {
     if (this.count === this.ends.length) this.ends = grown(this.ends);
+    if (!this.json && value instanceof Uint8Array) {
+      if (this.bytes.length - this.used < value.length) this.grow(value.length);
+      this.bytes.set(value, this.used);
+      this.used += value.length;
+      this.ends[this.count++] = this.used;
+      return value.length;
+    }
     if (value === null || value === undefined || (!this.json && typeof value !== 'string')) {
       this.ends[this.count++] = -1;
       return 0;
@@ -102,7 +118,7 @@ class ByteValues implements ColumnBuffer {
   }
 
   private grow(least: number): void {
-    const next = Buffer.allocUnsafeSlow(Math.max(this.bytes.length * 2, this.used + least));
+    const next = Buffer.allocUnsafeSlow(Math.max(this.bytes.length * 2, this.used + least, GROWN_BYTES));
     this.bytes.copy(next, 0, 0, this.used);
     this.bytes = next;
   }

@@ -18,6 +18,7 @@ import type { Column, ColumnType } from './columns.js';
 import type { ExportOutput } from './export-output.js';
 import type { FormatWriter } from './format-writer.js';
 import type { ExportRecord } from './item-reader.js';
+import { growPageWritersByBlocks } from './page-writer-growth.js';
 import { ParquetFooter } from './parquet-footer.js';
 
 /** Most rows in a row group. */
@@ -88,6 +89,7 @@ export function parquetWriter(
   output: ExportOutput,
   limits: ParquetLimits = {},
 ): FormatWriter {
+  growPageWritersByBlocks();
   const maxRows = limits.rows ?? ROW_GROUP_ROWS;
   const maxBytes = limits.bytes ?? ROW_GROUP_BYTES;
   const schema: SchemaElement[] = [
