@@ -13,15 +13,6 @@ import type { ColumnType } from './columns.js';
 /** Bytes a byte column starts with. */
 const FIRST_BYTES = 64 * 1024;
 
-/**
- * Bytes a byte column grows to past its first buffer, at once: a buffer this size is mapped by
- * glibc (over its 128 KiB mmap threshold) and takes memory only as far as it is written. Grown
- * by doubling, the mapped buffers of 128 KiB … 2 MiB freed on the way raised that threshold
- * (glibc raises it to the size of a mapped buffer freed), after which more of the short-lived
- * buffers came from the heap.
- */
-const GROWN_BYTES = 4 * 1024 * 1024;
-
 /** Most bytes a byte column keeps between row groups (more was for one huge value). */
 const MOST_KEPT_BYTES = 16 * 1024 * 1024;
 
@@ -118,7 +109,7 @@ class ByteValues implements ColumnBuffer {
   }
 
   private grow(least: number): void {
-    const next = Buffer.allocUnsafeSlow(Math.max(this.bytes.length * 2, this.used + least, GROWN_BYTES));
+    const next = Buffer.allocUnsafeSlow(Math.max(this.bytes.length * 2, this.used + least));
     this.bytes.copy(next, 0, 0, this.used);
     this.bytes = next;
   }
