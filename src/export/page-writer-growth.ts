@@ -3,7 +3,7 @@
  * start at 1 KiB and double, so a 64 KiB page is written through buffers of 1, 2, 4 … 64 KiB: 127
  * KiB allocated for each, 6.7 GB over a 1,000,000-item export with content. Those native buffers
  * are freed only when V8 collects their objects, and the garbage waiting for a collection is what
- * held the export's native heap ~15 MB above JSON Lines' (bench/RESULTS.md, 2026-12-03 19:00).
+ * held the export's native heap ~15 MB above JSON Lines' (bench/RESULTS.md, 2026-12-03 18:00).
  * Here a writer that outgrows its first buffer goes straight to {@link BLOCK_BYTES}: a page's
  * values take 1 + 64 KiB, a page's levels (a few hundred bytes) still 1 KiB.
  *
