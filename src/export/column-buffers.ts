@@ -25,7 +25,7 @@ const MOST_DISTINCT = 4096;
 /** One column's values of the row group being gathered. */
 export interface ColumnBuffer {
   /**
-   * Add the next row's value (null: none).
+   * Add the next row's value (null: none; a string column takes its UTF-8 bytes as well, copied).
    * @returns the bytes it takes (UTF-8 bytes of a string or JSON text; 8 for a number, 0 for null).
    */
   push(value: unknown): number;
@@ -66,6 +66,13 @@ class ByteValues implements ColumnBuffer {
 
   push(value: unknown): number {
     if (this.count === this.ends.length) this.ends = grown(this.ends);
+    if (!this.json && value instanceof Uint8Array) {
+      if (this.bytes.length - this.used < value.length) this.grow(value.length);
+      this.bytes.set(value, this.used);
+      this.used += value.length;
+      this.ends[this.count++] = this.used;
+      return value.length;
+    }
     if (value === null || value === undefined || (!this.json && typeof value !== 'string')) {
       this.ends[this.count++] = -1;
       return 0;

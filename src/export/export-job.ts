@@ -67,7 +67,8 @@ export async function runExport(options: ExportJobOptions): Promise<ExportSummar
     await output.abort();
     throw new UsageError('--format parquet: binary output to a terminal; give --out FILE, or pipe it');
   }
-  const reader = new ItemReader(dataDir, { ...options, withContent });
+  // Parquet takes a text stored as UTF-8 as its bytes (item-text.ts, itemTextUtf8).
+  const reader = new ItemReader(dataDir, { ...options, withContent, utf8Text: options.format === 'parquet' });
   let writer: FormatWriter | null = null;
   const open = (): FormatWriter => {
     writer ??=

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { UsageError } from '../config/usage-error.js';
 import { TEMP_INFIX } from '../sinks/atomic-file.js';
 
-/** Bytes collected before they are written: under glibc's 128 KiB mmap threshold (parquet-format.ts). */
+/** Bytes collected before they are written: under glibc's 128 KiB mmap threshold (block-writer.ts). */
 const BUFFER_BYTES = 64 * 1024;
 
 /** Standard output was closed by its reader (`collector export … | head`). */

@@ -11,7 +11,7 @@ import { type DamagedLine, inFetchOrder } from './fetch-order.js';
 import { type ItemFilterOptions, itemFilter } from './item-filter.js';
 import { type ItemFile, listItemFiles } from './item-files.js';
 import { isUnchanged, parseItemLine, type ScannedLine, scanItemLine } from './item-line.js';
-import { ItemTextError, itemText } from './item-text.js';
+import { ItemTextError, itemText, itemTextUtf8, StoredFileReader } from './item-text.js';
 import { NewestVersions } from './newest-versions.js';
 
 /** A guess at the fewest bytes of an item line, to size the newest-version table. */
@@ -21,6 +21,12 @@ const LINE_BYTES_LEAST = 500;
 export interface ReadOptions extends ItemFilterOptions {
   /** Read each item's content as text (`text`; see item-text.ts). Default false. */
   withContent?: boolean;
+  /**
+   * With `withContent`, give a text that is stored as UTF-8 as its bytes (`text` a Uint8Array,
+   * valid until the next record is taken: item-text.ts, itemTextUtf8), for a writer that writes
+   * bytes. Default false: `text` is always a string.
+   */
+  utf8Text?: boolean;
   /** Every line of a page (each fetch), not only its newest version. Default false. */
   allVersions?: boolean;
   /** Told of each line skipped as damaged and each content file that could not be read. */
@@ -32,8 +38,11 @@ export interface ExportRecord {
   item: Item;
   /** `fetchedAt` in ms since the epoch. */
   at: number;
-  /** The content as text (null: none), with `withContent`; else undefined. */
-  text: string | null | undefined;
+  /**
+   * The content as text (null: none), with `withContent`; else undefined. With `utf8Text`, the
+   * UTF-8 bytes of the text instead where they were read as such (valid until the next record).
+   */
+  text: string | Uint8Array | null | undefined;
 }
 
 /** Counts of a read, complete once its records are all taken. */
@@ -82,17 +91,18 @@ export class ItemReader {
    * @throws on I/O errors reading the items files (an unreadable file; not a damaged line).
    */
   async *records(): AsyncGenerator<ExportRecord> {
-    const { withContent = false, allVersions = false } = this.options;
+    const { withContent = false, allVersions = false, utf8Text = false } = this.options;
+    const files = utf8Text ? new StoredFileReader() : null;
     const warn = this.options.onWarning ?? (() => {});
-    const files = await listItemFiles(this.dataDir);
-    this.stats.files = files.length;
+    const itemFiles = await listItemFiles(this.dataDir);
+    this.stats.files = itemFiles.length;
     const accept = itemFilter(this.options);
-    const newest = allVersions ? null : await this.newestVersions(files, accept);
+    const newest = allVersions ? null : await this.newestVersions(itemFiles, accept);
     const onDamaged: DamagedLine = (file, lineNo, why) => {
       this.stats.damaged++;
       warn(`${file.name} line ${lineNo}: ${why}: skipped`);
     };
-    for await (const { parsed, file, lineNo, id } of inFetchOrder(files, parseItemLine, onDamaged)) {
+    for await (const { parsed, file, lineNo, id } of inFetchOrder(itemFiles, parseItemLine, onDamaged)) {
       this.stats.lines++;
       if (accept !== null && !accept(parsed)) {
         this.stats.filteredOut++;
@@ -102,10 +112,11 @@ export class ItemReader {
         this.stats.olderVersions++;
         continue;
       }
-      let text: string | null | undefined;
+      let text: string | Uint8Array | null | undefined;
       if (withContent) {
         try {
-          text = itemText(this.dataDir, parsed.item);
+          text =
+            files === null ? itemText(this.dataDir, parsed.item) : itemTextUtf8(this.dataDir, parsed.item, files);
         } catch (e) {
           if (!(e instanceof ItemTextError)) throw e;
           this.stats.missingContent++;

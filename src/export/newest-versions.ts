@@ -31,7 +31,7 @@ export class NewestVersions {
   /**
    * @param expected URLs expected (e.g. from the files' sizes): the table is made that size at
    *   once. Growing it later frees the old arrays, and freeing a native buffer over 128 KiB raises
-   *   glibc's mmap threshold, after which smaller buffers fragment the heap (see parquet-format.ts).
+   *   glibc's mmap threshold, after which smaller buffers fragment the heap (see block-writer.ts).
    */
   constructor(expected = 768) {
     let cap = 1024;

@@ -2,34 +2,30 @@
  * Parquet export through hyparquet-writer (pure JavaScript, one small dependency, Node 20): rows
  * are gathered into a row group (column-buffers.ts) until it holds {@link ROW_GROUP_ROWS} rows or
  * {@link ROW_GROUP_BYTES} of values, which is then encoded (GZIP) and written out — one row group
- * in memory at a time, whatever the size of the export. The footer goes last.
+ * in memory at a time, whatever the size of the export. The footer goes last, written from each
+ * row group's metadata serialized when the group was written (parquet-footer.ts).
  *
  * Types: strings as UTF8 byte arrays; `int32`/`int64` as INT32/INT64; `fetched_at` as INT64
  * TIMESTAMP(MILLIS, UTC); JSON columns as byte arrays of the JSON logical type. Every column is
  * OPTIONAL (null when absent). DuckDB, pandas/pyarrow and Hugging Face `datasets` read it as is.
  */
 import { gzipSync } from 'node:zlib';
-import { ByteWriter, ParquetWriter, type SchemaElement } from 'hyparquet-writer';
+import { ParquetWriter, type SchemaElement } from 'hyparquet-writer';
 import { PACKAGE_NAME, PACKAGE_VERSION } from '../config/package-info.js';
+import { BLOCK_BYTES, BlockWriter } from './block-writer.js';
 import { columnBuffer } from './column-buffers.js';
 import type { Column, ColumnType } from './columns.js';
 import type { ExportOutput } from './export-output.js';
 import type { FormatWriter } from './format-writer.js';
 import type { ExportRecord } from './item-reader.js';
+import { growPageWritersByBlocks } from './page-writer-growth.js';
+import { ParquetFooter } from './parquet-footer.js';
 
 /** Most rows in a row group. */
 export const ROW_GROUP_ROWS = 5_000;
 
 /** The most value bytes in a row group (UTF-8 bytes of strings and JSON text): bounds its memory. */
 export const ROW_GROUP_BYTES = 2 * 1024 * 1024;
-
-/**
- * Size of the native buffers the export allocates itself (encoded strings, output blocks) and of a
- * data page: under glibc's 128 KiB mmap threshold, so that freeing them does not raise it (a raised
- * threshold lets short-lived buffers fragment the heap). The encoder's own allocations still do:
- * bench/RESULTS.md (2026-12-03, `collector export`).
- */
-const NATIVE_BLOCK_BYTES = 64 * 1024;
 
 /** Row group limits (default {@link ROW_GROUP_ROWS}, {@link ROW_GROUP_BYTES}; tests make them small). */
 export interface ParquetLimits {
@@ -62,45 +58,19 @@ function schemaElement(name: string, type: ColumnType): SchemaElement {
   }
 }
 
-/**
- * hyparquet-writer's byte writer, handing its bytes out to be written: `ensure()` (called before
- * every append, synchronously) sets a full buffer aside and starts a new one, `flush()` (after each
- * row group) and `finish()` write them to the output, waiting for it.
- */
-class OutputWriter extends ByteWriter {
-  private chunks: Uint8Array[] = [];
-
+/** The output as hyparquet-writer's byte writer: blocks written out at each {@link flush}. */
+class OutputWriter extends BlockWriter {
   constructor(private readonly output: ExportOutput) {
-    super(NATIVE_BLOCK_BYTES);
+    super();
   }
 
-  override ensure(size: number): void {
-    if (this.index + size <= this.buffer.byteLength) return;
-    this.setAside();
-    if (size > this.buffer.byteLength) {
-      this.buffer = new ArrayBuffer(size);
-      this.view = new DataView(this.buffer);
-    }
-  }
-
+  /** Write the bytes so far (called by the library after each row group, and at the end). */
   async flush(): Promise<void> {
-    this.setAside();
-    const chunks = this.chunks;
-    this.chunks = [];
-    for (const c of chunks) await this.output.write(c);
+    for (const b of this.takeBlocks()) await this.output.write(b);
   }
 
   override async finish(): Promise<void> {
     await this.flush();
-  }
-
-  /** Move the bytes so far out (no copy) and continue in a new buffer. */
-  private setAside(): void {
-    if (this.index === 0) return;
-    this.chunks.push(new Uint8Array(this.buffer, 0, this.index));
-    this.buffer = new ArrayBuffer(NATIVE_BLOCK_BYTES);
-    this.view = new DataView(this.buffer);
-    this.index = 0;
   }
 }
 
@@ -119,21 +89,25 @@ export function parquetWriter(
   output: ExportOutput,
   limits: ParquetLimits = {},
 ): FormatWriter {
+  growPageWritersByBlocks();
   const maxRows = limits.rows ?? ROW_GROUP_ROWS;
   const maxBytes = limits.bytes ?? ROW_GROUP_BYTES;
   const schema: SchemaElement[] = [
     { name: 'schema', num_children: columns.length },
     ...columns.map((c) => schemaElement(c.name, c.type)),
   ];
+  const createdBy = `${PACKAGE_NAME} ${PACKAGE_VERSION} (hyparquet-writer)`;
+  const out = new OutputWriter(output);
   const writer = new ParquetWriter({
-    writer: new OutputWriter(output),
+    writer: out,
     schema,
-    createdBy: `${PACKAGE_NAME} ${PACKAGE_VERSION} (hyparquet-writer)`,
+    createdBy,
     // GZIP at level 1 through Node's zlib: 2.7× the speed of the library's Snappy, in JavaScript,
     // for smaller files; every Parquet reader reads GZIP (bench/RESULTS.md, 2026-12-03).
     codec: 'GZIP',
     compressors: { GZIP: (bytes: Uint8Array) => gzipSync(bytes, { level: 1 }) },
   });
+  const footer = new ParquetFooter(schema, createdBy);
   const buffers = columns.map((c) => columnBuffer(c.type, c.repeats === true));
   let rows = 0;
   let bytes = 0;
@@ -153,17 +127,27 @@ export function parquetWriter(
       // hashing the bytes of URLs, titles and hashes in search of repeats that are not there.
       encoding: !c.repeats && (c.type === 'string' || c.type === 'json') ? ('PLAIN' as const) : undefined,
       // Statistics (min/max) let readers skip row groups by time; on the other columns they cost
-      // encoding time and footer memory (kept for every column chunk until the end) for little.
+      // encoding time and footer bytes for little.
       statistics: c.type === 'timestamp',
-      // No offset index (page locations): kept in memory for every column chunk until the footer,
-      // it would grow with the export, and a chunk of a row group this size has one page or few.
+      // No offset index (page locations): kept in memory for every column chunk until the end of
+      // the file, it would grow with the export (parquet-footer.ts refuses them), and a chunk of a
+      // row group this size has one page or few.
       offsetIndex: false,
     }));
     rows = 0;
     bytes = 0;
     // Encoded synchronously, before the first await: the buffers are free again after it.
-    const written = writer.write({ columnData, rowGroupSize: Number.MAX_SAFE_INTEGER, pageSize: NATIVE_BLOCK_BYTES });
+    // Data pages of a block each (block-writer.ts).
+    const written = writer.write({
+      columnData,
+      rowGroupSize: Number.MAX_SAFE_INTEGER,
+      pageSize: BLOCK_BYTES,
+    });
     for (const b of buffers) b.clear();
+    // The row group's metadata goes to the footer as bytes, not kept as objects by the writer
+    // (parquet-footer.ts); nothing else is pending (no page index, no bloom filter).
+    for (const group of writer.row_groups.splice(0)) footer.addRowGroup(group);
+    writer.pendingIndexes.length = 0;
     await written;
   };
 
@@ -176,7 +160,8 @@ export function parquetWriter(
     async end() {
       await writeGroup();
       declareJson(schema);
-      await writer.finish();
+      footer.write(out);
+      await out.finish();
     },
   };
 }

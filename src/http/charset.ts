@@ -57,7 +57,8 @@ export const META_PRESCAN_BYTES = 1024;
  */
 export const META_LATE_PRESCAN_BYTES = 16 * 1024;
 
-const UTF8 = 'UTF-8';
+/** The name of UTF-8, as {@link sniffEncoding} gives it. */
+export const UTF8 = 'UTF-8';
 const utf8Decoder = new TextDecoder('utf-8', { fatal: false, ignoreBOM: false });
 
 /**

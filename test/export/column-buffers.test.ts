@@ -18,6 +18,15 @@ describe('column buffers', () => {
     expect(b.values().map(text)).toEqual(['a', null, 'Tïtle ✓', null, big, '', 'z']);
   });
 
+  it('takes UTF-8 bytes for a string column as a copy (the reader reuses its buffer)', () => {
+    const b = columnBuffer('string', false);
+    const scratch = Buffer.from('Tïtle ✓');
+    const big = Buffer.alloc(100_000, 'x'); // past the first 64 KiB
+    expect([b.push(scratch), b.push(null), b.push(big)]).toEqual([10, 0, 100_000]);
+    scratch.fill(0);
+    expect(b.values().map(text)).toEqual(['Tïtle ✓', null, 'x'.repeat(100_000)]);
+  });
+
   it('starts each row group empty and does not disturb the values given before clear', () => {
     const b = columnBuffer('string', false);
     for (let i = 0; i < 3000; i++) b.push(`row ${i}`);

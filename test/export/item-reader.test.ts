@@ -307,6 +307,33 @@ describe('content as text', () => {
     expect(stats.missingContent).toBe(2);
   });
 
+  it('utf8Text: a text stored as UTF-8 comes as its bytes (BOM left out), the same text as a string read', async () => {
+    const dir = contentDir();
+    const files: Record<string, string | Buffer> = {
+      'files/a/page/index.md': '\uFEFF# Päge ✓\n',
+      'files/a/data.json': Buffer.from([0x7b, 0x22, 0xff, 0x22, 0x7d]), // not UTF-8: decoded, U+FFFD
+      'files/a/sniffed': Buffer.from('\uFEFFjust tëxt'),
+    };
+    for (const [rel, content] of Object.entries(files)) fs.writeFileSync(path.join(dir, rel), content);
+    const strings = await read(dir, { withContent: true });
+    // A view is valid until the next record is taken: each one decoded at once.
+    const kinds: string[] = [];
+    const texts: (string | null | undefined)[] = [];
+    for await (const r of new ItemReader(dir, {
+      withContent: true,
+      utf8Text: true,
+      onWarning: () => {},
+    }).records()) {
+      kinds.push(r.text instanceof Uint8Array ? 'bytes' : r.text === null ? 'null' : typeof r.text);
+      texts.push(r.text instanceof Uint8Array ? Buffer.from(r.text).toString('utf8') : r.text);
+    }
+    expect(kinds).toEqual(['bytes', 'string', 'string', 'null', 'null', 'bytes', 'null', 'null', 'null']);
+    expect(texts).toEqual(strings.records.map((r) => r.text));
+    expect(texts[0]).toBe('# Päge ✓\n');
+    expect(texts[2]).toBe('{"\uFFFD"}');
+    expect(texts[5]).toBe('just tëxt');
+  });
+
   it('without withContent, text is undefined and no file is read', async () => {
     const { records, warnings } = await read(contentDir());
     expect(records.every((r) => r.text === undefined)).toBe(true);
