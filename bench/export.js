@@ -20,6 +20,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { cliArgv } from './lib/cli-argv.js';
 import { killAll, measure } from './lib/measure.js';
 import { mulberry32 } from './lib/prng.js';
 
@@ -196,7 +197,8 @@ for (const withContent of contents) {
   for (const format of opts.formats.split(',')) {
     const out = path.join(dir, `export.${format}`);
     fs.rmSync(out, { force: true });
-    const argv = [process.execPath, bin, 'export', '--data', dir, '--format', format, '--out', out];
+    // As a user runs it: node with the V8 flags of the bin's shebang.
+    const argv = cliArgv(bin, 'export', '--data', dir, '--format', format, '--out', out);
     if (withContent) argv.push('--with-content');
     const r = await measure(argv, { timeoutS: 1200 });
     const exported = Number(/exported (\d+) items/.exec(r.stderr)?.[1] ?? Number.NaN);
