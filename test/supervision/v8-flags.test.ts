@@ -1,26 +1,33 @@
 /**
- * The V8 flags a collector process runs with: the `collector` command's shebang passes exactly
- * PROCESS_V8_FLAGS, a process started by it really has them, and worker processes get them
- * unless their parent's command line set the same flag.
+ * The V8 flags and malloc settings a collector process runs with: the `collector` command's
+ * shebang passes exactly PROCESS_V8_FLAGS and PROCESS_MALLOC_ENV, a process started by it really
+ * has them, and worker processes get the flags unless their parent's command line set the same flag.
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { PROCESS_V8_FLAGS, withProcessV8Flags } from '../../src/supervision/v8-flags.js';
+import { PROCESS_MALLOC_ENV, PROCESS_V8_FLAGS, withProcessV8Flags } from '../../src/supervision/v8-flags.js';
 
 const BIN = path.resolve('bin/collector.js');
 
 describe('the V8 flags of a collector process', () => {
-  it('are the bin shebang flags, and the process it starts runs with them', () => {
+  it('are the bin shebang flags and environment, and the process it starts runs with them', () => {
     const shebang = fs.readFileSync(BIN, 'utf8').split('\n')[0];
-    expect(shebang).toBe(`#!/usr/bin/env -S node ${PROCESS_V8_FLAGS.join(' ')}`);
-    // env -S splits the line as Linux does not: the flags reach node (they show in execArgv).
-    const script = `process.stdout.write(JSON.stringify(process.execArgv))`;
+    const assignments = Object.entries(PROCESS_MALLOC_ENV).map(([k, v]) => `${k}=${v}`);
+    expect(shebang).toBe(`#!/usr/bin/env -S ${assignments.join(' ')} node ${PROCESS_V8_FLAGS.join(' ')}`);
+    // env -S splits the line as Linux does not: the flags reach node (they show in execArgv), the
+    // assignments its environment.
+    const keys = JSON.stringify(Object.keys(PROCESS_MALLOC_ENV));
+    const script = `process.stdout.write(JSON.stringify([process.execArgv, ${keys}.map((k) => process.env[k])]))`;
     const probe = path.resolve('test/.v8-flags-probe.mjs');
     fs.writeFileSync(probe, `${shebang}\n${script}\n`, { mode: 0o755 });
     try {
-      expect(JSON.parse(execFileSync(probe, { encoding: 'utf8' }))).toEqual([...PROCESS_V8_FLAGS]);
+      const env = { ...process.env, MALLOC_ARENA_MAX: '8' };
+      expect(JSON.parse(execFileSync(probe, { encoding: 'utf8', env }))).toEqual([
+        [...PROCESS_V8_FLAGS],
+        Object.values(PROCESS_MALLOC_ENV),
+      ]);
     } finally {
       fs.rmSync(probe, { force: true });
     }
