@@ -197,7 +197,7 @@ for (const withContent of contents) {
   for (const format of opts.formats.split(',')) {
     const out = path.join(dir, `export.${format}`);
     fs.rmSync(out, { force: true });
-    // As a user runs it: node with the V8 flags of the bin's shebang.
+    // As a user runs it: node with the settings the bin starts it with.
     const argv = cliArgv(bin, 'export', '--data', dir, '--format', format, '--out', out);
     if (withContent) argv.push('--with-content');
     const r = await measure(argv, { timeoutS: 1200 });

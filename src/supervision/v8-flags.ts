@@ -1,8 +1,8 @@
 /**
  * The V8 flags and the memory allocator's settings a collector process runs with: the
- * `collector` command's shebang line (`bin/collector.js`, `#!/usr/bin/env -S VAR=… node FLAGS`)
- * gives them to its process; worker processes are forked with the flags and inherit the
- * environment.
+ * `collector` command (`bin/collector.js`, run by /bin/sh, whose second line execs node as
+ * `env VAR=… node FLAGS "$0" "$@"`) gives them to its process; worker processes are forked with
+ * the flags and inherit the environment.
  *
  * `--max-semi-space-size=2` (MB): the fetch loop's objects (requests, responses, items) live for
  * a few milliseconds; V8's default lets the young generation grow to 16 MB semi-spaces (48 MB of
