@@ -4,11 +4,10 @@
  * queue, the acknowledgement (only of URLs still held, recorded until the items are written), and
  * the reclaim of a dead machine's leases.
  */
-import { Writable } from 'node:stream';
-import pino from 'pino';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { RedisCrawl } from '../../src/backends/redis/redis-crawl.js';
 import type { FrontierEntry } from '../../src/frontier/frontier-queue.js';
+import { captureLog } from '../fixtures/capture-log.js';
 import { redisServerPath, startRedis, type TestRedis } from '../fixtures/redis-server.js';
 
 const HAVE_REDIS = redisServerPath() !== null;
@@ -28,17 +27,8 @@ function machine(
     concurrency?: number;
   } = {},
 ) {
-  const lines: string[] = [];
+  const { log, lines } = captureLog();
   const stops: number[] = [];
-  const log = pino(
-    { level: 'info' },
-    new Writable({
-      write(chunk, _enc, cb) {
-        lines.push(String(chunk));
-        cb();
-      },
-    }),
-  );
   const crawl = new RedisCrawl({
     url: redis.url,
     crawlId: 'unit',

@@ -7,8 +7,6 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { Writable } from 'node:stream';
-import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { settleAcknowledged } from '../../src/engine/resume.js';
 import { type ItemsAck, Journal, type JournalOptions } from '../../src/frontier/journal.js';
@@ -19,6 +17,8 @@ import {
   readPendingItems,
   settlePendingItems,
 } from '../../src/frontier/pending-items.js';
+
+import { captureLog } from '../fixtures/capture-log.js';
 
 let dir: string;
 
@@ -94,20 +94,6 @@ function options(ack: ItemsAck, over: Partial<JournalOptions> = {}): JournalOpti
     ack,
     ...over,
   };
-}
-
-function logger(): { log: pino.Logger; lines: string[] } {
-  const lines: string[] = [];
-  const log = pino(
-    { level: 'info' },
-    new Writable({
-      write(chunk, _enc, cb) {
-        lines.push(String(chunk));
-        cb();
-      },
-    }),
-  );
-  return { log, lines };
 }
 
 describe('parsePendingLine', () => {
@@ -241,7 +227,7 @@ describe('settling the pending file at resume', () => {
   it('writes the acknowledged lines, drops the others, forgets the records and empties the file', async () => {
     const acks = new MemoryAcks();
     await killedMachine(acks);
-    const { log, lines } = logger();
+    const { log, lines } = captureLog();
     await settleAcknowledged({ stateDir: stateDir(), itemsPath: itemsPath(), outDir: dir, log }, acks);
     expect(await read(itemsPath())).toBe(`${item('http://a.example/1')}\n${item('http://a.example/2')}\n`);
     expect(await read(pendingPath())).toBe('');
@@ -283,7 +269,7 @@ describe('settling the pending file at resume', () => {
     await fs.appendFile(pendingPath(), `${acks.tag}\tnot-a-batch\t0\t${item('http://a.example/4')}\n`);
     await fs.appendFile(pendingPath(), `${acks.tag}\t2\t0\t{"url":"http://a.exa`);
     const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
-    const { log, lines } = logger();
+    const { log, lines } = captureLog();
     await settleAcknowledged({ stateDir: stateDir(), itemsPath: itemsPath(), outDir: dir, log }, acks);
     const said = stderr.mock.calls.map((c) => String(c[0])).join('');
     expect(said).toContain(`collector: ${path.join('state', 'w0', PENDING_ITEMS)}: a torn last line (`);
@@ -299,7 +285,7 @@ describe('settling the pending file at resume', () => {
     await killedMachine(acks);
     const before = await read(pendingPath());
     const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
-    const { log } = logger();
+    const { log } = captureLog();
     await settleAcknowledged({ stateDir: stateDir(), itemsPath: itemsPath(), outDir: dir, log }, undefined);
     expect(stderr.mock.calls.map((c) => String(c[0])).join('')).toContain(
       `${path.join('state', 'w0', PENDING_ITEMS)} holds items acknowledged in a shared crawl: resume with its --backend`,
