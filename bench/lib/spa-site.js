@@ -4,10 +4,10 @@
  * (127.0.0.1, its own port) serves the same shell for every `/app/p/<i>` (i in 0..N-1): an empty
  * `<div id="root">`, a `<noscript>` asking for JavaScript and one script, whose router fetches
  * `/api/page?i=<i>` (JSON: title, a paragraph, links to pages i+1 … i+4) and writes them into the
- * DOM. The plain site (another port) serves N server-rendered pages `/plain/<i>` with the same
+ * DOM. The plain site (another port) serves --plain-pages server-rendered pages `/plain/<i>` with the same
  * kind of text and links, and one small inline script (no rule takes them for an app).
  *
- *   node bench/lib/spa-site.js [--pages 200] [--max-seconds 300]
+ *   node bench/lib/spa-site.js [--pages 200] [--plain-pages N (default: --pages)] [--max-seconds 300]
  *
  * Forked with IPC: sends { t: 'ready', app, plain } (origins). Exits when the parent disconnects,
  * on SIGTERM, or after --max-seconds.
@@ -16,10 +16,15 @@ import http from 'node:http';
 import { parseArgs } from 'node:util';
 
 const { values } = parseArgs({
-  options: { pages: { type: 'string', default: '200' }, 'max-seconds': { type: 'string', default: '300' } },
+  options: {
+    pages: { type: 'string', default: '200' },
+    'plain-pages': { type: 'string' },
+    'max-seconds': { type: 'string', default: '300' },
+  },
 });
 const PAGES = Number(values.pages);
-if (!(PAGES >= 1)) throw new Error('--pages must be ≥ 1');
+const PLAIN_PAGES = Number(values['plain-pages'] ?? values.pages);
+if (!(PAGES >= 1) || !(PLAIN_PAGES >= 1)) throw new Error('--pages and --plain-pages must be ≥ 1');
 
 const SHELL =
   '<!doctype html><html><head><meta charset="utf-8"><title>Loading…</title>' +
@@ -37,10 +42,10 @@ const APP_JS = `
 `;
 
 const TEXT = 'Rendering reads what the scripts write into the page, links and text alike. '.repeat(10);
-const next = (prefix, i) =>
+const next = (prefix, i, pages) =>
   [1, 2, 3, 4]
     .map((k) => i + k)
-    .filter((j) => j < PAGES)
+    .filter((j) => j < pages)
     .map((j) => `${prefix}${j}`);
 
 function listen(handler) {
@@ -57,7 +62,7 @@ const app = await listen((req, res) => {
   } else if (url.pathname === '/api/page') {
     const i = Number(url.searchParams.get('i'));
     res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ title: `App page ${i}`, text: TEXT, links: next('/app/p/', i) }));
+    res.end(JSON.stringify({ title: `App page ${i}`, text: TEXT, links: next('/app/p/', i, PAGES) }));
   } else if (/^\/app\/p\/\d+$/.test(url.pathname)) {
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
     res.end(SHELL);
@@ -75,7 +80,12 @@ const plain = await listen((req, res) => {
     return;
   }
   const i = Number(m[1]);
-  const links = next('/plain/', i)
+  if (i >= PLAIN_PAGES) {
+    res.writeHead(404, { 'content-type': 'text/plain' });
+    res.end('not found');
+    return;
+  }
+  const links = next('/plain/', i, PLAIN_PAGES)
     .map((l) => `<a href="${l}">${l}</a>`)
     .join(' ');
   res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
