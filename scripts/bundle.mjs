@@ -6,7 +6,8 @@
  * compiling them took ~60 ms of every process start (the CLI, each `run` worker, each page thread).
  *
  * The entry points sit side by side in `dist/bundle/`, as they do in `dist/engine/`, so the
- * `new URL('./page-worker.js', import.meta.url)` lookups work in both layouts.
+ * `new URL('./page-worker.js', import.meta.url)` lookups work in both layouts (the render thread's
+ * `./render-worker.js`, from `dist/http/`, too).
  * `dist/` (tsc) stays: the tests of the thread entry points use it, and its `.d.ts` files are the
  * package's type declarations.
  */
@@ -30,6 +31,7 @@ await build({
     'worker-main': src('runtime/worker-main.ts'),
     'page-worker': src('engine/page-worker.ts'),
     'body-writer': src('engine/body-writer.ts'),
+    'render-worker': src('http/render-worker.ts'),
   },
   outdir,
   bundle: true,

@@ -330,7 +330,7 @@ export const CrawlOptionsSchema = z.object({
     .max(0.1, { error: 'expected a rate from 0.000001 to 0.1' })
     .default(D.bloomErrorRate),
   /**
-   * Load HTML pages in headless Chromium (Debian's `chromium`, driven by puppeteer-core) and read
+   * Load HTML pages in headless Chromium (Debian's `chromium-headless-shell` or `chromium`, driven by puppeteer-core) and read
    * links, title and content from the rendered DOM (docs/render.md): `never` (HTTP only), `auto`
    * (HTTP first; a page whose HTML looks like a client-side app is rendered, and a host whose pages
    * need it 3 times in a row is rendered directly), `always` (every HTML page). Default never.

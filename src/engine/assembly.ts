@@ -13,7 +13,7 @@ import { RevisitPolicy } from '../frontier/revisit-policy.js';
 import { SpillQueue } from '../frontier/spill-queue.js';
 import { BlockDetector } from '../http/block-page.js';
 import { Fetcher } from '../http/fetcher.js';
-import { Renderer } from '../http/renderer.js';
+import { RenderThread } from '../http/render-thread.js';
 import { RobotsCache } from '../http/robots.js';
 import type { HeldLock } from '../sinks/lock-file.js';
 import { WarcWriter } from '../sinks/warc-writer.js';
@@ -278,7 +278,7 @@ function openRendering(
   signal: AbortSignal,
 ): PageRendering | null {
   if (opts.render === 'never') return null;
-  const renderer = new Renderer({
+  const renderer = new RenderThread({
     concurrency: opts.renderConcurrency,
     timeoutMs: opts.renderTimeout,
     userAgent: opts.userAgent,

@@ -9,7 +9,7 @@
  */
 import type { FrontierQueue } from '../frontier/frontier-queue.js';
 import type { Fetcher } from '../http/fetcher.js';
-import type { RenderedPage, Renderer } from '../http/renderer.js';
+import type { PageRenderer, RenderedPage } from '../http/renderer.js';
 
 /** Pages in a row that move a host to direct rendering, or back to HTTP first. */
 export const HOST_STREAK = 3;
@@ -23,7 +23,7 @@ export type RenderRoute = 'check' | 'direct';
 /** What the render step works with. */
 export interface PageRenderingParts {
   mode: 'auto' | 'always';
-  renderer: Renderer;
+  renderer: PageRenderer;
   /** The worker's session: its cookies go with the page. */
   fetcher: Pick<Fetcher, 'cookiesFor'>;
   /** Where a host's wait for the page's own requests is applied. */
@@ -97,7 +97,7 @@ export class PageRendering {
   /**
    * Render the page at `url` of `host` (its response as fetched, Content-Encoding removed) with
    * the worker's cookies; then its host waits `delay` per request the page made to it.
-   * @throws as `Renderer.render` (BrowserLost, a launch error, `render aborted`).
+   * @throws as `PageRenderer.render` (BrowserLost, a launch error, `render aborted`).
    */
   async render(
     host: string,

@@ -1,7 +1,8 @@
 /**
- * The headless browser of `--render`: Debian's `chromium` (never a downloaded browser), started by
- * puppeteer-core over a pipe with a fresh profile directory, ended by PID. puppeteer-core is loaded
- * on first use only: a crawl that renders nothing never loads it.
+ * The headless browser of `--render`: Debian's `chromium-headless-shell` (or its `chromium`; never
+ * a downloaded browser), started by puppeteer-core over a pipe with a fresh profile directory, at
+ * a lower CPU priority than the crawl, ended by PID. puppeteer-core is loaded on first use only: a
+ * crawl that renders nothing never loads it.
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -9,12 +10,30 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Browser } from 'puppeteer-core';
 
-/** Where Chromium is looked for, in order (`CHROMIUM_PATH` first). */
-export const CHROMIUM_CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser'];
+/**
+ * Where Chromium is looked for, in order (`CHROMIUM_PATH` first). The headless shell (Debian's
+ * `chromium-headless-shell`: the browser without its windowing layers, the "old" headless mode)
+ * comes first: on chromium 156 it renders the same DOM for about half the CPU and two thirds of
+ * the memory of `chromium --headless=new` (bench/RESULTS.md, 2026-12-03 21:00). Its binary is
+ * taken directly, not through Debian's `/usr/bin` wrapper script, which would stay between the
+ * crawl and the browser as a process of its own.
+ */
+export const CHROMIUM_CANDIDATES = [
+  '/usr/lib/chromium/chromium-headless-shell',
+  '/usr/bin/chromium-headless-shell',
+  '/usr/bin/chromium',
+  '/usr/bin/chromium-browser',
+];
 
 /** The one-line message when rendering is asked for and no Chromium is installed. */
 export const NO_CHROMIUM_MESSAGE =
-  'rendering (--render auto|always) needs Chromium: install the Debian package `chromium` (apt-get install chromium), or set CHROMIUM_PATH to its binary';
+  'rendering (--render auto|always) needs Chromium: install the Debian package `chromium-headless-shell` or `chromium` (apt-get install chromium-headless-shell), or set CHROMIUM_PATH to its binary';
+
+/**
+ * Nice value of every browser thread (0 is the crawl's, 19 the lowest): where the two compete for
+ * a core, the crawl's own fetching and parsing come first and the browser takes what is left.
+ */
+export const BROWSER_NICE = 10;
 
 /** The Chromium binary: `CHROMIUM_PATH`, else the first of {@link CHROMIUM_CANDIDATES} present; null when none. */
 export function chromiumPath(env: NodeJS.ProcessEnv = process.env): string | null {
@@ -22,6 +41,11 @@ export function chromiumPath(env: NodeJS.ProcessEnv = process.env): string | nul
   if (own !== undefined && own !== '') return fs.existsSync(own) ? own : null;
   for (const c of CHROMIUM_CANDIDATES) if (fs.existsSync(c)) return c;
   return null;
+}
+
+/** Whether `exe` is a headless shell (`chrome-headless-shell`, `chromium-headless-shell`): puppeteer's `headless: 'shell'`. */
+export function isHeadlessShell(exe: string): boolean {
+  return /headless[-_]shell/.test(path.basename(exe));
 }
 
 /**
@@ -83,7 +107,7 @@ export async function launchChromium(protocolTimeoutMs: number): Promise<Chromiu
     browser = await puppeteer.launch({
       executablePath: exe,
       userDataDir: profile,
-      headless: true,
+      headless: isHeadlessShell(exe) ? 'shell' : true,
       pipe: true,
       args: chromiumArgs(),
       handleSIGINT: false,
@@ -96,6 +120,7 @@ export async function launchChromium(protocolTimeoutMs: number): Promise<Chromiu
     throw e;
   }
   const pid = browser.process()?.pid ?? 0;
+  lowerPriority(pid);
   const kill = () => {
     killTree(pid);
     removeProfile();
@@ -162,6 +187,29 @@ export function childrenOf(pid: number): number[] {
       .map(Number);
   } catch {
     return out;
+  }
+}
+
+/**
+ * Lower every thread of the process tree under `pid` to {@link BROWSER_NICE} (Linux's nice value
+ * is per thread; processes and threads started later inherit it from the one that starts them).
+ * Threads already at or below it are left; ones gone meanwhile are skipped. Never throws.
+ */
+export function lowerPriority(pid: number, nice = BROWSER_NICE): void {
+  for (const p of processTree(pid)) {
+    let threads: string[];
+    try {
+      threads = fs.readdirSync(`/proc/${p}/task`);
+    } catch {
+      threads = [String(p)]; // no /proc: the process's main thread
+    }
+    for (const t of threads) {
+      try {
+        if (os.getPriority(Number(t)) < nice) os.setPriority(Number(t), nice);
+      } catch {
+        // ended meanwhile
+      }
+    }
   }
 }
 

@@ -11,7 +11,7 @@
  * fail with {@link BrowserLost}.
  */
 import type { HTTPRequest, Page } from 'puppeteer-core';
-import { type ChromiumProcess, launchChromium } from './chromium.js';
+import { type ChromiumProcess, launchChromium, lowerPriority } from './chromium.js';
 import type { SessionCookie } from './cookie-jar.js';
 
 /** A browser without a page for this long is closed, ms (started again on the next need). */
@@ -21,11 +21,22 @@ export const RENDER_IDLE_CLOSE_MS = 30_000;
 export const NETWORK_IDLE_MS = 200;
 
 /**
+ * A page has settled sooner, once neither its network nor its DOM has moved for this long, ms,
+ * after a DOM change made since `load`: the content the app fetched is written and nothing else
+ * is asked for. (An app's next request follows its last answer or its first render within a few
+ * ms; one started later than this by a timer is not waited for, as with {@link NETWORK_IDLE_MS}.)
+ */
+export const SETTLED_MS = 100;
+
+/**
  * The DOM is stable once no node has changed for this long, ms, after a change made since `load`
  * (while requests are still in flight: a page whose content came and whose long poll goes on). A
  * shell whose content request is slow has not changed since `load`: it waits for the network.
  */
 export const DOM_STABLE_MS = 1000;
+
+/** How often, at most, the browser's threads are put back below the crawl's CPU priority, ms. */
+const LOWER_EVERY_MS = 1000;
 
 /** How often readiness is checked, ms. */
 const READY_POLL_MS = 50;
@@ -105,8 +116,23 @@ export interface RenderedPage {
 /** The browser crashed or hung while it held the page: nothing is wrong with the page itself. */
 export class BrowserLost extends Error {}
 
+/** What renders pages for a worker: a {@link Renderer}, or one in a thread of its own (`render-thread.ts`). */
+export interface PageRenderer {
+  /**
+   * Render one page.
+   * @throws BrowserLost when the browser was lost meanwhile; the launch error; Error `render aborted`.
+   */
+  render(job: RenderJob): Promise<RenderedPage>;
+  /** Close the browser; later renders fail. */
+  close(): Promise<void>;
+  /** The running browser's PID, or null when none runs. */
+  readonly pid: number | null;
+  /** Pages rendered (ready or timed out). */
+  readonly rendered: number;
+}
+
 /** Renders pages in one browser (see the module comment). */
-export class Renderer {
+export class Renderer implements PageRenderer {
   private proc: ChromiumProcess | null = null;
   private launching: Promise<ChromiumProcess> | null = null;
   private active = 0;
@@ -119,6 +145,8 @@ export class Renderer {
   rendered = 0;
   /** Browsers lost (crashed, or killed as hung). */
   lost = 0;
+  /** Epoch ms of the last pass of {@link keepLow}. */
+  private loweredAt = 0;
 
   constructor(private readonly opts: RendererOptions) {}
 
@@ -195,7 +223,7 @@ export class Renderer {
       host: new URL(job.url).host,
       target: withoutHash(job.url),
       served: false,
-      net: { requests: 0, sameHost: 0, blocked: 0, inFlight: 0, lastAt: Date.now() },
+      net: { requests: 0, sameHost: 0, blocked: 0, inFlight: 0, lastAt: Date.now(), events: 0 },
       going: new WeakSet(),
       scriptErrors: [],
     };
@@ -229,7 +257,21 @@ export class Renderer {
       tab.current = null;
       if (reusable && this.proc === proc) tabs.push(tab);
       else void tab.page.close().catch(() => {});
+      this.keepLow(proc);
     }
+  }
+
+  /**
+   * Keep the browser below the crawl's CPU priority ({@link lowerPriority}): its threads start
+   * there, but Chromium sets some threads' priority itself (as root it may raise them: its I/O and
+   * compositor threads to nice -8, pool threads to 0), and its thread pools grow. At most once per
+   * {@link LOWER_EVERY_MS} unless `now`.
+   */
+  private keepLow(proc: ChromiumProcess, now = false): void {
+    const t = Date.now();
+    if (!now && t - this.loweredAt < LOWER_EVERY_MS) return;
+    this.loweredAt = t;
+    lowerPriority(proc.pid);
   }
 
   /** The free tabs of `proc`'s browser. */
@@ -251,6 +293,7 @@ export class Renderer {
   private async newTab(proc: ChromiumProcess): Promise<Tab> {
     const page = await proc.browser.defaultBrowserContext().newPage();
     const tab: Tab = { page, current: null };
+    this.keepLow(proc, true); // a renderer process started for the tab
     await page.setRequestInterception(true);
     await page.setUserAgent(this.opts.userAgent);
     await page.evaluateOnNewDocument(MUTATION_CLOCK);
@@ -262,6 +305,7 @@ export class Renderer {
       const c = tab.current;
       if (c === null || !c.going.delete(r)) return;
       c.net.inFlight--;
+      c.net.events++;
       c.net.lastAt = Date.now();
     };
     page.on('requestfinished', ended);
@@ -287,6 +331,7 @@ export class Renderer {
       if (URL.parse(r.url())?.host === c.host) net.sameHost++;
       c.going.add(r);
       net.inFlight++;
+      net.events++;
       net.lastAt = Date.now();
       void r.continue().catch(() => ended(r));
     });
@@ -398,31 +443,77 @@ interface RequestWatch {
   inFlight: number;
   /** Epoch ms of the last request started or ended. */
   lastAt: number;
+  /** Requests started and ended so far (each counts twice). */
+  events: number;
+}
+
+/** What a page's readiness check sees: its requests, and its DOM's last change (page clock). */
+export interface ReadinessView {
+  /** Epoch ms now. */
+  now: number;
+  /** Requests of the page in flight. */
+  inFlight: number;
+  /** Epoch ms of the last request started or ended. */
+  lastRequestAt: number;
+  /**
+   * The DOM: whether it changed since `load`, and for how long it has been still, ms; null when not
+   * read (reading it costs a round trip to the browser: {@link readiness} asks for it).
+   */
+  dom: { changedSinceLoad: boolean; stillMs: number } | null;
 }
 
 /**
- * Wait until the page is ready: no request in flight for {@link NETWORK_IDLE_MS}, or no DOM change
- * for {@link DOM_STABLE_MS} after one since `load`. @returns false when `deadline` (epoch ms) came first.
+ * The readiness rule of a rendered page: `ready` when nothing is in flight and (no request for
+ * {@link NETWORK_IDLE_MS}, or no request and no DOM change for {@link SETTLED_MS} after a DOM change
+ * since `load`), or while requests go on, when the DOM has been still for {@link DOM_STABLE_MS}
+ * after a change since `load`; else `wait` that long, ms, before looking again (only time can make
+ * it ready), or `read-dom` when the answer depends on the DOM and `view.dom` is null.
+ */
+export function readiness(view: ReadinessView): { ready: true } | { wait: number } | { readDom: true } {
+  const quiet = view.now - view.lastRequestAt;
+  if (view.inFlight === 0) {
+    if (quiet >= NETWORK_IDLE_MS) return { ready: true };
+    if (quiet < SETTLED_MS) return { wait: SETTLED_MS - quiet };
+  }
+  if (view.dom === null) return { readDom: true };
+  const { changedSinceLoad, stillMs } = view.dom;
+  const enough = view.inFlight === 0 ? SETTLED_MS : DOM_STABLE_MS;
+  if (changedSinceLoad && stillMs >= enough) return { ready: true };
+  const untilStill = changedSinceLoad ? enough - stillMs : READY_POLL_MS;
+  const untilIdle = view.inFlight === 0 ? NETWORK_IDLE_MS - quiet : READY_POLL_MS;
+  return { wait: Math.max(1, Math.min(READY_POLL_MS, untilStill, untilIdle)) };
+}
+
+/**
+ * Wait until the page is ready by {@link readiness}. @returns false when `deadline` (epoch ms) came first.
  */
 async function ready(page: Page, net: RequestWatch, deadline: number): Promise<boolean> {
-  // The page's clock at `load`: only a DOM change after it can make the DOM "stable".
+  // The page's clock at `load`: only a DOM change after it can make the page settled or its DOM stable.
   const loadedAt = (await page.evaluate('performance.now()')) as number;
+  let dom: ReadinessView['dom'] = null;
+  let domFor = -1; // `net.events` when `dom` was read: a request started or ended since makes it stale
   for (;;) {
     const now = Date.now();
     if (now >= deadline) return false;
-    if (net.inFlight === 0) {
-      // Nothing in flight: only time can make it idle (a new request restarts the wait).
-      const wait = NETWORK_IDLE_MS - (now - net.lastAt);
-      if (wait <= 0) return true;
-      await sleep(Math.min(wait, deadline - now));
+    const seen = net.events;
+    const step = readiness({
+      now,
+      inFlight: net.inFlight,
+      lastRequestAt: net.lastAt,
+      dom: domFor === seen ? dom : null,
+    });
+    if ('ready' in step) return true;
+    if ('wait' in step) {
+      dom = null;
+      await sleep(Math.min(step.wait, deadline - now));
       continue;
     }
     // A string: evaluated in the page, where `window` is (this module is compiled for Node).
-    const [now2, changedAt] = (await page.evaluate(
+    const [pageNow, changedAt] = (await page.evaluate(
       '[performance.now(), window.__collectorChangedAt ?? 0]',
     )) as [number, number];
-    if (changedAt > loadedAt && now2 - changedAt >= DOM_STABLE_MS) return true;
-    await sleep(Math.min(READY_POLL_MS, Math.max(0, deadline - Date.now())));
+    dom = { changedSinceLoad: changedAt > loadedAt, stillMs: pageNow - changedAt };
+    domFor = seen;
   }
 }
 

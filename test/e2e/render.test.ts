@@ -10,7 +10,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { processTree } from '../../src/http/chromium.js';
 import { crawlArgs, readItems, runCli, startCli, tempDir, waitExit } from '../fixtures/cli.js';
-import { chromiumPath } from '../fixtures/chromium.js';
+import { chromiumPath } from '../../src/http/chromium.js';
 import { SPA_SHELL, type SpaSite, startSpaSite } from '../fixtures/spa-site.js';
 
 const chromium = chromiumPath();
@@ -202,7 +202,7 @@ describe('--render without Chromium', () => {
     });
     expect(r.code).toBe(2);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
-    expect(r.stderr).toMatch(/install the Debian package `chromium`/);
+    expect(r.stderr).toMatch(/install the Debian package `chromium-headless-shell` or `chromium`/);
     expect(fs.existsSync(out)).toBe(false);
   });
 });

@@ -8,9 +8,8 @@
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PageRendering } from '../../src/engine/page-render.js';
-import { killTree, processTree } from '../../src/http/chromium.js';
+import { BROWSER_NICE, chromiumPath, killTree, processTree } from '../../src/http/chromium.js';
 import { BrowserLost, Renderer, type RenderJob } from '../../src/http/renderer.js';
-import { chromiumPath } from '../fixtures/chromium.js';
 import { type FixtureServer, startServer } from '../fixtures/site-server.js';
 
 const chromium = chromiumPath();
@@ -29,6 +28,18 @@ const FOREVER = `<!doctype html><html><body><div id="clock"></div><script>
 setInterval(() => { document.getElementById('clock').textContent = 'tick ' + Date.now(); }, 30);
 fetch('/hang');
 </script></body></html>`;
+
+/** The nice value of each thread of `pid` (field 19 of /proc/<pid>/task/<tid>/stat). */
+const threadNices = (pid: number): number[] => {
+  try {
+    return fs.readdirSync(`/proc/${pid}/task`).map((t) => {
+      const stat = fs.readFileSync(`/proc/${pid}/task/${t}/stat`, 'utf8');
+      return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+    });
+  } catch {
+    return []; // ended meanwhile
+  }
+};
 
 const alive = (pid: number) =>
   fs.existsSync(`/proc/${pid}`) && !/\) Z /.test(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'));
@@ -76,11 +87,25 @@ describe.skipIf(!chromium)('Renderer', () => {
     expect(page.timedOut).toBe(false);
     expect(page.requests).toBe(2);
     expect(page.sameHostRequests).toBe(2);
-    expect(page.blocked).toBeGreaterThanOrEqual(2);
+    expect(page.blocked).toBeGreaterThanOrEqual(1); // the style sheet (and, in a full chromium, its favicon request)
     expect(site.hits('/doc')).toBe(0);
     expect(site.hits('/logo.png')).toBe(0);
     expect(site.hits('/app.css')).toBe(0);
     expect(site.requestsFor('/api/1')[0]?.headers['user-agent']).toBe('collector-test');
+  });
+
+  it('runs every browser thread below the crawl\'s CPU priority', async () => {
+    await renderer.render(job('/nice', APP));
+    // Chromium sets some threads' priority itself (as root, above ours): they are put back at the
+    // end of a render, once a second at most.
+    await new Promise((r) => setTimeout(r, 1100));
+    await renderer.render(job('/nice2', APP));
+    const tree = processTree(renderer.pid as number);
+    expect(tree.length).toBeGreaterThan(1); // the browser and its renderer at least
+    const nices = tree.flatMap(threadNices);
+    expect(nices.length).toBeGreaterThan(tree.length);
+    expect(nices.filter((n) => n < BROWSER_NICE)).toEqual([]);
+    expect(threadNices(process.pid).every((n) => n < BROWSER_NICE)).toBe(true);
   });
 
   it("a page's requests to its host make the host wait delay × requests", async () => {
