@@ -27,9 +27,13 @@ export function markdownToText(markdown: string, dropHeadline = false): string {
     .trim();
 }
 
+/** A word (see {@link countWords}); global, so that `test` walks the text without making matches. */
+const WORD = /[\p{L}\p{N}\p{M}_]+/gu;
+
 /** Words in a text: runs of letters, digits and marks (Unicode), as the word count counts them. */
 export function countWords(text: string): number {
   let n = 0;
-  for (const _ of text.matchAll(/[\p{L}\p{N}\p{M}_]+/gu)) n++;
+  WORD.lastIndex = 0;
+  while (WORD.test(text)) n++;
   return n;
 }

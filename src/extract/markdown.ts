@@ -36,12 +36,19 @@ export function codeSpan(text: string): string {
   return `${d}${pad}${t}${pad}${d}`;
 }
 
+/** A character {@link escapeInline} escapes (or may). */
+const INLINE_SPECIAL = /[\\*`[\]_]/;
+
+/** A first character that may start a block ({@link escapeMarkdown}): `-`, `+`, `=`, `#`, `~`, `>`, a digit. */
+const BLOCK_START = /^[-+=#~>\d]/;
+
 /**
  * Markdown escaping of text inside a line: backslashes, `*`, backticks, brackets, and `_` only
  * where it could open or close emphasis (GFM never reads an intraword underscore as emphasis, and
  * `ffi\_cif` is not what the page says).
  */
 export function escapeInline(s: string): string {
+  if (!INLINE_SPECIAL.test(s)) return s;
   return s
     .replace(/\\/g, '\\\\')
     .replace(/\*/g, '\\*')
@@ -58,7 +65,9 @@ export function escapeInline(s: string): string {
  * start a block at the start of a line (`-`, `+ `, `=`, `# `, `~~~`, `>`, `1. `).
  */
 export function escapeMarkdown(s: string): string {
-  return escapeInline(s)
+  const inline = escapeInline(s);
+  if (!BLOCK_START.test(inline)) return inline;
+  return inline
     .replace(/^-/g, '\\-')
     .replace(/^\+ /g, '\\+ ')
     .replace(/^(=+)/g, '\\$1')
