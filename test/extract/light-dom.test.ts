@@ -612,6 +612,12 @@ describe('element and document properties', () => {
     expect(doc.documentURI).toBeNull();
   });
 
+  it('baseURI and documentURI are both the url its reader sets', () => {
+    const doc = parseHtmlDocument('<head><base href="/x/"></head>');
+    doc.url = 'https://example.com/x/';
+    expect([doc.baseURI, doc.documentURI]).toEqual(['https://example.com/x/', 'https://example.com/x/']);
+  });
+
   it('isConnected, contains, parentElement', () => {
     const { doc, body: b } = body('<p><b>x</b></p>');
     const bold = b.querySelector('b')!;
