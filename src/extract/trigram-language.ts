@@ -17,13 +17,27 @@ const MAX_LENGTH = 2048;
 /** franc's distance for a trigram of the text that a language's model lacks. */
 const MAX_DIFFERENCE = 300;
 
-/** The models of one script's candidate languages, by trigram. */
+/** The models of one script's candidate languages, by trigram ({@link trigramKey}). */
 interface ScriptIndex {
   /** The candidate languages written in this script, in franc's order. */
   languages: string[];
   /** For each trigram: `[language index, rank in that language's model, …]` pairs. */
-  byTrigram: Map<string, number[]>;
+  byTrigram: Map<TrigramKey, number[]>;
 }
+
+/** A trigram as a map key: a small integer when its three code units are under 1024, else the string. */
+type TrigramKey = number | string;
+
+/** The key of the trigram of `s` at `i` (see {@link TrigramKey}: no string is made for most text). */
+function trigramKey(s: string, i: number): TrigramKey {
+  const a = s.charCodeAt(i);
+  const b = s.charCodeAt(i + 1);
+  const c = s.charCodeAt(i + 2);
+  return (a | b | c) < 1024 ? (a << 20) | (b << 10) | c : s.slice(i, i + 3);
+}
+
+/** A UTF-16 surrogate code unit. */
+const SURROGATE = /[\uD800-\uDFFF]/;
 
 /** An identifier over a fixed set of candidate languages. */
 export interface TrigramIdentifier {
@@ -74,10 +88,10 @@ export function trigramIdentifier(only: readonly string[]): TrigramIdentifier {
       if (!allowed.has(name)) continue;
       const i = index.languages.push(name) - 1;
       const trigrams = model.split('|');
-      const seen = new Set<string>();
+      const seen = new Set<TrigramKey>();
       // franc keeps a trigram's first (lowest) rank when its model lists it twice
       for (let rank = 0; rank < trigrams.length; rank++) {
-        const t = trigrams[rank];
+        const t = trigrams[rank].length === 3 ? trigramKey(trigrams[rank], 0) : trigrams[rank];
         if (seen.has(t)) continue;
         seen.add(t);
         const pairs = index.byTrigram.get(t);
@@ -88,19 +102,53 @@ export function trigramIdentifier(only: readonly string[]): TrigramIdentifier {
     scripts.set(script, index);
   }
   const expressionList = Object.entries(expressions);
+  const scriptNames = expressionList.map(([name]) => name);
+  // Which scripts' expressions match each code unit, as bits (−1: not yet known). franc counts
+  // each expression's matches in the text; outside surrogates, each is one code unit.
+  const single = expressionList.map(([, re]) => new RegExp(`^(?:${re.source})$`));
+  const masks = expressionList.length <= 31 ? new Int32Array(0x10000).fill(-1) : null;
+  const maskOf = (unit: number): number => {
+    let m = (masks as Int32Array)[unit];
+    if (m === -1) {
+      m = 0;
+      const ch = String.fromCharCode(unit);
+      for (let k = 0; k < single.length; k++) if (single[k].test(ch)) m |= 1 << k;
+      (masks as Int32Array)[unit] = m;
+    }
+    return m;
+  };
+  const counts = new Int32Array(expressionList.length);
+  /** Matches of each script's expression in `value`: franc's regular expressions (`match`). */
+  const countScripts = (value: string): Int32Array => {
+    counts.fill(0);
+    if (masks === null || SURROGATE.test(value)) {
+      for (let k = 0; k < expressionList.length; k++)
+        counts[k] = value.match(expressionList[k][1])?.length ?? 0;
+      return counts;
+    }
+    for (let i = 0; i < value.length; i++) {
+      let m = maskOf(value.charCodeAt(i));
+      while (m !== 0) {
+        counts[31 - Math.clz32(m & -m)]++;
+        m &= m - 1;
+      }
+    }
+    return counts;
+  };
 
   return {
     identify(text: string): string | null {
       const value = text.slice(0, MAX_LENGTH);
       if (value.length === 0) return null;
       // the script most of the characters are in (franc's getTopScript: first wins ties)
+      const scriptCounts = countScripts(value);
       let top: string | undefined;
       let topShare = -1;
-      for (const [name, re] of expressionList) {
-        const share = (value.match(re)?.length ?? 0) / value.length || 0;
+      for (let k = 0; k < scriptNames.length; k++) {
+        const share = scriptCounts[k] / value.length || 0;
         if (share > topShare) {
           topShare = share;
-          top = name;
+          top = scriptNames[k];
         }
       }
       if (top === undefined) return null;
@@ -110,9 +158,9 @@ export function trigramIdentifier(only: readonly string[]): TrigramIdentifier {
       if (index.languages.length === 0) return null;
       // the text's trigrams and their counts
       const s = padded(value);
-      const counts = new Map<string, number>();
+      const counts = new Map<TrigramKey, number>();
       for (let i = 0; i + 3 <= s.length; i++) {
-        const t = s.slice(i, i + 3);
+        const t = trigramKey(s, i);
         counts.set(t, (counts.get(t) ?? 0) + 1);
       }
       // franc's distance to a model: for each distinct trigram of the text, |count − rank − 1|

@@ -32,6 +32,7 @@ const PROSE = [
   'ქალაქის საბჭო სამშაბათს საღამოს შეიკრიბა.',
   'Քաղաքային խորհուրդը հավաքվեց երեքշաբթի երեկոյան։',
   'English words, русские слова и ελληνικά μαζί — 123 %$# mixed.',
+  'Outside the basic plane 😀 the counting is franc’s own: 𝐛𝐨𝐥𝐝 𝐰𝐨𝐫𝐝𝐬 and 𠀀𠀁 ideographs.',
 ];
 
 describe('trigramIdentifier', () => {
