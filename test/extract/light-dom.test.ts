@@ -149,7 +149,9 @@ describe('parsing: the tree htmlparser2 says (linkedom 0.18 built the same)', ()
   });
 
   it('textContent, once read, follows every change below: text, insertion, removal, a move, innerHTML', () => {
-    const { doc, body: b } = body('<div id="a"><p>one <b>two</b></p><p>three</p></div><div id="c">four</div>');
+    const { doc, body: b } = body(
+      '<div id="a"><p>one <b>two</b></p><p>three</p></div><div id="c">four</div>',
+    );
     const a = b.querySelector('#a') as LightElement;
     const c = b.querySelector('#c') as LightElement;
     const [p1, p2] = a.querySelectorAll('p');
