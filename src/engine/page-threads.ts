@@ -4,6 +4,7 @@
  * every store sent before the end is answered.
  */
 import { fileURLToPath } from 'node:url';
+import { setFlagsFromString } from 'node:v8';
 import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
 import type { VersionOptions } from '../sinks/file-sink.js';
 import type { BodyWriterData, StoreReply } from './body-writer.js';
@@ -38,18 +39,34 @@ export interface PageThreadEvents {
 
 /**
  * The page thread's young generation, MB. A page reader that only parses (links, title, metadata)
- * allocates little that lives beyond its page: 8 MB lowers the crawl's peak RSS by 10–17 MB at the
- * same CPU. Main-content extraction (Readability and Markdown: `markdown: all`, or article
- * patterns) keeps a page's DOM alive longer, and scavenges of 8 MB promoted it and cost a
- * `--markdown all` crawl 5–20% more time: 16 MB there, and for a source of the user's, whose
- * work is unknown (bench/RESULTS.md, 2026-12-03 17:37).
+ * allocates little that lives beyond its page: 4 MB (what the `collector` command's
+ * `--max-semi-space-size=2` gave every thread until {@link threadsSizeTheirYoungGeneration}; 8 MB
+ * had lowered the crawl's peak RSS by 10–17 MB from 16 at the same CPU). Main-content extraction
+ * (Readability and Markdown: `markdown: all`, or article patterns) keeps a page's DOM alive
+ * longer, and small scavenges promote it: 16 MB there, and for a source of the user's, whose
+ * work is unknown (bench/RESULTS.md, 2026-12-03 17:37 and 21:40: a `--markdown all` crawl of the
+ * PostgreSQL docs took ~25% more CPU with 4 MB).
  */
 export function youngGenerationMb(source: PageThreadSource): number {
   const o = source.options;
   const patterns = o.articlePatterns;
-  const extracts = o.markdown === 'all' || (o.markdown !== 'none' && Array.isArray(patterns) && patterns.length > 0);
+  const extracts =
+    o.markdown === 'all' || (o.markdown !== 'none' && Array.isArray(patterns) && patterns.length > 0);
   const builtinReader = source.ref.kind === 'builtin' && source.ref.name === 'crawl';
-  return builtinReader && !extracts ? 8 : 16;
+  return builtinReader && !extracts ? 4 : 16;
+}
+
+/**
+ * Lets each thread started from now on have the young generation its `resourceLimits` ask for.
+ * V8 reads `--max-semi-space-size` before an isolate's resource limits, so with the flag the
+ * `collector` command gives its processes (`supervision/v8-flags.ts`, for the fetch loop) every
+ * thread's new space would be the flag's 2 × 2 MB whatever it asks. The flag set to 0 (V8's
+ * "unset") once the process's own heap is made leaves the main thread's young generation as it
+ * is (V8 sizes a heap when it makes it) and lets the threads' limits decide. Every thread the
+ * collector starts sets its limits (the page thread, the body writer).
+ */
+export function threadsSizeTheirYoungGeneration(): void {
+  setFlagsFromString('--max-semi-space-size=0');
 }
 
 /** One page thread and its body-writer thread, from start to end. */
@@ -68,6 +85,7 @@ export class PageThreads {
     on: PageThreadEvents,
     versions?: VersionOptions,
   ) {
+    threadsSizeTheirYoungGeneration();
     const data: PageThreadData = { source, progress: this.progress.buffer as SharedArrayBuffer };
     const transferList: MessagePort[] = [];
     if (outDir !== null) {

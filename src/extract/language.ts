@@ -1,11 +1,11 @@
 /**
  * A page's language: a declared tag normalised to BCP 47, and the language of a text identified
  * by franc (trigram profiles from the Universal Declaration of Human Rights, and scripts), among
- * {@link CANDIDATE_LANGUAGES}. franc loads on the first detection (~50 ms, ~11 MB of RSS), so a
- * thread whose pages all declare their language never loads it.
+ * {@link CANDIDATE_LANGUAGES}, its models indexed by trigram (`trigram-language.ts`). franc's data
+ * loads on the first detection (~50 ms, ~11 MB of RSS), so a thread whose pages all declare their
+ * language never loads it.
  */
-import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
+import { type TrigramIdentifier, trigramIdentifier } from './trigram-language.js';
 
 /** Defaults of language identification. */
 export const LANGUAGE_DEFAULTS = {
@@ -89,22 +89,12 @@ export const CANDIDATE_LANGUAGES: Readonly<Record<string, string>> = {
   cmn: 'zh',
 };
 
-type FrancAll = typeof import('franc')['francAll'];
+let identifier: TrigramIdentifier | null = null;
 
-let francAll: FrancAll | null = null;
-
-/**
- * franc, loaded on first use and synchronously: it is ESM-only, so its entry's file, found with
- * `import.meta.resolve`, loads by `require(esm)` (Node ≥ 20.19). This works from `src/` under
- * vitest, from `dist/` and from the esbuild bundle (which leaves the call to run time, `franc`
- * staying a run-time dependency).
- */
-function detector(): FrancAll {
-  if (francAll === null) {
-    const entry = fileURLToPath(import.meta.resolve('franc'));
-    francAll = (createRequire(import.meta.url)(entry) as typeof import('franc')).francAll;
-  }
-  return francAll;
+/** franc's identification among the candidates (`trigram-language.ts`), loaded on first use. */
+function detector(): TrigramIdentifier {
+  identifier ??= trigramIdentifier(Object.keys(CANDIDATE_LANGUAGES));
+  return identifier;
 }
 
 /**
@@ -170,9 +160,6 @@ function samplesOf(text: string): string[] {
   return out;
 }
 
-/** franc's options: the candidates, and no minimum of its own (ours is applied first). */
-const FRANC_OPTIONS = { only: Object.keys(CANDIDATE_LANGUAGES), minLength: 1 };
-
 /**
  * The language a text is written in, by franc among {@link CANDIDATE_LANGUAGES}, or null when it
  * cannot be told.
@@ -190,12 +177,12 @@ const FRANC_OPTIONS = { only: Object.keys(CANDIDATE_LANGUAGES), minLength: 1 };
 export function detectLanguage(text: string): string | null {
   const t = collapse(text);
   if (t.length < LANGUAGE_DEFAULTS.minDetectChars || !/\p{L}/u.test(t)) return null;
-  const identify = detector();
+  const identifier = detector();
   const samples = samplesOf(t);
   const votes = new Map<string, number>();
   for (const sample of samples) {
-    const [best] = identify(sample, FRANC_OPTIONS);
-    const tag = best === undefined ? undefined : CANDIDATE_LANGUAGES[best[0]];
+    const best = identifier.identify(sample);
+    const tag = best === null ? undefined : CANDIDATE_LANGUAGES[best];
     if (tag === undefined) continue;
     const count = (votes.get(tag) ?? 0) + 1;
     // a majority already: the samples left cannot change the answer (most pages: two of three)

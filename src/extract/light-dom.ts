@@ -5,7 +5,9 @@
  * element holds its names and its attributes as one flat `[name, value, …]` array. `childNodes`
  * and `children` are real arrays, built on first read and kept until the node's children change:
  * a caller holding one keeps a snapshot while it mutates the tree (Readability re-reads
- * `children` after each move, as it does for DOMs without live collections).
+ * `children` after each move, as it does for DOMs without live collections). An element's
+ * `textContent` is kept too, until its subtree changes: Readability and Turndown read the text of
+ * nearly every node in turn, which would otherwise walk each subtree once per ancestor.
  *
  * The tree is built by `light-dom-parse.ts` (htmlparser2's events), serialized by
  * `light-dom-serialize.ts` and queried by `light-dom-select.ts` (css-select).
@@ -19,8 +21,10 @@
  *   `head`, and the `head`'s next element sibling when it is a `body`, each created there when it
  *   is not (htmlparser2, unlike the HTML Standard's tree builder, synthesizes neither);
  *   `document.title` is the text of the head's first `title`;
- * - the document has no URL: `documentURI` is null and `baseURI` the first `<base>`'s `href` as
- *   written (null without one);
+ * - the document has no URL of its own: `documentURI` is null and `baseURI` the first `<base>`'s
+ *   `href` as written (null without one), until the URL links resolve against is set (`url`),
+ *   which both then answer (Readability resolves links against `baseURI`, and keeps in-page
+ *   `#` links when it equals `documentURI`);
  * - `style` reads the `style` attribute's declarations as written (`display`, `visibility`…):
  *   names case-sensitive, values trimmed, the last one wins;
  * - `querySelector`/`querySelectorAll` do not look inside `<template>` elements (their content
@@ -219,13 +223,22 @@ function detachAll(document: LightDocument, nodes: readonly (LightNode | string)
 
 /** A text or comment node (DOM Standard `CharacterData`). */
 export abstract class LightCharacterData extends LightNode {
-  constructor(
-    nodeType: number,
-    nodeName: string,
-    ownerDocument: LightDocument,
-    public data: string,
-  ) {
+  /** The node's text (`data`). */
+  private text: string;
+
+  constructor(nodeType: number, nodeName: string, ownerDocument: LightDocument, data: string) {
     super(nodeType, nodeName, ownerDocument);
+    this.text = data;
+  }
+
+  /** The node's text. Setting it drops its ancestors' `textContent` as kept. */
+  get data(): string {
+    return this.text;
+  }
+
+  set data(value: string) {
+    this.text = value;
+    if (this.parentNode !== null) this.parentNode.textChanged();
   }
 
   override get ownerDocument(): LightDocument {
@@ -343,10 +356,26 @@ export abstract class LightParent extends LightNode {
   /** `children` as last built; null once the children change. */
   private elementsCache: LightElement[] | null = null;
 
-  /** Drops the arrays built of the children (called on every change to them). */
+  /**
+   * `textContent` as last computed (elements only); null once a descendant changes. Kept so that
+   * what reads the text of every node in turn (Readability's byline check, Turndown's blank test)
+   * does not walk each subtree again: when an element has it, every element below it has it too
+   * (it is computed for a whole subtree at once and dropped from a node up through its ancestors),
+   * so dropping it stops at the first ancestor without one.
+   */
+  protected textCache: string | null = null;
+
+  /** Drops the arrays built of the children (called on every change to them), and the text kept. */
   childrenChanged(): void {
     this.nodesCache = null;
     this.elementsCache = null;
+    this.textChanged();
+  }
+
+  /** Drops the text kept by this node and its ancestors (a descendant's text changed). */
+  textChanged(): void {
+    for (let p: LightParent | null = this; p !== null && p.textCache !== null; p = p.parentNode)
+      p.textCache = null;
   }
 
   override get childNodes(): readonly LightNode[] {
@@ -698,15 +727,41 @@ export class LightElement extends LightParent {
     return declarations === null ? NO_STYLE : new LightStyle(declarations);
   }
 
-  /** The text of the descendant text nodes, in tree order. */
+  /**
+   * The text of the descendant text nodes, in tree order. Kept, with that of every element below,
+   * until the subtree changes (see `textCache`).
+   */
   get textContent(): string {
-    const first = this.firstChild;
-    if (first === null) return '';
-    if (first === this.lastChild && first.nodeType === TEXT_NODE) return (first as LightText).data;
-    let out = '';
-    for (let n: LightNode | null = first; n !== null; n = following(n, this))
-      if (n.nodeType === TEXT_NODE) out += (n as LightText).data;
-    return out;
+    if (this.textCache !== null) return this.textCache;
+    // iterative, post-order: nesting depth never overflows the stack
+    const outer: string[] = [];
+    let text = '';
+    let parent: LightElement = this;
+    let n: LightNode | null = this.firstChild;
+    for (;;) {
+      if (n === null) {
+        // the end of parent's children
+        parent.textCache = text;
+        if (parent === this) return text;
+        text = (outer.pop() as string) + text;
+        n = parent.nextSibling;
+        parent = parent.parentNode as LightElement;
+        continue;
+      }
+      if (n.nodeType === TEXT_NODE) text += (n as LightText).data;
+      else if (n.nodeType === ELEMENT_NODE) {
+        const el = n as LightElement;
+        if (el.textCache !== null) text += el.textCache;
+        else if (el.firstChild !== null) {
+          outer.push(text);
+          text = '';
+          parent = el;
+          n = el.firstChild;
+          continue;
+        } else el.textCache = '';
+      }
+      n = n.nextSibling;
+    }
   }
 
   /** Replaces the children by one text node of `value` (none when empty or null). */
@@ -824,14 +879,21 @@ export class LightDocument extends LightParent {
     return this.head?.getElementsByTagName('title')[0]?.textContent ?? '';
   }
 
-  /** The first `<base>` element's `href` as written; null without one. */
+  /**
+   * The absolute URL the document's links resolve against (its `<base href>` resolved, or the
+   * page's URL), when its reader sets it; null by default. Readability, given none, tries and
+   * fails to resolve each link (an exception each, ~4 µs).
+   */
+  url: string | null = null;
+
+  /** {@link url} when set; else the first `<base>` element's `href` as written, null without one. */
   get baseURI(): string | null {
-    return this.querySelector('base')?.getAttribute('href') ?? null;
+    return this.url ?? this.querySelector('base')?.getAttribute('href') ?? null;
   }
 
-  /** The document's URL: none. */
-  get documentURI(): null {
-    return null;
+  /** {@link url}: null unless set. */
+  get documentURI(): string | null {
+    return this.url;
   }
 
   get textContent(): null {

@@ -36,12 +36,19 @@ export function codeSpan(text: string): string {
   return `${d}${pad}${t}${pad}${d}`;
 }
 
+/** A character {@link escapeInline} escapes (or may). */
+const INLINE_SPECIAL = /[\\*`[\]_]/;
+
+/** A first character that may start a block ({@link escapeMarkdown}): `-`, `+`, `=`, `#`, `~`, `>`, a digit. */
+const BLOCK_START = /^[-+=#~>\d]/;
+
 /**
  * Markdown escaping of text inside a line: backslashes, `*`, backticks, brackets, and `_` only
  * where it could open or close emphasis (GFM never reads an intraword underscore as emphasis, and
  * `ffi\_cif` is not what the page says).
  */
 export function escapeInline(s: string): string {
+  if (!INLINE_SPECIAL.test(s)) return s;
   return s
     .replace(/\\/g, '\\\\')
     .replace(/\*/g, '\\*')
@@ -58,7 +65,9 @@ export function escapeInline(s: string): string {
  * start a block at the start of a line (`-`, `+ `, `=`, `# `, `~~~`, `>`, `1. `).
  */
 export function escapeMarkdown(s: string): string {
-  return escapeInline(s)
+  const inline = escapeInline(s);
+  if (!BLOCK_START.test(inline)) return inline;
+  return inline
     .replace(/^-/g, '\\-')
     .replace(/^\+ /g, '\\+ ')
     .replace(/^(=+)/g, '\\$1')
@@ -371,8 +380,65 @@ function markdownWriter(): TurndownService {
     });
     (writer as unknown as { escape: (s: string) => string }).escape = escapeMarkdown;
     addRules(writer);
+    rulesByName((writer as unknown as { rules: TurndownRules }).rules);
   }
   return writer;
+}
+
+/** A turndown rule as its `Rules` holds it (turndown 7). */
+interface TurndownRule {
+  filter: string | string[] | ((node: Node, options: unknown) => boolean);
+}
+
+/** Turndown's `Rules` (turndown 7): its rule lists, searched in this order, and its lookup. */
+interface TurndownRules {
+  array: TurndownRule[];
+  _keep: TurndownRule[];
+  _remove: TurndownRule[];
+  blankRule: TurndownRule;
+  defaultRule: TurndownRule;
+  options: unknown;
+  forNode(node: Node & { isBlank?: boolean }): TurndownRule;
+}
+
+/**
+ * Turndown's rule lookup, by element name: turndown tries each rule in turn for every element,
+ * lowercasing the element's name once per rule with a name filter; here the rules that can match
+ * a name (those naming it, and those filtered by a function) are listed once per name, in
+ * turndown's order, and only the functions run per element. The rule found is turndown's (the
+ * rules are all added before the first conversion). Without turndown's lists (another version),
+ * nothing is replaced.
+ */
+function rulesByName(rules: TurndownRules): void {
+  if (!Array.isArray(rules.array) || !Array.isArray(rules._keep) || !Array.isArray(rules._remove)) return;
+  const byName = new Map<string, TurndownRule[]>();
+  const candidates = (nodeName: string): TurndownRule[] => {
+    const name = nodeName.toLowerCase();
+    const out: TurndownRule[] = [];
+    for (const rule of [...rules.array, ...rules._keep, ...rules._remove]) {
+      const f = rule.filter;
+      if (typeof f === 'function') out.push(rule);
+      else if (typeof f === 'string' ? f === name : f.includes(name)) {
+        out.push(rule);
+        break; // a name match always wins: the rules after it are never tried
+      }
+    }
+    return out;
+  };
+  rules.forNode = function (node) {
+    if (node.isBlank) return this.blankRule;
+    let list = byName.get(node.nodeName);
+    if (list === undefined) {
+      list = candidates(node.nodeName);
+      if (byName.size >= 1024) byName.clear(); // custom elements' names have no end
+      byName.set(node.nodeName, list);
+    }
+    for (const rule of list) {
+      const f = rule.filter;
+      if (typeof f !== 'function' || f.call(rule, node, this.options)) return rule;
+    }
+    return this.defaultRule;
+  };
 }
 
 /**

@@ -53,6 +53,7 @@ export function extractContent(html: string, pageUrl: string, options: ContentOp
   const full = withinLimits(html);
   const document = parseDocument(full ? html : headOf(html));
   const base = baseOf(document, pageUrl);
+  document.url = base; // what Readability resolves links against, as absolutize does
   const meta = readPageMetadata(document, pageUrl, options.contentLanguage);
   const out: PageContent = {
     ...meta,

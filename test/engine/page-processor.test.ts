@@ -1,7 +1,9 @@
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import zlib from 'node:zlib';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { InlinePageProcessor } from '../../src/engine/inline-page-processor.js';
@@ -192,11 +194,41 @@ describe('page threads: failure and idle', () => {
 });
 
 describe('the page thread young generation', () => {
+  it("is the thread's own under the collector command's --max-semi-space-size=2, which V8 reads first", () => {
+    // A process started as the bin starts it; a thread asking for 16 MB, started before and after
+    // threadsSizeTheirYoungGeneration, reports the new space it grew to (MB).
+    const module = pathToFileURL(path.resolve('dist/engine/page-threads.js')).href;
+    const script = `
+      import { Worker } from 'node:worker_threads';
+      import { threadsSizeTheirYoungGeneration } from ${JSON.stringify(module)};
+      const code = "const v8 = require('node:v8'); let k = []; for (let i = 0; i < 3e6; i++) { k.push({ i }); if (k.length > 1e5) k = []; }" +
+        "require('node:worker_threads').parentPort.postMessage(v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size / 1048576);";
+      const grown = () => new Promise((resolve) => {
+        const w = new Worker(code, { eval: true, resourceLimits: { maxYoungGenerationSizeMb: 16 } });
+        w.once('message', (mb) => { resolve(mb); void w.terminate(); });
+      });
+      const before = await grown();
+      threadsSizeTheirYoungGeneration();
+      process.stdout.write(JSON.stringify([before, await grown()]));
+    `;
+    const probe = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'young-')), 'probe.mjs');
+    fs.writeFileSync(probe, script);
+    let out: string;
+    try {
+      out = execFileSync(process.execPath, ['--max-semi-space-size=2', probe], { encoding: 'utf8' });
+    } finally {
+      fs.rmSync(path.dirname(probe), { recursive: true, force: true });
+    }
+    const [before, after] = JSON.parse(out) as number[];
+    expect(before).toBeLessThanOrEqual(4);
+    expect(after).toBeGreaterThan(8);
+  });
+
   const crawl = (options: Record<string, unknown>) => ({ ...CRAWL, options });
   it('is small for the plain crawl, larger where pages get main-content extraction or the source is unknown', () => {
-    expect(youngGenerationMb(crawl({}))).toBe(8);
-    expect(youngGenerationMb(crawl({ markdown: 'none', articlePatterns: ['/blog/'] }))).toBe(8);
-    expect(youngGenerationMb(crawl({ markdown: 'articles', articlePatterns: [] }))).toBe(8);
+    expect(youngGenerationMb(crawl({}))).toBe(4);
+    expect(youngGenerationMb(crawl({ markdown: 'none', articlePatterns: ['/blog/'] }))).toBe(4);
+    expect(youngGenerationMb(crawl({ markdown: 'articles', articlePatterns: [] }))).toBe(4);
     expect(youngGenerationMb(crawl({ markdown: 'all' }))).toBe(16);
     expect(youngGenerationMb(crawl({ articlePatterns: ['/blog/'] }))).toBe(16);
     expect(youngGenerationMb({ ...CRAWL, ref: { kind: 'module' as const, path: '/x/source.js' } })).toBe(16);

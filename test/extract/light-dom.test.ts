@@ -147,6 +147,34 @@ describe('parsing: the tree htmlparser2 says (linkedom 0.18 built the same)', ()
     expect(b.innerHTML.length).toBe(depth * '<span></span>'.length + 1);
     expect(b.querySelectorAll('span').length).toBe(depth);
   });
+
+  it('textContent, once read, follows every change below: text, insertion, removal, a move, innerHTML', () => {
+    const { doc, body: b } = body(
+      '<div id="a"><p>one <b>two</b></p><p>three</p></div><div id="c">four</div>',
+    );
+    const a = b.querySelector('#a') as LightElement;
+    const c = b.querySelector('#c') as LightElement;
+    const [p1, p2] = a.querySelectorAll('p');
+    const bold = a.querySelector('b') as LightElement;
+    expect([b.textContent, a.textContent, p1.textContent, bold.textContent]).toEqual([
+      'one twothreefour',
+      'one twothree',
+      'one two',
+      'two',
+    ]);
+    (bold.firstChild as unknown as { data: string }).data = '2';
+    expect([b.textContent, a.textContent, p1.textContent]).toEqual(['one 2threefour', 'one 2three', 'one 2']);
+    bold.appendChild(doc.createTextNode('!'));
+    expect(a.textContent).toBe('one 2!three');
+    p2.remove();
+    expect([b.textContent, a.textContent]).toEqual(['one 2!four', 'one 2!']);
+    c.appendChild(p1);
+    expect([b.textContent, a.textContent, c.textContent]).toEqual(['fourone 2!', '', 'fourone 2!']);
+    c.innerHTML = '<i>five</i>';
+    expect([b.textContent, c.textContent, p1.textContent]).toEqual(['five', 'five', 'one 2!']);
+    (c.firstChild as LightElement).textContent = 'six';
+    expect(b.textContent).toBe('six');
+  });
 });
 
 describe('serialization (HTML Standard "serializing HTML fragments")', () => {
@@ -584,6 +612,12 @@ describe('element and document properties', () => {
     const doc = parseHtmlDocument('<p>x</p>');
     expect(doc.baseURI).toBeNull();
     expect(doc.documentURI).toBeNull();
+  });
+
+  it('baseURI and documentURI are both the url its reader sets', () => {
+    const doc = parseHtmlDocument('<head><base href="/x/"></head>');
+    doc.url = 'https://example.com/x/';
+    expect([doc.baseURI, doc.documentURI]).toEqual(['https://example.com/x/', 'https://example.com/x/']);
   });
 
   it('isConnected, contains, parentElement', () => {

@@ -190,4 +190,21 @@ describe('escaping and text', () => {
     expect(markdownToText(m)).toMatch(/^# Title/);
     expect(countWords('Hello, wörld — 42 times_two')).toBe(4);
   });
+
+  it('countWords counts runs of letters, digits, marks and _ over the code points, as /[\\p{L}\\p{N}\\p{M}_]+/gu matches', () => {
+    const texts = [
+      '',
+      '  ',
+      'e\u0301te\u0301 à',
+      '١٢٣ ٤',
+      '日本語 テキスト',
+      'a\u{1F600}b',
+      '\u{1D41B}\u{1D428}ld x',
+      'x\uD800y \uDC00',
+      '_ - _',
+    ];
+    const counts = texts.map(countWords);
+    expect(counts).toEqual([0, 0, 2, 2, 2, 2, 2, 2, 2]);
+    expect(counts).toEqual(texts.map((t) => t.match(/[\p{L}\p{N}\p{M}_]+/gu)?.length ?? 0));
+  });
 });
