@@ -11,7 +11,8 @@
  * `dist/` (tsc) stays: the tests of the thread entry points use it, and its `.d.ts` files are the
  * package's type declarations.
  */
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
+import { constants as http2Constants } from 'node:http2';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -20,6 +21,40 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const src = (p) => path.join(root, 'src', p);
 
 const outdir = path.join(root, 'dist/bundle');
+
+/**
+ * undici's HTTP/2 client module loads `node:http2` (and with it `node:tls`) when it is evaluated,
+ * for its `connect` and ten protocol constants: ~7 ms of every process start, for a client the
+ * collector never uses (HTTP/2 only with undici's `allowH2`, which it does not set). This plugin
+ * rewrites that module's head: the constants become literals (their values read here from
+ * `node:http2`, RFC 9113 names and error codes) and `http2.connect` loads the module on first
+ * call. It fails the build when undici's text no longer matches, rather than bundle a module
+ * that would load `node:http2` anyway or miss a use of it.
+ */
+const lazyHttp2 = {
+  name: 'undici-lazy-http2',
+  setup(b) {
+    b.onLoad({ filter: /undici[\\/]lib[\\/]dispatcher[\\/]client-h2\.js$/ }, (args) => {
+      const text = readFileSync(args.path, 'utf8');
+      const head =
+        /let http2\ntry \{\n  http2 = require\(.node:http2.\)\n\} catch \{\n(?:  .*\n)*\}\n\nconst \{\n  constants: \{\n([^}]*)\n  \}\n\} = http2\n/;
+      const m = head.exec(text);
+      if (m === null) throw new Error(`${args.path}: the require of node:http2 changed; update lazyHttp2 in scripts/bundle.mjs`);
+      const names = m[1].split(',').map((n) => n.trim());
+      const literals = names.map((n) => {
+        if (!(n in http2Constants)) throw new Error(`${args.path}: node:http2 has no constant ${n}`);
+        return `const ${n} = ${JSON.stringify(http2Constants[n])}`;
+      });
+      const contents = text.replace(
+        m[0],
+        `let http2Module\nconst http2 = { connect: (...a) => (http2Module ??= require('node:http2')).connect(...a) }\n${literals.join('\n')}\n`,
+      );
+      const uses = contents.match(/\bhttp2\.\w+/g) ?? [];
+      if (uses.some((u) => u !== 'http2.connect')) throw new Error(`${args.path}: uses ${uses.join(', ')} of node:http2; update lazyHttp2`);
+      return { contents, loader: 'js' };
+    });
+  },
+};
 // Chunk names carry content hashes: remove the last build's so none is left behind.
 rmSync(outdir, { recursive: true, force: true });
 
@@ -48,6 +83,7 @@ await build({
   // Loaded with import() when a page is rendered (--render), from node_modules: it reads its own
   // package files at run time and is not bundled (a runtime dependency).
   external: ['puppeteer-core'],
+  plugins: [lazyHttp2],
   // CommonJS dependencies call require(): give each output file one, as Node's ESM has none.
   banner: {
     js: "import { createRequire as __collectorRequire } from 'node:module'; const require = __collectorRequire(import.meta.url);",

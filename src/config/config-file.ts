@@ -8,7 +8,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import * as z from 'zod';
-import { CrawlOptionsSchema, duration, positiveInt, size } from './crawl-options.js';
+import { CrawlOptionsSchema, duration, ONE_SHOT_PARSE, positiveInt, size } from './crawl-options.js';
 import { causesFirst, issueLine, type SchemaIssue, withMore } from './issue-message.js';
 import {
   DEFAULT_METRICS_LISTEN,
@@ -167,7 +167,7 @@ export type Config = z.output<typeof ConfigFileSchema>;
  *   many more there are.
  */
 export function validateConfig(raw: unknown, file: string): Config {
-  const r = ConfigFileSchema.safeParse(raw);
+  const r = ConfigFileSchema.safeParse(raw, ONE_SHOT_PARSE);
   if (r.success) return r.data;
   const issues = causesFirst(r.error.issues as SchemaIssue[]);
   const first = issueLine(`${file}: `, issues[0], raw, [], (p) => keysAt(ConfigFileSchema, p));

@@ -370,11 +370,18 @@ export type CrawlOptionsInput = z.input<typeof CrawlOptionsSchema>;
 export type CrawlOptions = z.output<typeof CrawlOptionsSchema>;
 
 /**
+ * Parse settings of a schema parsed once per process: without zod's compiled fast path for
+ * objects, whose code generation (`new Function`) costs more than it saves on one parse
+ * (crawl options: ~5 → ~1.5 ms at start-up, bench/RESULTS.md 2026-12-03 21:00).
+ */
+export const ONE_SHOT_PARSE = { jitless: true } as const;
+
+/**
  * Validate raw options and apply defaults.
  * @throws Error with one line per problem, each `path: message`.
  */
 export function parseCrawlOptions(input: CrawlOptionsInput): CrawlOptions {
-  const r = CrawlOptionsSchema.safeParse(input);
+  const r = CrawlOptionsSchema.safeParse(input, ONE_SHOT_PARSE);
   if (!r.success) {
     const msg = r.error.issues.map((i) => `${i.path.join('.') || 'options'}: ${i.message}`).join('; ');
     throw new Error(msg);

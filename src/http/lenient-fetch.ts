@@ -8,7 +8,6 @@
  * desynchronise a kept-alive connection or reach any other response.
  */
 import http from 'node:http';
-import https from 'node:https';
 import { FetchError } from './fetch-error.js';
 
 /** A response read by {@link fetchLenient}. */
@@ -56,10 +55,12 @@ function unfold(v: string): string {
  * GET `url` once through Node's HTTP parser in lenient mode, on a fresh connection.
  * @throws FetchError kind timeout | too-large | network, carrying the URL.
  */
-export function fetchLenient(url: string, opts: LenientOptions): Promise<LenientResponse> {
+export async function fetchLenient(url: string, opts: LenientOptions): Promise<LenientResponse> {
+  const target = new URL(url);
+  // node:https, and node:tls with it, is loaded by the first fallback to an https URL, not by
+  // every process start (~4 ms of it; undici loads node:tls only for its first https connection).
+  const mod = target.protocol === 'https:' ? (await import('node:https')).default : http;
   return new Promise<LenientResponse>((resolve, reject) => {
-    const target = new URL(url);
-    const mod = target.protocol === 'https:' ? https : http;
     let settled = false;
     const settle = (fn: () => void): void => {
       if (settled) return;

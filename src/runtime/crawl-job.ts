@@ -13,6 +13,7 @@ import {
   type CrawlOptionsInput,
   pageThreadByDefault,
   pageThreadsByDefault,
+  ONE_SHOT_PARSE,
   parseCrawlOptions,
 } from '../config/crawl-options.js';
 import { UsageError } from '../config/usage-error.js';
@@ -309,7 +310,7 @@ async function runSupervised(
     log,
     memoryLimitBytes: limit,
     limitFraction: opts.memoryLimitFraction,
-    ...supervisorTimings(SupervisorSettingsSchema.parse({})),
+    ...supervisorTimings(SupervisorSettingsSchema.parse({}, ONE_SHOT_PARSE)),
     joinTimeoutMs: opts.joinTimeout,
     launch: crawlLaunch(opts, setup),
     onWarning: (line) => {

@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import { SupervisorSettingsSchema } from '../config/config-file.js';
-import type { CrawlOptions } from '../config/crawl-options.js';
+import { type CrawlOptions, ONE_SHOT_PARSE } from '../config/crawl-options.js';
 import type { Crawler } from '../engine/crawler.js';
 import type { LaunchRecord } from '../supervision/launch-record.js';
 import { memoryOf, treeMemoryOf } from '../supervision/memory-guard.js';
@@ -16,7 +16,7 @@ import { STATUS_INTERVAL_MS } from '../supervision/supervisor.js';
 import type { CounterSet } from '../supervision/worker-counters.js';
 
 /** The supervisor's default timings, recorded for the watchdog as a supervised crawl's would be. */
-const SUPERVISOR_DEFAULTS = SupervisorSettingsSchema.parse({});
+const SUPERVISOR_DEFAULTS = SupervisorSettingsSchema.parse({}, ONE_SHOT_PARSE);
 
 /** The status of a crawl running in this process, written every `statusIntervalMs`. */
 export class InProcessStatus {
