@@ -196,8 +196,14 @@ export class Scope {
   /** host mode: allowed host keys; domain mode: allowed registrable domains (or exact hostnames). */
   private readonly allowed = new Set<string>();
   private readonly domainCache = new Map<string, string>();
-  /** Registrable domains (or hostnames) of the seeds: the site page requisites may come from. */
-  private readonly sites = new Set<string>();
+  /** Hostnames of the seeds, in the order added. */
+  private readonly seedHostnames: string[] = [];
+  /**
+   * Registrable domains (or hostnames) of the seeds: the site page requisites may come from.
+   * Made on the first requisite checked, so that a crawl without requisites never loads tldts
+   * (~12 ms of start-up); null until then.
+   */
+  private sites: Set<string> | null = null;
   /** hash(host+path) → the only query hash seen so far, or the set of them. */
   private readonly queries = new Map<number, number | HashSet32>();
   private readonly shapes: ShapeBudget;
@@ -225,7 +231,8 @@ export class Scope {
     const canonical = canonicalize(url);
     if (canonical === null) throw new Error(`scope: seed is not an http(s) URL: ${JSON.stringify(url)}`);
     const host = hostKey(canonical);
-    this.sites.add(this.domainOf(hostnameOf(host)));
+    this.seedHostnames.push(hostnameOf(host));
+    this.sites?.add(this.domainOf(hostnameOf(host)));
     switch (this.mode) {
       case 'prefix': {
         const start = pathStart(canonical, authorityStart(canonical));
@@ -269,7 +276,7 @@ export class Scope {
     const authority = authorityStart(url);
     const path = pathStart(url, authority);
     if (requisite) {
-      if (this.mode !== 'any' && !this.sites.has(this.domainOf(hostnameOf(hostKey(url)))))
+      if (this.mode !== 'any' && !this.seedSites().has(this.domainOf(hostnameOf(hostKey(url)))))
         return 'out-of-scope';
     } else if (!this.inScope(url, path)) return 'out-of-scope';
     if (!requisite && this.include.length > 0 && !this.include.some((re) => re.test(url))) return 'excluded';
@@ -307,6 +314,12 @@ export class Scope {
         return false;
       }
     }
+  }
+
+  /** The registrable domains (or hostnames) of the seeds, made on first use. */
+  private seedSites(): Set<string> {
+    this.sites ??= new Set(this.seedHostnames.map((h) => this.domainOf(h)));
+    return this.sites;
   }
 
   /** Registrable domain of a lowercase hostname, or the hostname itself (IPs, `localhost`). */

@@ -166,6 +166,16 @@ describe('Scope include/exclude', () => {
     expect(any.check('http://other.example/a.png', true)).toBe('ok');
   });
 
+  it("a seed added after the first requisite check widens the requisites' site too", () => {
+    // The seeds' sites are computed on the first requisite checked; later seeds join them.
+    const s = scope({ mode: 'prefix', seeds: ['http://www.h.example/docs/'] });
+    expect(s.check('http://cdn.h.example/a.png', true)).toBe('ok');
+    expect(s.check('http://cdn.other.example/a.png', true)).toBe('out-of-scope');
+    s.addSeed('http://www.other.example/');
+    expect(s.check('http://cdn.other.example/a.png', true)).toBe('ok');
+    expect(s.check('http://cdn.third.example/a.png', true)).toBe('out-of-scope');
+  });
+
   it('checks scope before include/exclude', () => {
     const s = scope({ mode: 'host', seeds: ['http://h.example/'], exclude: [/x/] });
     expect(s.check('http://other.example/x')).toBe('out-of-scope');
