@@ -37,7 +37,7 @@ const lazyHttp2 = {
     b.onLoad({ filter: /undici[\\/]lib[\\/]dispatcher[\\/]client-h2\.js$/ }, (args) => {
       const text = readFileSync(args.path, 'utf8');
       const head =
-        /let http2\ntry \{\n  http2 = require\(.node:http2.\)\n\} catch \{\n(?:  .*\n)*\}\n\nconst \{\n  constants: \{\n([^}]*)\n  \}\n\} = http2\n/;
+        /let http2\ntry \{\n {2}http2 = require\(.node:http2.\)\n\} catch \{\n(?: {2}.*\n)*\}\n\nconst \{\n {2}constants: \{\n([^}]*)\n {2}\}\n\} = http2\n/;
       const m = head.exec(text);
       if (m === null) throw new Error(`${args.path}: the require of node:http2 changed; update lazyHttp2 in scripts/bundle.mjs`);
       const names = m[1].split(',').map((n) => n.trim());
