@@ -443,7 +443,7 @@ interface RequestWatch {
   inFlight: number;
   /** Epoch ms of the last request started or ended. */
   lastAt: number;
-  /** Requests started and ended so far (each counts twice). */
+  /** Request starts and ends so far, one each (a change means a `dom` read before it is stale). */
   events: number;
 }
 
@@ -467,7 +467,7 @@ export interface ReadinessView {
  * {@link NETWORK_IDLE_MS}, or no request and no DOM change for {@link SETTLED_MS} after a DOM change
  * since `load`), or while requests go on, when the DOM has been still for {@link DOM_STABLE_MS}
  * after a change since `load`; else `wait` that long, ms, before looking again (only time can make
- * it ready), or `read-dom` when the answer depends on the DOM and `view.dom` is null.
+ * it ready), or `readDom` when the answer depends on the DOM and `view.dom` is null.
  */
 export function readiness(view: ReadinessView): { ready: true } | { wait: number } | { readDom: true } {
   const quiet = view.now - view.lastRequestAt;
