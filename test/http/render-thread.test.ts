@@ -11,6 +11,7 @@ import { BROWSER_NICE, chromiumPath, killTree, processTree } from '../../src/htt
 import { RenderThread } from '../../src/http/render-thread.js';
 import { BrowserLost, type RenderJob } from '../../src/http/renderer.js';
 import { type FixtureServer, startServer } from '../fixtures/site-server.js';
+import { threadNices } from '../fixtures/thread-nice.js';
 
 const chromium = chromiumPath();
 const WORKER = path.resolve('dist/http/render-worker.js');
@@ -19,20 +20,6 @@ const APP = `<!doctype html><html><head><title>app</title></head><body><div id="
 (async () => { document.getElementById('root').innerHTML = '<p id="out">' + (await (await fetch('/api/1')).text()) + '</p>'; })();
 </script></body></html>`;
 const FOREVER = `<!doctype html><html><body><script>fetch('/hang');</script></body></html>`;
-
-/** The nice value of each thread of `pid`, by thread id. */
-function threadNices(pid: number): Map<number, number> {
-  const out = new Map<number, number>();
-  for (const t of fs.readdirSync(`/proc/${pid}/task`)) {
-    try {
-      const stat = fs.readFileSync(`/proc/${pid}/task/${t}/stat`, 'utf8');
-      out.set(Number(t), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]));
-    } catch {
-      // ended meanwhile
-    }
-  }
-  return out;
-}
 
 const alive = (pid: number) =>
   fs.existsSync(`/proc/${pid}`) && !/\) Z /.test(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'));
@@ -62,9 +49,10 @@ describe.skipIf(!chromium)('RenderThread', () => {
     cookies: [],
     signal,
   });
-  const open = () => new RenderThread({ concurrency: 2, timeoutMs: 3000, userAgent: 'collector-test' }, WORKER);
+  const open = () =>
+    new RenderThread({ concurrency: 2, timeoutMs: 3000, userAgent: 'collector-test' }, WORKER);
 
-  it('renders in a thread below the crawl\'s CPU priority, its browser too; close ends both', async () => {
+  it("renders in a thread below the crawl's CPU priority, its browser too; close ends both", async () => {
     const events: string[] = [];
     const r = new RenderThread(
       { concurrency: 2, timeoutMs: 3000, userAgent: 'collector-test', onBrowser: (e) => events.push(e) },
@@ -140,7 +128,13 @@ describe('RenderThread whose thread ends unasked', () => {
       { concurrency: 1, timeoutMs: 1000, userAgent: 'collector-test' },
       path.resolve('test/fixtures/render-worker-exit.mjs'),
     );
-    const j: RenderJob = { url: 'http://127.0.0.1:9/x', status: 200, contentType: 'text/html', body: Buffer.from('x'), cookies: [] };
+    const j: RenderJob = {
+      url: 'http://127.0.0.1:9/x',
+      status: 200,
+      contentType: 'text/html',
+      body: Buffer.from('x'),
+      cookies: [],
+    };
     try {
       await expect(r.render(j)).rejects.toThrow(/render thread exited with code 3/);
       await expect(r.render(j)).rejects.toBeInstanceOf(BrowserLost);
@@ -150,4 +144,7 @@ describe('RenderThread whose thread ends unasked', () => {
   });
 });
 
-it.skipIf(chromium)('render thread tests skipped: chromium is not installed (apt-get install chromium-headless-shell; .ci/run does)', () => {});
+it.skipIf(chromium)(
+  'render thread tests skipped: chromium is not installed (apt-get install chromium-headless-shell; .ci/run does)',
+  () => {},
+);

@@ -11,6 +11,7 @@ import { PageRendering } from '../../src/engine/page-render.js';
 import { BROWSER_NICE, chromiumPath, killTree, processTree } from '../../src/http/chromium.js';
 import { BrowserLost, Renderer, type RenderJob } from '../../src/http/renderer.js';
 import { type FixtureServer, startServer } from '../fixtures/site-server.js';
+import { threadNices } from '../fixtures/thread-nice.js';
 
 const chromium = chromiumPath();
 
@@ -28,18 +29,6 @@ const FOREVER = `<!doctype html><html><body><div id="clock"></div><script>
 setInterval(() => { document.getElementById('clock').textContent = 'tick ' + Date.now(); }, 30);
 fetch('/hang');
 </script></body></html>`;
-
-/** The nice value of each thread of `pid` (field 19 of /proc/<pid>/task/<tid>/stat). */
-const threadNices = (pid: number): number[] => {
-  try {
-    return fs.readdirSync(`/proc/${pid}/task`).map((t) => {
-      const stat = fs.readFileSync(`/proc/${pid}/task/${t}/stat`, 'utf8');
-      return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
-    });
-  } catch {
-    return []; // ended meanwhile
-  }
-};
 
 const alive = (pid: number) =>
   fs.existsSync(`/proc/${pid}`) && !/\) Z /.test(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'));
@@ -94,7 +83,7 @@ describe.skipIf(!chromium)('Renderer', () => {
     expect(site.requestsFor('/api/1')[0]?.headers['user-agent']).toBe('collector-test');
   });
 
-  it('runs every browser thread below the crawl\'s CPU priority', async () => {
+  it("runs every browser thread below the crawl's CPU priority", async () => {
     await renderer.render(job('/nice', APP));
     // Chromium sets some threads' priority itself (as root, above ours): they are put back at the
     // end of a render, once a second at most.
@@ -102,10 +91,10 @@ describe.skipIf(!chromium)('Renderer', () => {
     await renderer.render(job('/nice2', APP));
     const tree = processTree(renderer.pid as number);
     expect(tree.length).toBeGreaterThan(1); // the browser and its renderer at least
-    const nices = tree.flatMap(threadNices);
+    const nices = tree.flatMap((p) => [...threadNices(p).values()]);
     expect(nices.length).toBeGreaterThan(tree.length);
     expect(nices.filter((n) => n < BROWSER_NICE)).toEqual([]);
-    expect(threadNices(process.pid).every((n) => n < BROWSER_NICE)).toBe(true);
+    expect([...threadNices(process.pid).values()].every((n) => n < BROWSER_NICE)).toBe(true);
   });
 
   it("a page's requests to its host make the host wait delay × requests", async () => {
