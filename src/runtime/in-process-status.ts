@@ -8,7 +8,7 @@ import { SupervisorSettingsSchema } from '../config/config-file.js';
 import { type CrawlOptions, ONE_SHOT_PARSE } from '../config/crawl-options.js';
 import type { Crawler } from '../engine/crawler.js';
 import type { LaunchRecord } from '../supervision/launch-record.js';
-import { memoryOf, treeMemoryOf } from '../supervision/memory-guard.js';
+import { memoryOfAsync, treeMemoryOfAsync } from '../supervision/memory-guard.js';
 import { selfIdentity } from '../supervision/process-identity.js';
 import { writeStatusJson } from '../supervision/status-file.js';
 import { STATUS_FILE_FORMAT, type StatusFile } from '../supervision/status-format.js';
@@ -28,6 +28,11 @@ export class InProcessStatus {
   private rate = { items: 0, at: Date.now(), perSec: 0 };
   /** Epoch ms of the last item written. */
   lastProgressAt: number | null = null;
+  /**
+   * The last memory sample, bytes: this process's PSS and its browser tree's (0 before the first
+   * sample, or without a browser). Taken before each write, off the event loop.
+   */
+  private memory = { pss: 0, browser: 0 };
   /** With a shared backend: its state (`totals.backend`: connected, crawl id, machine...). */
   backendStatus: (() => Record<string, unknown>) | null = null;
 
@@ -53,9 +58,8 @@ export class InProcessStatus {
       };
     }
     const rendering = c.rendering;
-    const browserMB =
-      rendering?.browserPid == null ? 0 : Math.round(treeMemoryOf(rendering.browserPid) / 1048576);
-    const pss = Math.round(memoryOf(process.pid) / 1048576);
+    const browserMB = rendering?.browserPid == null ? 0 : Math.round(this.memory.browser / 1048576);
+    const pss = Math.round(this.memory.pss / 1048576);
     const rss = Math.round(process.memoryUsage.rss() / 1048576);
     const counters = this.counters.snapshot();
     const worker = {
@@ -147,11 +151,28 @@ export class InProcessStatus {
     await this.write();
   }
 
-  private async write(): Promise<void> {
-    try {
-      await writeStatusJson(path.resolve(this.opts.out), this.status());
-    } catch {
-      // advisory: a crawl never fails for its status file
-    }
+  /** Sample the memory figures of {@link status} (reads /proc on libuv's threads). */
+  private async sampleMemory(): Promise<void> {
+    const browserPid = this.crawler.rendering?.browserPid;
+    const [pss, browser] = await Promise.all([
+      memoryOfAsync(process.pid),
+      browserPid == null ? 0 : treeMemoryOfAsync(browserPid),
+    ]);
+    this.memory = { pss, browser };
+  }
+
+  /** Writes in the order asked: the last one (end's) is the one that stays. */
+  private writing: Promise<void> = Promise.resolve();
+
+  private write(): Promise<void> {
+    this.writing = this.writing.then(async () => {
+      try {
+        await this.sampleMemory();
+        await writeStatusJson(path.resolve(this.opts.out), this.status());
+      } catch {
+        // advisory: a crawl never fails for its status file
+      }
+    });
+    return this.writing;
   }
 }

@@ -65,9 +65,29 @@ export function rssOf(pid: number): number {
  */
 export function memoryOf(pid: number): number {
   try {
-    const s = fs.readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
-    const m = /\nPss:\s+(\d+)\s+kB/.exec(s);
-    if (m) return Number(m[1]) * 1024;
+    const pss = pssOf(fs.readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'));
+    if (pss !== null) return pss;
+  } catch {
+    // not Linux ≥ 4.14, or gone
+  }
+  return rssOf(pid);
+}
+
+/** The `Pss:` line of a smaps_rollup text, bytes; null when it has none. */
+function pssOf(smapsRollup: string): number | null {
+  const m = /\nPss:\s+(\d+)\s+kB/.exec(smapsRollup);
+  return m ? Number(m[1]) * 1024 : null;
+}
+
+/**
+ * {@link memoryOf}, read off the event loop: the kernel walks the whole address space to answer
+ * smaps_rollup, 5–50 ms for a crawling worker or a headless browser's process, and a one-process
+ * crawl's fetch loop would stall for it. Never rejects.
+ */
+export async function memoryOfAsync(pid: number): Promise<number> {
+  try {
+    const pss = pssOf(await fs.promises.readFile(`/proc/${pid}/smaps_rollup`, 'utf8'));
+    if (pss !== null) return pss;
   } catch {
     // not Linux ≥ 4.14, or gone
   }
@@ -80,6 +100,12 @@ export function memoryOf(pid: number): number {
  */
 export function treeMemoryOf(pid: number): number {
   return processTree(pid).reduce((a, p) => a + memoryOf(p), 0);
+}
+
+/** {@link treeMemoryOf}, read off the event loop ({@link memoryOfAsync}). Never rejects. */
+export async function treeMemoryOfAsync(pid: number): Promise<number> {
+  const each = await Promise.all(processTree(pid).map(memoryOfAsync));
+  return each.reduce((a, b) => a + b, 0);
 }
 
 const MEASURED_FILE = 'worker-rss.json';

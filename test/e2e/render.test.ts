@@ -73,6 +73,34 @@ describe.skipIf(!chromium)('--render against a single-page application', () => {
     expect(site.app.requests.some((q) => q.path.startsWith('/api/page') && !q.headers.cookie)).toBe(false);
   });
 
+  it("status.json counts the browser's memory while it renders", async () => {
+    // The route that never settles keeps the browser busy for the whole 6 s limit: status.json,
+    // written every 2 s, is written at least twice while it runs.
+    const out = path.join(tempDir(), 'out');
+    const child = startCli(
+      crawlArgs(`${site.app.origin}/app/forever`, out, '--render', 'always', '--render-timeout', '6s'),
+    );
+    const seen: Array<{ pssMB: number; browserMB?: number; rendered?: number }> = [];
+    let exited = false;
+    const exit = waitExit(child).finally(() => {
+      exited = true;
+    });
+    while (!exited) {
+      try {
+        seen.push(JSON.parse(fs.readFileSync(path.join(out, 'status.json'), 'utf8')).workers[0]);
+      } catch {
+        // not written yet
+      }
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    expect((await exit).code).toBe(0);
+    expect(seen.some((w) => (w.browserMB ?? 0) > 20), JSON.stringify(seen)).toBe(true);
+    expect(seen.some((w) => w.pssMB > 20), JSON.stringify(seen)).toBe(true);
+    const last = JSON.parse(fs.readFileSync(path.join(out, 'status.json'), 'utf8'));
+    expect(last.state).toBe('finished');
+    expect(last.workers[0].rendered).toBe(1);
+  });
+
   it('never stores the shells: no links found, no browser', async () => {
     const out = path.join(tempDir(), 'out');
     const r = await runCli(crawlArgs(`${site.app.origin}/app/`, out, '--scope', 'any'));
