@@ -40,6 +40,8 @@ function clean(value: unknown): string | null {
 export interface ContentOptions {
   /** The response's `Content-Language` header, a declared language after `<html lang>`. */
   contentLanguage?: string | null;
+  /** Site names learned from the host's other titles (`host-title-parts.ts`), removed from the title. */
+  siteNames?: readonly string[];
 }
 
 /**
@@ -54,7 +56,7 @@ export function extractContent(html: string, pageUrl: string, options: ContentOp
   const document = parseDocument(full ? html : headOf(html));
   const base = baseOf(document, pageUrl);
   document.url = base; // what Readability resolves links against, as absolutize does
-  const meta = readPageMetadata(document, pageUrl, options.contentLanguage);
+  const meta = readPageMetadata(document, pageUrl, options.contentLanguage, options.siteNames);
   const out: PageContent = {
     ...meta,
     markdown: null,

@@ -191,13 +191,16 @@ const CANONICAL_REL = /(?:^|\s)canonical(?:\s|$)/i;
  * @param pageUrl the page's absolute URL after redirects: base of relative URLs, and its host
  *   tells the site's name apart from the title.
  * @param contentLanguage the response's `Content-Language` header, if any.
+ * @param learnedNames site names the crawl learned from its host's other titles
+ *   (`host-title-parts.ts`): removed from the title like the ones the page states.
  */
 export function readPageMetadata(
   document: Doc,
   pageUrl: string,
   contentLanguage?: string | null,
+  learnedNames: readonly string[] = [],
 ): PageMetadata {
-  return metadataOf(headFactsOf(document), pageUrl, contentLanguage, bodyHintsOf(document));
+  return metadataOf(headFactsOf(document), pageUrl, contentLanguage, bodyHintsOf(document), learnedNames);
 }
 
 /**
@@ -221,12 +224,14 @@ export function readPageMetadata(
  * @param pageUrl the page's absolute URL after redirects (see {@link readPageMetadata}).
  * @param contentLanguage the response's `Content-Language` header, if any.
  * @param body the body's last resorts; none by default (a streaming pass over the head).
+ * @param learnedNames site names learned from the host's other titles (see {@link readPageMetadata}).
  */
 export function metadataOf(
   facts: HeadFacts,
   pageUrl: string,
   contentLanguage?: string | null,
   body: BodyHints = NO_BODY,
+  learnedNames: readonly string[] = [],
 ): PageMetadata {
   const ld = parseJsonLd(facts.jsonLd);
   const article = firstOfType(ld, ARTICLE_TYPE);
@@ -240,7 +245,7 @@ export function metadataOf(
     text(meta.get('application-name')),
   ].filter((n): n is string => n !== null);
   return {
-    title: readTitle(facts, body, main, siteNames, pageUrl),
+    title: readTitle(facts, body, main, [...siteNames, ...learnedNames], pageUrl),
     description:
       first(meta, ['description', 'og:description', 'twitter:description']) ??
       text(main?.description) ??

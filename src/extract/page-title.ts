@@ -34,24 +34,27 @@ export interface SiteNameEvidence {
 }
 
 /** One way to cut a title at one separator: the part kept and the part removed. */
-interface Cut {
+export interface Cut {
   kept: string;
   removed: string;
 }
 
 /**
  * Lowercase letters and digits only (Unicode-aware, NFKC): `"The Verge"`, `"the-verge"` and
- * `"THEVERGE"` compare equal.
+ * `"THEVERGE"` compare equal. How title parts and site names are compared.
  */
-function fold(s: string): string {
+export function titleFold(s: string): string {
   return s
     .normalize('NFKC')
     .toLowerCase()
     .replace(/[^\p{L}\p{N}]+/gu, '');
 }
 
-/** Cuts at each separator, trailing parts (removed at the end) and leading ones, longest removed first. */
-function cuts(title: string): { trailing: Cut[]; leading: Cut[] } {
+/**
+ * A title cut at each separator (see `SEPARATOR`): the trailing parts (removed at the end) and the
+ * leading ones, each list longest removed part first; both empty without a separator.
+ */
+export function titleCuts(title: string): { trailing: Cut[]; leading: Cut[] } {
   const trailing: Cut[] = [];
   const leading: Cut[] = [];
   for (const m of title.matchAll(SEPARATOR)) {
@@ -75,11 +78,11 @@ function cuts(title: string): { trailing: Cut[]; leading: Cut[] } {
  */
 export function siteSuffixes(titles: readonly string[]): string[] {
   const found = new Set<string>();
-  const folded = new Set(titles.map(fold).filter((t) => t !== ''));
+  const folded = new Set(titles.map(titleFold).filter((t) => t !== ''));
   for (const a of new Set(titles)) {
-    const { trailing, leading } = cuts(a);
+    const { trailing, leading } = titleCuts(a);
     for (const cut of [...trailing, ...leading])
-      if (fold(cut.removed) !== '' && folded.has(fold(cut.kept))) found.add(cut.removed);
+      if (titleFold(cut.removed) !== '' && folded.has(titleFold(cut.kept))) found.add(cut.removed);
   }
   return [...found];
 }
@@ -89,18 +92,18 @@ export function siteSuffixes(titles: readonly string[]): string[] {
  * domain (`theverge.com`, Public Suffix List) and that domain without its suffix (`theverge`).
  */
 function knownNames(evidence: SiteNameEvidence): string[] {
-  const names = evidence.names.map(fold).filter((n) => n !== '');
+  const names = evidence.names.map(titleFold).filter((n) => n !== '');
   let host: string;
   try {
     host = new URL(evidence.pageUrl).hostname;
   } catch {
     return names;
   }
-  if (host !== '') names.push(fold(host.replace(/^www\./, '')));
+  if (host !== '') names.push(titleFold(host.replace(/^www\./, '')));
   const parsed = parseHost()(host, TLDTS_OPTIONS);
   if (!parsed.isIp) {
-    if (parsed.domain) names.push(fold(parsed.domain));
-    if (parsed.domainWithoutSuffix) names.push(fold(parsed.domainWithoutSuffix));
+    if (parsed.domain) names.push(titleFold(parsed.domain));
+    if (parsed.domainWithoutSuffix) names.push(titleFold(parsed.domainWithoutSuffix));
   }
   return names.filter((n) => n !== '');
 }
@@ -131,16 +134,16 @@ const MIN_CONTAINED_CHARS = 3;
  * @returns the title, its site name removed when found.
  */
 export function stripSiteName(title: string, evidence: SiteNameEvidence): string {
-  const { trailing, leading } = cuts(title);
+  const { trailing, leading } = titleCuts(title);
   if (trailing.length === 0) return title;
   const names = knownNames(evidence);
-  const usable = (c: Cut) => fold(c.kept) !== '';
+  const usable = (c: Cut) => titleFold(c.kept) !== '';
   const equal = (c: Cut) => {
-    const r = fold(c.removed);
+    const r = titleFold(c.removed);
     return usable(c) && names.includes(r);
   };
   const overlapping = (c: Cut) => {
-    const r = fold(c.removed);
+    const r = titleFold(c.removed);
     return (
       usable(c) &&
       r.length >= MIN_CONTAINED_CHARS &&

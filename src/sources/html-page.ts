@@ -3,6 +3,7 @@
  * declarative refresh; other content types are stored, not parsed. A response without a usable
  * Content-Type is sniffed (WHATWG MIME Sniffing §7.1).
  */
+import { HostTitleParts } from '../extract/host-title-parts.js';
 import { extractHtml } from '../extract/html.js';
 import { metadataOf, statedMetadata } from '../extract/page-metadata.js';
 import { decodeBody } from '../http/charset.js';
@@ -54,12 +55,32 @@ export function contentLanguageOf(headers: Page['headers']): string | null {
   return Array.isArray(v) ? v.join(', ') : (v ?? null);
 }
 
+/** The site names this thread has learned from the titles of each host's pages. */
+const hostTitles = new HostTitleParts();
+
+/**
+ * The site names learned so far from the titles of `url`'s host (see `host-title-parts.ts`):
+ * what the page's own metadata cannot say on Sphinx, MkDocs or most blogs.
+ */
+export function learnedSiteNames(url: string): readonly string[] {
+  return hostTitles.namesOf(hostOf(url));
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return '';
+  }
+}
+
 /**
  * An HTML page's title, links (absolute, canonical: the engine takes them as they are) and
  * declarative refresh (`<meta http-equiv=refresh>` or a `Refresh` header), its metadata in `data`
  * (`title`, `description`, `author`, `published`, `modified`, `language`, `canonical`, `siteName`:
  * those its markup states, read in the same pass by `metadataOf` of page-metadata.ts — the
- * declared language only, and no body hints), `data.encoding` when the page is not UTF-8 and
+ * declared language only, and no body hints; the title without the site name the host's earlier
+ * titles taught, see {@link learnedSiteNames}), `data.encoding` when the page is not UTF-8 and
  * `data.sniffedType` when its type was sniffed; nothing else for other content. A text sketch for
  * the trap defence on date-like (calendar) URLs only.
  */
@@ -79,8 +100,13 @@ export function readHtmlPage(
     sketch: calendarShape(page.url) !== null,
     head: true,
   });
-  if (x.head !== undefined)
-    Object.assign(data, statedMetadata(metadataOf(x.head, page.finalUrl, contentLanguageOf(page.headers))));
+  if (x.head !== undefined) {
+    const host = hostOf(page.finalUrl);
+    hostTitles.observe(host, x.head.title);
+    const learned = hostTitles.namesOf(host);
+    const meta = metadataOf(x.head, page.finalUrl, contentLanguageOf(page.headers), undefined, learned);
+    Object.assign(data, statedMetadata(meta));
+  }
   if (encoding !== 'UTF-8') data.encoding = encoding;
   const result: HandleResult = { title: x.title, follow: x.links };
   if (Object.keys(data).length > 0) result.data = data;

@@ -11,7 +11,7 @@ import { discoverFeeds } from '../extract/feed-links.js';
 import { extractContent, type PageContent } from '../extract/page-content.js';
 import { statedMetadata } from '../extract/page-metadata.js';
 import { simhash64 } from '../extract/simhash.js';
-import { contentLanguageOf, readHtmlPage } from './html-page.js';
+import { contentLanguageOf, learnedSiteNames, readHtmlPage } from './html-page.js';
 import {
   HUB_LABELS,
   type PageRequest,
@@ -168,6 +168,7 @@ function readHtml(page: Page, o: PageOptions, patterns: RegExp[], result: Handle
   if (markdown) {
     const c = extractContent(page.text(), page.finalUrl, {
       contentLanguage: contentLanguageOf(page.headers),
+      siteNames: learnedSiteNames(page.finalUrl),
     });
     for (const [key, value] of Object.entries(contentData(c))) data[key] = value;
     if (article && c.modified !== null) data.updated = c.modified; // the field's name before `modified`

@@ -187,3 +187,47 @@ describe('readPage (built-in sources)', () => {
     expect(entry.data).toMatchObject({ entry: { title: 'P' } });
   });
 });
+
+describe('site names learned from a host’s titles', () => {
+  const docsPage = (origin: string, path: string, title: string) =>
+    new ResponsePage({
+      url: origin + path,
+      finalUrl: origin + path,
+      status: 200,
+      contentType: 'text/html; charset=utf-8',
+      headers: {},
+      body: Buffer.from(
+        `<!doctype html><html><head><title>${title} &#8212; Acme 2.1 documentation</title></head>` +
+          `<body><div role="main"><h1>${title}</h1><p>${'Each page of the guide explains one part of Acme. '.repeat(8)}</p></div></body></html>`,
+      ),
+      depth: 1,
+    });
+
+  it('removes the part three pages of the host shared from the titles that follow', async () => {
+    const origin = 'http://docs-a.test';
+    const titles: unknown[] = [];
+    for (const [i, t] of ['Install', 'Tutorial', 'Reference', 'Glossary'].entries()) {
+      const r = await readPage(docsPage(origin, `/p${i}.html`, t), ctx({}), 'page');
+      titles.push(r.data?.title);
+      expect(r.title, 'the item’s title stays the page’s <title>').toBe(`${t} — Acme 2.1 documentation`);
+    }
+    expect(titles).toEqual([
+      'Install — Acme 2.1 documentation',
+      'Tutorial — Acme 2.1 documentation',
+      'Reference',
+      'Glossary',
+    ]);
+    // another host learns for itself
+    const other = await readPage(docsPage('http://docs-b.test', '/x.html', 'Install'), ctx({}), 'page');
+    expect(other.data?.title).toBe('Install — Acme 2.1 documentation');
+  });
+
+  it('removes it from the Markdown’s title too', async () => {
+    const origin = 'http://docs-c.test';
+    let last: HandleResult | undefined;
+    for (const [i, t] of ['Install', 'Tutorial', 'Reference'].entries())
+      last = await readPage(docsPage(origin, `/p${i}.html`, t), ctx({ markdown: 'all' }), 'page');
+    expect(last?.data?.title).toBe('Reference');
+    expect(last?.markdown?.split('\n')[0]).toBe('# Reference');
+  });
+});
