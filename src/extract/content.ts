@@ -25,11 +25,13 @@ export const CONTENT_DEFAULTS = {
    */
   maxHtmlChars: 2 * 1024 * 1024,
   /**
-   * Most elements (start tags) in a document extracted. Readability's cost grows faster than
-   * linearly with the element count (the PostgreSQL docs' index, ~7,300 elements, takes ~0.3 s of
-   * CPU), so bigger pages get metadata only, read from their `<head>`.
+   * Most elements (start tags) in a document extracted: bigger pages get metadata only, read from
+   * their `<head>`. High enough for a documentation set's longest reference pages (the Python
+   * docs' `stdtypes` and `os`, 16,000–17,000 elements, 0.3–0.9 s of CPU each); the pages above it
+   * are indexes and tables of contents (that set's `genindex-all`, 35,000, took 1.4 s for 27
+   * words).
    */
-  maxElements: 10_000,
+  maxElements: 25_000,
   /** Characters of a too-big page read for its metadata (its head, or this much of it). */
   headChars: 256 * 1024,
   /**
