@@ -230,10 +230,15 @@ function restoreSkippedBlocks(document: DomDocument, chosen: DomElement): void {
   }
 }
 
+/** Whether `el` holds table rows or sections as children (a table or tbody Readability renamed). */
+function hasRows(el: DomElement): boolean {
+  return Array.from(el.children).some((c) => /^(tr|tbody|thead|tfoot)$/.test(c.localName));
+}
+
 /**
  * When Readability chose (almost only) a table — it scores cells, so on a page that is mostly a
- * table of reference it takes the table, or only its `<tbody>` renamed to a `<div>`, without the
- * header row or the text around it — what it took goes back where it was in the document (the
+ * table of reference it takes the table, or only its `<tbody>`, or the table renamed to a `<div>`,
+ * without the header row or the text around it — what it took goes back where it was in the document (the
  * numbers `content-prep.ts` gave every block say where), and the table's section, its nearest
  * ancestor holding a heading, is the content. Returns that section, or null when the choice was
  * not mostly a table.
@@ -259,10 +264,25 @@ function recoverTable(document: DomDocument, chosen: DomElement): DomElement | n
     chosen.children.length === 1 && chosen.children[0].getAttribute(INDEX_ATTR) === null
       ? chosen.children[0]
       : chosen;
-  for (const kid of Array.from(page.children)) {
+  const kids = Array.from(page.children);
+  const home = (kid: DomElement) => {
     const parent = byIndex(kid.getAttribute(PARENT_ATTR));
-    if (!parent?.isConnected) continue;
-    if (
+    return parent?.isConnected ? parent : null;
+  };
+  // Nothing is moved unless a table will be found again: a failed recovery must keep the choice whole.
+  const bringsTable = (kid: DomElement) =>
+    kid.localName === 'table' || hasRows(kid) || kid.querySelector('table') !== null;
+  if (!kids.some((kid) => home(kid) !== null && bringsTable(kid))) return null;
+  for (const kid of kids) {
+    const parent = home(kid);
+    if (parent === null) continue;
+    if (parent.localName !== 'table' && kid.localName !== 'table' && hasRows(kid)) {
+      // the table itself, renamed: its sections and rows go back in a table of that number
+      const table = document.createElement('table');
+      table.setAttribute(INDEX_ATTR, kid.getAttribute(INDEX_ATTR) ?? '');
+      for (const child of Array.from(kid.childNodes)) table.appendChild(child);
+      putBack(table, parent);
+    } else if (
       parent.localName === 'table' &&
       kid.localName !== 'thead' &&
       kid.localName !== 'tbody' &&

@@ -184,6 +184,35 @@ describe('pages that are not articles', () => {
     expect(bare.markdown).toContain('| `E19` | `ERR_19` | raised when step 19 fails, with its cause. |');
   });
 
+  it('a module index (a table of links without a header row, beside a jump box) keeps every row', () => {
+    // Readability takes the jump box and appends the table beside it renamed to a <div>
+    const letters = 'abcdefghijklmnopqrstuvwxyz'.split('');
+    const jump = letters.map((l) => `<a href="#cap-${l}"><strong>${l}</strong></a>`).join(' |\n');
+    const module = (l: string, k: number) =>
+      `<tr><td></td><td><a href="library/${l}mod${k}.html"><code><span>${l}mod${k}</span></code></a></td>` +
+      `<td><em>Reading and writing the ${l} format, part ${k} of the set.</em></td></tr>`;
+    const rows = letters
+      .map(
+        (l) =>
+          `<tr><td></td><td></td><td></td></tr><tr id="cap-${l}"><td></td><td><strong>${l}</strong></td><td></td></tr>` +
+          [1, 2, 3].map((k) => module(l, k)).join(''),
+      )
+      .join('\n');
+    const c = extractContent(
+      `<html><head><title>Module Index</title></head><body><div class="related" role="navigation"><a href="/">Home</a></div>
+       <div class="document"><div class="body" role="main"><h1>Module Index</h1><div class="jumpbox">${jump}</div>
+       <table class="indextable">${rows}</table></div></div><div class="footer">Footer text</div></body></html>`,
+      'https://docs.example.org/py-modindex.html',
+    );
+    expect(c.markdown).toContain(
+      '| [`amod1`](https://docs.example.org/library/amod1.html) | *Reading and writing the a format, part 1 of the set.* |',
+    );
+    expect(c.markdown).toContain(
+      '| [`zmod3`](https://docs.example.org/library/zmod3.html) | *Reading and writing the z format, part 3 of the set.* |',
+    );
+    expect(c.links).toHaveLength(78);
+  });
+
   it('an index page keeps its list of links, without navigation or footer', () => {
     const links = Array.from(
       { length: 12 },
