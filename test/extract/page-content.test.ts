@@ -184,6 +184,25 @@ describe('pages that are not articles', () => {
     expect(bare.markdown).toContain('| `E19` | `ERR_19` | raised when step 19 fails, with its cause. |');
   });
 
+  it('a chapter page (a paragraph and a table of contents) keeps them, not the footer of class "footer"', () => {
+    const toc = ['Files', 'Directories', 'Processes', 'Signals', 'Clocks']
+      .map((t, i) => `<li class="toctree-l1"><a href="m${i}.html"><code>m${i}</code> — ${t}</a><ul><li class="toctree-l2"><a href="m${i}.html#x">x</a></li></ul></li>`)
+      .join('');
+    const c = extractContent(
+      `<html><head><title>Operating System Services</title></head><body><div class="related" role="navigation"><a href="/">Home</a></div>
+       <div class="document"><div class="body" role="main"><section><h1>Operating System Services</h1>
+       <p>The modules of this chapter give access to what most operating systems offer, files and clocks among them. Here is an overview:</p>
+       <div class="toctree-wrapper"><ul>${toc}</ul></div></section></div></div>
+       <div class="footer">© Copyright 2001-2026, the authors. This page is licensed under the documentation license of the project.
+       Examples, recipes and other code in it are licensed under a permissive license too. See the history and license for more.
+       The project is run by a non-profit; please donate. Last updated on October 7, 2026. Created using a documentation generator.</div></body></html>`,
+      'https://docs.example.org/library/allos.html',
+    );
+    expect(c.markdown).toContain('The modules of this chapter give access');
+    expect(c.markdown).toContain('- [`m4` — Clocks](https://docs.example.org/library/m4.html)');
+    expect(c.markdown).not.toContain('Copyright');
+  });
+
   it('a module index (a table of links without a header row, beside a jump box) keeps every row', () => {
     // Readability takes the jump box and appends the table beside it renamed to a <div>
     const letters = 'abcdefghijklmnopqrstuvwxyz'.split('');
