@@ -137,6 +137,8 @@ describe('readPage (built-in sources)', () => {
   it("feeds: the feeds a page announces, as every-round hubs; sitemaps: a seed's robots.txt and /sitemap.xml", async () => {
     const r = await read('/', ARTICLE, { feeds: true, sitemaps: true }, 'page', { depth: 0 });
     expect(metaOf(r, `${ORIGIN}/feed.atom`)).toEqual({ label: 'feed', everyRound: true });
+    // once: not also as the plain page its <link rel="alternate"> is, which the frontier would keep
+    expect(urls(r).filter((u) => u === `${ORIGIN}/feed.atom`)).toHaveLength(1);
     expect(metaOf(r, `${ORIGIN}/robots.txt`)).toEqual({ label: 'robots', everyRound: true, scope: false });
     expect(metaOf(r, `${ORIGIN}/sitemap.xml`)).toEqual({ label: 'sitemap', everyRound: true, scope: false });
     // sitemaps only from seeds
