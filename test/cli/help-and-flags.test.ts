@@ -41,7 +41,7 @@ describe('--help', () => {
     const r = await runCli(['crawl', '--help']);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(
-      /\nExamples:\n {2}\$ collector crawl https:\/\/docs\.example\.org\/ -o docs --markdown all/,
+      /\nExamples:\n {2}\$ collector crawl https:\/\/docs\.example\.org\/ -o docs-data --markdown all/,
     );
   });
 });
