@@ -103,7 +103,7 @@ describe('the library API (dist/index.js)', () => {
     await expect(bad).rejects.toThrow('bad URL "not a url"');
     await expect(lib.crawl({ seeds: [seed()], out, delay: 'soon' })).rejects.toThrow(/^--delay: /);
     await expect(lib.crawl({ seeds: [seed()], out, sourceOptions: { x: 1 } })).rejects.toThrow(
-      'sourceOptions.: unknown key "x"',
+      'sourceOptions: unknown key "x"',
     );
     // an option the schema does not know, ignored before: a page option belongs in sourceOptions
     const misplaced = { seeds: [seed()], out, markdown: 'all' } as Parameters<typeof lib.crawl>[0];
