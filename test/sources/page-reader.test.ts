@@ -141,6 +141,18 @@ describe('readPage (built-in sources)', () => {
     expect(urls(r).filter((u) => u === `${ORIGIN}/feed.atom`)).toHaveLength(1);
     expect(metaOf(r, `${ORIGIN}/robots.txt`)).toEqual({ label: 'robots', everyRound: true, scope: false });
     expect(metaOf(r, `${ORIGIN}/sitemap.xml`)).toEqual({ label: 'sitemap', everyRound: true, scope: false });
+    // a seed that links to its /sitemap.xml: the sitemap is asked for once, to be read as one
+    const linking = ARTICLE.replace(
+      '<a href="/about/">',
+      '<a href="/sitemap.xml">Sitemap</a> <a href="/about/">',
+    );
+    const seed = await read('/', linking, { sitemaps: true }, 'page', { depth: 0 });
+    expect(urls(seed).filter((u) => u === `${ORIGIN}/sitemap.xml`)).toHaveLength(1);
+    expect(metaOf(seed, `${ORIGIN}/sitemap.xml`)).toEqual({
+      label: 'sitemap',
+      everyRound: true,
+      scope: false,
+    });
     // sitemaps only from seeds
     expect(urls(await read('/x/', ARTICLE, { sitemaps: true }))).not.toContain(`${ORIGIN}/robots.txt`);
   });
