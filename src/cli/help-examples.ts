@@ -7,9 +7,9 @@ import type { Command } from 'commander';
 /** Example command lines per command, each with an optional `# comment`. */
 export const HELP_EXAMPLES: Readonly<Record<string, readonly string[]>> = {
   crawl: [
-    'collector crawl https://docs.example.org/ -o docs --markdown all   # a docs site to Markdown',
+    'collector crawl https://docs.example.org/ -o docs-data --markdown all   # a docs site to Markdown',
     'collector crawl https://blog.example.net/ --sitemaps --feeds -n 500',
-    'collector crawl --resume -o docs                                  # continue after a stop or a crash',
+    'collector crawl --resume -o docs-data                                  # continue after a stop or a crash',
   ],
   run: [
     'collector run                                   # collector.yaml of this directory',

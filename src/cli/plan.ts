@@ -50,7 +50,17 @@ export function registerPlan(program: Command): void {
         let dataDir = o.data ?? './data';
         if (o.config) {
           const { loadConfig } = await import('../config/config-file.js');
+          const { runWorkerSpecs } = await import('../runtime/run-job.js');
+          const { UsageError } = await import('../config/usage-error.js');
           const { config } = await loadConfig(o.config);
+          // Checked as `run` checks it (each source loaded, its own keys, the seeds): a config run
+          // refuses gets the same line here, not a plan made with a misspelt key's default.
+          await runWorkerSpecs(config, path.dirname(path.resolve(o.config))).catch((e: unknown) => {
+            if (e instanceof UsageError && /^workers\[/.test(e.message)) {
+              throw new UsageError(`${path.basename(o.config!)}: ${e.message}`);
+            }
+            throw e;
+          });
           types = config.workers.map((w, i) => ({
             name:
               w.name ??

@@ -3,7 +3,7 @@
  * passed the next milestone since the last report, then one line (also sent to notify:).
  */
 import { type Command, Option } from 'commander';
-import { sizeFlag } from './ops-flags.js';
+import { dataDirFlag, sizeFlag } from './ops-flags.js';
 
 /** Register the `size` command. */
 export function registerSize(program: Command): void {
@@ -22,11 +22,10 @@ export function registerSize(program: Command): void {
       'config with notify: settings (default: the one the collector was started with)',
     )
     .action(async (o: { data: string; every: number; target?: number; config?: string }) => {
-      const path = await import('node:path');
+      const dataDir = dataDirFlag(o.data);
       const { checkSize } = await import('../ops/size-milestones.js');
       const { notify } = await import('../ops/notify.js');
       const { notifySettingsFor } = await import('../ops/notify-settings.js');
-      const dataDir = path.resolve(o.data);
       const fs = await import('node:fs');
       const { UsageError } = await import('../config/usage-error.js');
       if (!fs.existsSync(dataDir))

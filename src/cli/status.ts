@@ -4,7 +4,7 @@
  * redis://… --crawl-id NAME`: every machine of a shared crawl, from Redis.
  */
 import type { Command } from 'commander';
-import { durationFlag } from './ops-flags.js';
+import { dataDirFlag, durationFlag } from './ops-flags.js';
 
 /** Register the `status` command. */
 export function registerStatus(program: Command): void {
@@ -31,11 +31,10 @@ export function registerStatus(program: Command): void {
           process.exitCode = await clusterStatus(o.backend, o.crawlId, o.json);
           return;
         }
-        const path = await import('node:path');
+        const dataDir = dataDirFlag(o.data);
         const { readStatusFile } = await import('../supervision/status-format.js');
         const { measureDataSize } = await import('../ops/data-size.js');
         const { buildStatusReport, renderStatusReport } = await import('../ops/status-report.js');
-        const dataDir = path.resolve(o.data);
         const [status, size] = await Promise.all([readStatusFile(dataDir), measureDataSize(dataDir)]);
         const report = buildStatusReport(dataDir, status, size, { stallMs: o.stall });
         process.stdout.write(o.json ? `${JSON.stringify(report, null, 2)}\n` : renderStatusReport(report));

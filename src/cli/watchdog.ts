@@ -4,7 +4,7 @@
  * says why it could not (exit 3).
  */
 import { type Command, Option } from 'commander';
-import { countFlag, durationFlag } from './ops-flags.js';
+import { countFlag, dataDirFlag, durationFlag } from './ops-flags.js';
 
 /** Register the `watchdog` command. */
 export function registerWatchdog(program: Command): void {
@@ -43,11 +43,10 @@ export function registerWatchdog(program: Command): void {
         settle: number;
         config?: string;
       }) => {
-        const path = await import('node:path');
+        const dataDir = dataDirFlag(o.data);
         const { runWatchdog } = await import('../ops/watchdog.js');
         const { notify } = await import('../ops/notify.js');
         const { notifySettingsFor } = await import('../ops/notify-settings.js');
-        const dataDir = path.resolve(o.data);
         const settings = await notifySettingsFor(dataDir, o.config);
         const r = await runWatchdog({
           dataDir,

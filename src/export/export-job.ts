@@ -58,7 +58,8 @@ export async function runExport(options: ExportJobOptions): Promise<ExportSummar
   const dataDir = path.resolve(options.dataDir);
   const st = await fs.stat(dataDir).catch(() => null);
   if (!st?.isDirectory()) {
-    throw new UsageError(`--data ${options.dataDir}: not found; give the data directory of a collector`);
+    const what = st === null ? 'not found' : 'is a file, not a directory';
+    throw new UsageError(`--data ${options.dataDir}: ${what}; give the data directory of a collector`);
   }
   const columns = selectColumns(options.fields, options.withContent === true);
   const withContent = options.withContent === true || columns.some((c) => c.name === 'text');

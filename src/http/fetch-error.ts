@@ -66,11 +66,17 @@ const CAUSES: Record<string, string> = {
 
 /**
  * An item's error message for an error thrown by undici: the cause in words, then the error's
- * own message (`connection refused (connect ECONNREFUSED 127.0.0.1:9)`), or the message alone.
+ * own message (`connection refused (connect ECONNREFUSED 127.0.0.1:9)`), or the message alone;
+ * always one line. An OpenSSL error, whose message is OpenSSL's error queue line (hex, source file
+ * and a newline), is told by its reason and code: `TLS failed: wrong version number
+ * (ERR_SSL_WRONG_VERSION_NUMBER)` — what an https:// URL to a plain-HTTP port gives.
  */
 export function describeError(err: unknown): string {
-  const message = (err as Error)?.message ?? String(err);
-  const cause = CAUSES[(err as { code?: string })?.code ?? ''];
+  const e = err as { message?: string; code?: string; reason?: unknown };
+  const code = e?.code ?? '';
+  if (code.startsWith('ERR_SSL_') && typeof e.reason === 'string') return `TLS failed: ${e.reason} (${code})`;
+  const message = (e?.message ?? String(err)).trim().replace(/\s*\n\s*/g, ' ');
+  const cause = CAUSES[code];
   return cause === undefined ? message : `${cause} (${message})`;
 }
 

@@ -6,7 +6,7 @@
  */
 import path from 'node:path';
 import { type ConfigInput, loadConfig, validateConfig } from '../config/config-file.js';
-import type { CrawlOptionsInput } from '../config/crawl-options.js';
+import { CrawlOptionsSchema, type CrawlOptionsInput } from '../config/crawl-options.js';
 import { parseSize } from '../config/units.js';
 import { UsageError } from '../config/usage-error.js';
 import type { SourceDefinition } from '../sources/source.js';
@@ -40,6 +40,7 @@ export interface CrawlInput extends Omit<CrawlOptionsInput, 'seeds'> {
 export async function crawl(input: CrawlInput): Promise<CrawlSummary> {
   const started = performance.now();
   const { source, sourceOptions, signal, ...options } = input;
+  checkOptionNames(options);
   const flags: CrawlOptionsInput = { ...options, seeds: options.seeds ?? [], quiet: options.quiet ?? true };
   const end = await runCrawlJob(
     flags,
@@ -47,6 +48,35 @@ export async function crawl(input: CrawlInput): Promise<CrawlSummary> {
     { signal, handleSignals: false },
   );
   return settle(end, started, path.resolve(flags.out ?? './data'), 'crawl');
+}
+
+/**
+ * The page options the command line has as flags of its own (`--markdown`, `--feeds`…) but which
+ * are the built-in sources' options: in `crawl()`, keys of `sourceOptions`.
+ */
+const PAGE_OPTIONS = new Set([
+  'markdown',
+  'feeds',
+  'sitemaps',
+  'articlePatterns',
+  'follow',
+  'pageRequisites',
+]);
+
+/**
+ * Refuse a key `crawl()` does not know: the options schema would drop it, and a misspelt or
+ * misplaced option (`markdown: 'all'` beside the crawl options) would be ignored without a word.
+ * @throws UsageError `crawl(): unknown option "k"`, saying where a page option goes.
+ */
+function checkOptionNames(options: Record<string, unknown>): void {
+  const known = CrawlOptionsSchema.shape as Record<string, unknown>;
+  for (const key of Object.keys(options)) {
+    if (key === 'seeds' || Object.hasOwn(known, key)) continue;
+    const where = PAGE_OPTIONS.has(key)
+      ? `: a source's option, given as sourceOptions: { ${key}: … }`
+      : " (the options are the command line's, camelCase: docs/config.md)";
+    throw new UsageError(`crawl(): unknown option "${key}"${where}`);
+  }
 }
 
 /** Options of {@link run} beyond the config. */

@@ -180,15 +180,26 @@ function readHtml(page: Page, o: PageOptions, patterns: RegExp[], result: Handle
   const isArticle = (r: EngineRequest) => isArticleUrl(typeof r === 'string' ? r : r.url, patterns);
   if (o.follow === 'none') links = [];
   else if (o.follow === 'articles' && article) links = links.filter(isArticle);
+  // The hubs to read: the feeds the page announces, a seed's site sitemaps.
+  const hubs: EngineRequest[] = [];
+  if (html && o.feeds) {
+    for (const f of discoverFeeds(page.text(), page.finalUrl)) {
+      hubs.push({ url: f.url, meta: { label: HUB_LABELS.feed, everyRound: true } });
+    }
+  }
+  if (html && o.sitemaps && page.depth === 0) hubs.push(...siteSitemaps(page.finalUrl));
+  // A hub is often a link of the page too (a feed's `<link rel="alternate">`, a footer's link to
+  // /sitemap.xml); the frontier keeps the first request for a URL, so that plain link would be
+  // fetched as a page and the hub never read: the labelled request goes instead of it.
+  const urlOf = (r: EngineRequest) => (typeof r === 'string' ? r : r.url);
+  if (hubs.length > 0) {
+    const hubUrls = new Set(hubs.map(urlOf));
+    links = links.filter((l) => !hubUrls.has(urlOf(l)));
+  }
   const follow: EngineRequest[] = links.map((l) =>
     typeof l === 'string' && isArticle(l) ? { url: l, meta: { priority: ARTICLE_PRIORITY } } : l,
   );
-  if (html && o.feeds) {
-    for (const f of discoverFeeds(page.text(), page.finalUrl)) {
-      follow.push({ url: f.url, meta: { label: HUB_LABELS.feed, everyRound: true } });
-    }
-  }
-  if (html && o.sitemaps && page.depth === 0) follow.push(...siteSitemaps(page.finalUrl));
+  follow.push(...hubs);
   const out: HandleResult = { ...result, follow: follow as never[] };
   if (Object.keys(data).length > 0) out.data = data;
   return out;

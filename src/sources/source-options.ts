@@ -47,7 +47,10 @@ export function parseSourceOptions(
     (k) => def.options === undefined || (declared !== null && !declared.includes(k)),
   );
   if (unknown.length > 0) {
-    const where = place.base.length > 0 ? `${place.prefix}${pathString(place.base)}` : place.prefix.trimEnd();
+    const where =
+      place.base.length > 0
+        ? `${place.prefix}${pathString(place.base)}`
+        : place.prefix.replace(/[.\s]+$/, '');
     const takes = declared && declared.length > 0 ? `source ${def.name} takes ${declared.join(', ')}` : null;
     // in a config's worker entry, the common keys sit beside the source's (on the command line they are flags)
     const inConfig = place.base.length > 0 && commonKeys.size > 0;

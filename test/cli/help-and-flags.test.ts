@@ -41,7 +41,7 @@ describe('--help', () => {
     const r = await runCli(['crawl', '--help']);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(
-      /\nExamples:\n {2}\$ collector crawl https:\/\/docs\.example\.org\/ -o docs --markdown all/,
+      /\nExamples:\n {2}\$ collector crawl https:\/\/docs\.example\.org\/ -o docs-data --markdown all/,
     );
   });
 });
@@ -85,5 +85,28 @@ describe('short flags', () => {
     const open = await runCli(['run', '-c', file, '-q', '--metrics', '0.0.0.0:0']);
     expect(open.code).toBe(2);
     expect(open.stderr).toMatch(/metrics 0\.0\.0\.0:0: not a loopback address/);
+  });
+});
+
+describe('--data of the ops commands', () => {
+  it('a file, or a path under one, is one usage line (exit 2), never an ENOTDIR stack trace', async () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'a-file');
+    fs.writeFileSync(file, 'not a data directory');
+    const runs = ['status', 'watchdog', 'size', 'export'].flatMap((command) =>
+      [file, path.join(file, 'sub')].map(async (data) => ({
+        command,
+        data,
+        r: await runCli([command, '--data', data]),
+      })),
+    );
+    for (const { command, data, r } of await Promise.all(runs)) {
+      expect(r.code, `${command} --data ${data}: ${r.stderr}`).toBe(2);
+      expect(r.stderr).toMatch(
+        /^collector: --data \S+: (is a file, not a directory|is under a file|not found)/,
+      );
+      expect(r.stderr.trim().split('\n'), `${command}: ${r.stderr}`).toHaveLength(1);
+    }
+    expect(fs.readFileSync(file, 'utf8')).toBe('not a data directory');
   });
 });

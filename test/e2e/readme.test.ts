@@ -6,7 +6,7 @@
  * README.md and docs/ is run by test/docs/commands.test.ts, and their links are checked by
  * test/docs/links.test.ts.
  */
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -59,7 +59,7 @@ describe('README set-up and first recipe', () => {
     const recipe = blocks('sh runnable').slice(0, 2).flat().map(command);
     expect(recipe).toEqual([
       'npx collector crawl https://www.example.org/docs/ --out data',
-      'npx collector crawl https://www.example.org/docs/ --out docs --markdown all',
+      'npx collector crawl https://www.example.org/docs/ --out docs-data --markdown all',
     ]);
     const shown = JSON.parse(blocks('json')[0].join('\n'));
     for (const line of recipe) {
@@ -68,7 +68,7 @@ describe('README set-up and first recipe', () => {
         .split(/\s+/)
         .slice(2)
         .map((a) =>
-          a.startsWith('https://') ? `${site.origin}/docs/` : a === 'data' || a === 'docs' ? out : a,
+          a.startsWith('https://') ? `${site.origin}/docs/` : a === 'data' || a === 'docs-data' ? out : a,
         );
       const built = () => fs.statSync(path.join(root, 'dist/cli/main.js')).mtimeMs;
       const before = built();
@@ -92,5 +92,18 @@ describe('README set-up and first recipe', () => {
         expect(install?.data.markdown).toMatch(/\/docs\/install\.html\.md$/);
       }
     }
+  });
+
+  it("its recipes write nowhere in the clone's own files (run from the clone, --out docs wrote into docs/)", () => {
+    // the top-level names of the files git tracks (a stray ./data or pages.csv of a reader's own run is no matter)
+    const files = execFileSync('git', ['ls-files'], { cwd: root, encoding: 'utf8' }).split('\n');
+    const tracked = new Set(files.filter(Boolean).map((f) => f.split('/')[0]));
+    expect(tracked.has('README.md')).toBe(true);
+    const dirs = blocks('sh runnable')
+      .flat()
+      .map(command)
+      .flatMap((line) => [...line.matchAll(/(?:^|\s)(?:--out|-o|--data)\s+(\S+)/g)].map((m) => m[1]));
+    expect(dirs.length).toBeGreaterThan(3);
+    for (const dir of dirs) expect(tracked.has(dir.split('/')[0]), dir).toBe(false);
   });
 });

@@ -103,8 +103,15 @@ describe('the library API (dist/index.js)', () => {
     await expect(bad).rejects.toThrow('bad URL "not a url"');
     await expect(lib.crawl({ seeds: [seed()], out, delay: 'soon' })).rejects.toThrow(/^--delay: /);
     await expect(lib.crawl({ seeds: [seed()], out, sourceOptions: { x: 1 } })).rejects.toThrow(
-      'sourceOptions.: unknown key "x"',
+      'sourceOptions: unknown key "x"',
     );
+    // an option the schema does not know, ignored before: a page option belongs in sourceOptions
+    const misplaced = { seeds: [seed()], out, markdown: 'all' } as Parameters<typeof lib.crawl>[0];
+    await expect(lib.crawl(misplaced)).rejects.toThrow(
+      'crawl(): unknown option "markdown": a source\'s option, given as sourceOptions: { markdown: … }',
+    );
+    const misspelt = { seeds: [seed()], out, concurency: 4 } as Parameters<typeof lib.crawl>[0];
+    await expect(lib.crawl(misspelt)).rejects.toThrow(/^crawl\(\): unknown option "concurency"/);
     expect(fs.existsSync(out)).toBe(false);
   });
 

@@ -138,6 +138,22 @@ describe('collector plan', () => {
     expect((await runCli(['plan', '--cpus', 'two'])).code).toBe(2);
   });
 
+  it('refuses a config as run does: a misspelt key of a source is one line, not a plan with its default', async () => {
+    const dir = tempDir();
+    const config = path.join(dir, 'typo.yaml');
+    fs.writeFileSync(
+      config,
+      `data: ${dir}/data\nworkers:\n  - { name: docs, source: crawl, concurency: 8, seeds: [https://docs.example.org/] }\n`,
+    );
+    const r = await runCli(['plan', '--config', config]);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toBe(
+      'collector: typo.yaml: workers[0]: unknown key "concurency" (did you mean "concurrency"?)\n',
+    );
+    expect((await runCli(['run', '--config', config])).stderr).toBe(r.stderr);
+  });
+
   it("docs/operating.md's three boxes for examples/collector.yaml (2C2G, 2C4G, 4C8G)", async () => {
     const example = path.resolve(import.meta.dirname, '../../examples/collector.yaml');
     const shown = [

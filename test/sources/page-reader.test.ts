@@ -137,8 +137,22 @@ describe('readPage (built-in sources)', () => {
   it("feeds: the feeds a page announces, as every-round hubs; sitemaps: a seed's robots.txt and /sitemap.xml", async () => {
     const r = await read('/', ARTICLE, { feeds: true, sitemaps: true }, 'page', { depth: 0 });
     expect(metaOf(r, `${ORIGIN}/feed.atom`)).toEqual({ label: 'feed', everyRound: true });
+    // once: not also as the plain page its <link rel="alternate"> is, which the frontier would keep
+    expect(urls(r).filter((u) => u === `${ORIGIN}/feed.atom`)).toHaveLength(1);
     expect(metaOf(r, `${ORIGIN}/robots.txt`)).toEqual({ label: 'robots', everyRound: true, scope: false });
     expect(metaOf(r, `${ORIGIN}/sitemap.xml`)).toEqual({ label: 'sitemap', everyRound: true, scope: false });
+    // a seed that links to its /sitemap.xml: the sitemap is asked for once, to be read as one
+    const linking = ARTICLE.replace(
+      '<a href="/about/">',
+      '<a href="/sitemap.xml">Sitemap</a> <a href="/about/">',
+    );
+    const seed = await read('/', linking, { sitemaps: true }, 'page', { depth: 0 });
+    expect(urls(seed).filter((u) => u === `${ORIGIN}/sitemap.xml`)).toHaveLength(1);
+    expect(metaOf(seed, `${ORIGIN}/sitemap.xml`)).toEqual({
+      label: 'sitemap',
+      everyRound: true,
+      scope: false,
+    });
     // sitemaps only from seeds
     expect(urls(await read('/x/', ARTICLE, { sitemaps: true }))).not.toContain(`${ORIGIN}/robots.txt`);
   });
