@@ -117,7 +117,14 @@ function renderer(sameHostRequests: number) {
 }
 
 describe('PageRendering.render', () => {
-  const cookie: SessionCookie = { name: 'sid', value: '1', domain: 'a', path: '/', secure: false, httpOnly: false };
+  const cookie: SessionCookie = {
+    name: 'sid',
+    value: '1',
+    domain: 'a',
+    path: '/',
+    secure: false,
+    httpOnly: false,
+  };
 
   function withRenderer(stand: ReturnType<typeof renderer>, delayMs: number) {
     const pauses: Array<[string, number]> = [];

@@ -151,17 +151,32 @@ describe('appShellRule', () => {
   });
 
   it('reads a noscript message across its tags', () => {
-    expect(appShellSignals(doc(bundle, '<noscript>Please enable<br>JavaScript.</noscript>')).noscriptAsks).toBe(true);
+    expect(
+      appShellSignals(doc(bundle, '<noscript>Please enable<br>JavaScript.</noscript>')).noscriptAsks,
+    ).toBe(true);
   });
 
   it('applies each threshold strictly below its bound, the script ratio at or above it', () => {
-    const signals = { scripts: 1, scriptWeight: 0, textChars: 0, links: 0, emptyRoot: false, noscriptAsks: false };
+    const signals = {
+      scripts: 1,
+      scriptWeight: 0,
+      textChars: 0,
+      links: 0,
+      emptyRoot: false,
+      noscriptAsks: false,
+    };
     expect(ruleOf({ ...signals, noscriptAsks: true, textChars: NOSCRIPT_TEXT_MAX - 1 })).toBe('noscript');
     expect(ruleOf({ ...signals, noscriptAsks: true, textChars: NOSCRIPT_TEXT_MAX })).toBeNull();
-    const thin = { ...signals, textChars: THIN_TEXT_MAX - 1, scriptWeight: SCRIPT_TO_TEXT_RATIO * (THIN_TEXT_MAX - 1) };
+    const thin = {
+      ...signals,
+      textChars: THIN_TEXT_MAX - 1,
+      scriptWeight: SCRIPT_TO_TEXT_RATIO * (THIN_TEXT_MAX - 1),
+    };
     expect(ruleOf(thin)).toBe('script-weight'); // weight exactly the ratio times the text
     expect(ruleOf({ ...thin, scriptWeight: thin.scriptWeight - 1 })).toBeNull();
-    expect(ruleOf({ ...thin, textChars: THIN_TEXT_MAX, scriptWeight: SCRIPT_TO_TEXT_RATIO * THIN_TEXT_MAX })).toBeNull();
+    expect(
+      ruleOf({ ...thin, textChars: THIN_TEXT_MAX, scriptWeight: SCRIPT_TO_TEXT_RATIO * THIN_TEXT_MAX }),
+    ).toBeNull();
     expect(ruleOf({ ...thin, links: THIN_LINKS_MAX - 1 })).toBe('script-weight');
     expect(ruleOf({ ...thin, links: THIN_LINKS_MAX })).toBeNull();
     expect(ruleOf({ ...thin, scripts: 0 })).toBeNull();
