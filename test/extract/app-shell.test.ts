@@ -29,7 +29,9 @@ describe('appShellRule', () => {
       '<div id="ember-app"></div>',
       '<main id="main-app"></main>',
       '<section id=root></section>',
+      '<DIV ID="root"></DIV>',
       '<app-root></app-root>',
+      '<app-root ng-version="17.0.0">\n  </app-root >',
     ]) {
       expect(appShellRule(doc(bundle, `<h1>Docs ${words(2000)}</h1>${links(20)}${root}`)), root).toBe(
         'empty-root',
@@ -78,6 +80,10 @@ describe('appShellRule', () => {
       'This app requires JavaScript.',
       'JavaScript is disabled in your browser.',
       'Turn on JavaScript',
+      'Please enable the JavaScript of your browser.',
+      'You need JavaScript to see this page.',
+      'Our pages require JavaScript.',
+      'This app requires a browser with JavaScript.',
     ]) {
       expect(appShellSignals(doc(bundle, `<noscript><p>${text}</p></noscript>`)).noscriptAsks, text).toBe(
         true,
@@ -141,6 +147,7 @@ describe('appShellRule', () => {
     expect(text('a<script>x = 1</script>b')).toBe('a b'.length);
     expect(text('<p>a  \n\t  b</p>')).toBe('a b'.length);
     expect(text('<p>seen</p><!-- if a > b, show the old banner -->')).toBe('seen'.length);
+    expect(text('<style media="print">body { color: red }</style><p>seen</p>')).toBe('seen'.length);
   });
 
   it('counts links whatever their attributes and spacing, and only anchors with an href', () => {
@@ -148,6 +155,14 @@ describe('appShellRule', () => {
       doc('', '<a class="nav" href="/a">a</a><a href = "/b">b</a><a name="top">t</a><area href="/c">'),
     );
     expect(s.links).toBe(2);
+  });
+
+  it('reads elements closed with a space before the >, and a noscript with attributes', () => {
+    const s = appShellSignals(doc('<script>go()</script ><script>run()</script>', '<p>x</p>'));
+    expect(s.scripts).toBe(2);
+    expect(s.scriptWeight).toBe('go()'.length + 'run()'.length);
+    const ns = '<noscript class="warn">Please enable JavaScript.</noscript ><p>x</p>';
+    expect(appShellSignals(doc(bundle, ns)).noscriptAsks).toBe(true);
   });
 
   it('reads a noscript message across its tags', () => {
