@@ -131,6 +131,16 @@ describe('simhash64', () => {
     expect(fp(words.join('\uD800'))).toBe(spaced);
     expect(fp(words.join('\uDC00'))).toBe(spaced);
     expect(fp(`${words.join(' ')}\uD83D`)).toBe(spaced);
+    // a high surrogate before a character above the low surrogates (a fullwidth letter) leaves it whole
+    expect(fp(words.join('\uD800ｗ '))).toBe(fp(words.join(' ｗ ')));
+  });
+
+  it('weighs a shingle by its count: one shingle repeated, however often, gives its own fingerprint', () => {
+    const opts = { minWords: 1, shingle: 2 };
+    const once = simhash64('a a', opts);
+    // 8-bit counters are emptied before they overflow (a bit set in 256 features in a row)
+    for (const n of [3, 255, 256, 257, 258, 600])
+      expect(simhash64('a '.repeat(n), opts), String(n)).toBe(once);
   });
 
   it('takes a shingle as large as MAX_SHINGLE, and needs a whole shingle for a fingerprint', () => {
