@@ -17,6 +17,11 @@ export default defineConfig({
       'test/url/scope.test.ts',
       'test/url/shape-budget.test.ts', // scope's trap-shape verdict and freezeShape
       'test/url/canonicalize.test.ts',
+      'test/http/readiness.test.ts', // renderer.ts's readiness rule (not renderer.test.ts: Chromium)
+      'test/extract/app-shell.test.ts',
+      'test/engine/page-render.test.ts',
+      'test/extract/simhash.test.ts',
+      'test/dedup/near-duplicate-index.test.ts',
     ],
     // the initial (dry) run records per-test coverage, several times slower, on a shared machine
     testTimeout: 120_000,

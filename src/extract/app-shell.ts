@@ -30,8 +30,10 @@ export const SCRIPT_TO_TEXT_RATIO = 5;
 /** Ids of the elements frameworks mount into (React, Vue, Next.js, Nuxt, Gatsby, Svelte, Ember). */
 const MOUNT_IDS = ['root', 'app', '__next', '__nuxt', '___gatsby', 'svelte', 'ember-app', 'main-app'];
 
+const IDS = `(?:${MOUNT_IDS.join('|')})`;
+/** An empty element whose id attribute is exactly one of MOUNT_IDS (quoted or not; not `data-id`, not `rooted`). */
 const EMPTY_MOUNT = new RegExp(
-  `<(div|main|section|body)\\b[^>]*\\bid\\s*=\\s*["']?(?:${MOUNT_IDS.join('|')})["']?[^>]*>\\s*(?:<!--[\\s\\S]*?-->\\s*)*</\\1\\s*>`,
+  `<(div|main|section|body)\\b[^>]*\\sid\\s*=\\s*(?:"${IDS}"|'${IDS}'|${IDS}(?=[\\s/>]))[^>]*>\\s*(?:<!--[\\s\\S]*?-->\\s*)*</\\1\\s*>`,
   'i',
 );
 /** Angular's root component, empty. */

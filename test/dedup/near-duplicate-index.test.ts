@@ -115,6 +115,14 @@ describe('NearDuplicateIndex', () => {
       url: 'http://a.example/self',
       distance: 1,
     });
+    // the page itself is found even when a nearer page of another URL came first in its buckets
+    const nearer = new NearDuplicateIndex();
+    nearer.add(flip(X, 5), 'http://a.example/self');
+    nearer.add(X, 'http://a.example/other');
+    expect(nearer.lookup(X, 'http://a.example/self')).toEqual({
+      match: { url: 'http://a.example/other', distance: 0 },
+      self: true,
+    });
     const alone = new NearDuplicateIndex();
     alone.add(X, 'http://a.example/self');
     expect(alone.lookup(flip(X, 9), 'http://a.example/self')).toEqual({ match: null, self: true });
@@ -140,6 +148,7 @@ describe('NearDuplicateIndex', () => {
     const index = new NearDuplicateIndex({ maxPages: 3, initialCapacity: 2 });
     // Pairwise 32 bits or more apart.
     const keys = [0x00000000, 0x0000ffff, 0xffff0000, 0xffffffff].map((v) => ({ hi: v, lo: ~v >>> 0 }));
+    expect(index.full).toBe(false);
     expect(keys.map((k, i) => index.add(k, `http://a.example/${i}`))).toEqual([true, true, true, false]);
     expect(index.size).toBe(3);
     expect(index.full).toBe(true);
@@ -165,11 +174,19 @@ describe('NearDuplicateIndex', () => {
   });
 
   it('refuses settings the banding cannot answer', () => {
-    expect(() => new NearDuplicateIndex({ maxDistance: 4 })).toThrow(RangeError);
+    expect(() => new NearDuplicateIndex({ maxDistance: 4 })).toThrow(
+      new RangeError('maxDistance: expected an integer from 0 to 3, got 4'),
+    );
     expect(() => new NearDuplicateIndex({ maxDistance: -1 })).toThrow(RangeError);
     expect(() => new NearDuplicateIndex({ maxPages: 0 })).toThrow(RangeError);
-    expect(() => new NearDuplicateIndex({ maxPages: 2 ** 31 })).toThrow(RangeError);
+    expect(() => new NearDuplicateIndex({ maxPages: 2 ** 31 })).toThrow(
+      new RangeError('maxPages: expected a positive integer below 2^31, got 2147483648'),
+    );
+    expect(new NearDuplicateIndex({ maxPages: 2 ** 31 - 1 }).maxPages).toBe(2 ** 31 - 1);
     expect(() => new NearDuplicateIndex({ initialCapacity: 0.5 })).toThrow(RangeError);
+    expect(() => new NearDuplicateIndex({ initialCapacity: 0 })).toThrow(
+      new RangeError('initialCapacity: expected a positive integer, got 0'),
+    );
     const exact = new NearDuplicateIndex({ maxDistance: 0 });
     exact.add(X, 'http://a.example/');
     expect(exact.find(X)?.distance).toBe(0);

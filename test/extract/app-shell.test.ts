@@ -5,6 +5,8 @@ import {
   EXTERNAL_SCRIPT_WEIGHT,
   NOSCRIPT_TEXT_MAX,
   THIN_LINKS_MAX,
+  ruleOf,
+  SCRIPT_TO_TEXT_RATIO,
   THIN_TEXT_MAX,
 } from '../../src/extract/app-shell.js';
 import { SPA_SHELL, plainPage } from '../fixtures/spa-site.js';
@@ -22,13 +24,36 @@ describe('appShellRule', () => {
       "<div id='app'>\n  </div>",
       '<div id="__next"><!-- filled by the client --></div>',
       '<div class="x" id="__nuxt" data-v></div>',
+      '<div id="___gatsby"></div>',
+      '<div id="svelte"></div>',
+      '<div id="ember-app"></div>',
+      '<main id="main-app"></main>',
+      '<section id=root></section>',
+      '<DIV ID="root"></DIV>',
       '<app-root></app-root>',
+      '<app-root ng-version="17.0.0">\n  </app-root >',
     ]) {
       expect(appShellRule(doc(bundle, `<h1>Docs ${words(2000)}</h1>${links(20)}${root}`)), root).toBe(
         'empty-root',
       );
     }
     expect(appShellRule(SPA_SHELL)).toBe('empty-root');
+  });
+
+  it('an empty element with any other id is no mount element', () => {
+    for (const other of [
+      '<div id="sidebar"></div>',
+      '<div id=""></div>',
+      // a mount id is the whole id, not its start, and only the id attribute
+      '<div id="rooted"></div>',
+      "<div id='application'></div>",
+      '<div id=app-banner></div>',
+      '<div data-id="root"></div>',
+    ]) {
+      const html = doc(bundle, `<h1>Docs ${words(2000)}</h1>${links(20)}${other}`);
+      expect(appShellSignals(html).emptyRoot, other).toBe(false);
+      expect(appShellRule(html), other).toBeNull();
+    }
   });
 
   it('a mount element with content is not empty', () => {
@@ -55,6 +80,10 @@ describe('appShellRule', () => {
       'This app requires JavaScript.',
       'JavaScript is disabled in your browser.',
       'Turn on JavaScript',
+      'Please enable the JavaScript of your browser.',
+      'You need JavaScript to see this page.',
+      'Our pages require JavaScript.',
+      'This app requires a browser with JavaScript.',
     ]) {
       expect(appShellSignals(doc(bundle, `<noscript><p>${text}</p></noscript>`)).noscriptAsks, text).toBe(
         true,
@@ -93,5 +122,78 @@ describe('appShellRule', () => {
 
   it('a plain server-rendered page with an analytics snippet is not a shell', () => {
     expect(appShellRule(plainPage('Plain', ['/a']))).toBeNull();
+  });
+
+  it('counts executable scripts, an inline one by its characters and an external one as a bundle', () => {
+    const inline = 'var a = 1;\n  render(document.body);';
+    const s = appShellSignals(doc(`<script>${inline}</script><script src = "/b.js"></script>`, ''));
+    expect(s.scripts).toBe(2);
+    expect(s.scriptWeight).toBe(inline.length + EXTERNAL_SCRIPT_WEIGHT);
+    // data, however its type is written, is not code; a JSON script type other than these is
+    for (const data of [
+      '<script type="application/json">{"a": 1}</script>',
+      '<script type=application/ld+json>{"a": 1}</script>',
+      "<script type = 'importmap'>{}</script>",
+      '<script type="text/x-template"><p>x</p></script>',
+    ]) {
+      expect(appShellSignals(doc(data, '')).scripts, data).toBe(0);
+    }
+    expect(appShellSignals(doc('<script type="module">go()</script>', '')).scripts).toBe(1);
+  });
+
+  it('counts visible text with tags, hidden elements and comments as one space, whitespace collapsed', () => {
+    const text = (body: string) => appShellSignals(doc('', body)).textChars;
+    expect(text('<p>a</p><p>b</p>')).toBe('a b'.length);
+    expect(text('a<script>x = 1</script>b')).toBe('a b'.length);
+    expect(text('<p>a  \n\t  b</p>')).toBe('a b'.length);
+    expect(text('<p>seen</p><!-- if a > b, show the old banner -->')).toBe('seen'.length);
+    expect(text('<style media="print">body { color: red }</style><p>seen</p>')).toBe('seen'.length);
+  });
+
+  it('counts links whatever their attributes and spacing, and only anchors with an href', () => {
+    const s = appShellSignals(
+      doc('', '<a class="nav" href="/a">a</a><a href = "/b">b</a><a name="top">t</a><area href="/c">'),
+    );
+    expect(s.links).toBe(2);
+  });
+
+  it('reads elements closed with a space before the >, and a noscript with attributes', () => {
+    const s = appShellSignals(doc('<script>go()</script ><script>run()</script>', '<p>x</p>'));
+    expect(s.scripts).toBe(2);
+    expect(s.scriptWeight).toBe('go()'.length + 'run()'.length);
+    const ns = '<noscript class="warn">Please enable JavaScript.</noscript ><p>x</p>';
+    expect(appShellSignals(doc(bundle, ns)).noscriptAsks).toBe(true);
+  });
+
+  it('reads a noscript message across its tags', () => {
+    expect(
+      appShellSignals(doc(bundle, '<noscript>Please enable<br>JavaScript.</noscript>')).noscriptAsks,
+    ).toBe(true);
+  });
+
+  it('applies each threshold strictly below its bound, the script ratio at or above it', () => {
+    const signals = {
+      scripts: 1,
+      scriptWeight: 0,
+      textChars: 0,
+      links: 0,
+      emptyRoot: false,
+      noscriptAsks: false,
+    };
+    expect(ruleOf({ ...signals, noscriptAsks: true, textChars: NOSCRIPT_TEXT_MAX - 1 })).toBe('noscript');
+    expect(ruleOf({ ...signals, noscriptAsks: true, textChars: NOSCRIPT_TEXT_MAX })).toBeNull();
+    const thin = {
+      ...signals,
+      textChars: THIN_TEXT_MAX - 1,
+      scriptWeight: SCRIPT_TO_TEXT_RATIO * (THIN_TEXT_MAX - 1),
+    };
+    expect(ruleOf(thin)).toBe('script-weight'); // weight exactly the ratio times the text
+    expect(ruleOf({ ...thin, scriptWeight: thin.scriptWeight - 1 })).toBeNull();
+    expect(
+      ruleOf({ ...thin, textChars: THIN_TEXT_MAX, scriptWeight: SCRIPT_TO_TEXT_RATIO * THIN_TEXT_MAX }),
+    ).toBeNull();
+    expect(ruleOf({ ...thin, links: THIN_LINKS_MAX - 1 })).toBe('script-weight');
+    expect(ruleOf({ ...thin, links: THIN_LINKS_MAX })).toBeNull();
+    expect(ruleOf({ ...thin, scripts: 0 })).toBeNull();
   });
 });

@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   hammingDistance,
+  MAX_SHINGLE,
   popcount32,
   SIMHASH_DEFAULTS,
   simhash64,
@@ -91,6 +92,66 @@ describe('simhash64', () => {
     expect(fp(`${STARTER} 😀😀 🎉`)).toBe(fp(STARTER));
   });
 
+  it('keeps its value across versions for text in other scripts, astral characters and fullwidth forms', () => {
+    const mixed =
+      'Городской совет собрался во вторник вечером नगर परिषद ने मंगलवार शाम बैठक की 市議会は火曜日 ' +
+      '𝐛𝐨𝐥𝐝 𝐰𝐨𝐫𝐝𝐬 𐀀𐀁 𝟿𝟾 𠀀𠀁𠀂 ｗｏｒｄ 豈更 end';
+    expect(simhash64(mixed)).toBe('1dc108942203385a');
+  });
+
+  it('makes a word of ASCII letters and digits, and cuts words at every other ASCII character', () => {
+    const times = (n: number, word: string) => Array.from({ length: n }, () => word).join(' ');
+    for (const c of 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789') {
+      expect(simhash64(times(19, `a${c}b`)), c).toBeNull(); // 19 words
+    }
+    for (let code = 0x21; code < 0x7f; code++) {
+      const c = String.fromCharCode(code);
+      if (/[a-z0-9]/i.test(c)) continue;
+      expect(simhash64(times(10, `a${c}b`)), c).not.toBeNull(); // 20 words
+    }
+  });
+
+  it('reads astral letters and digits as word characters, fullwidth ones too, and an astral Han character as a token', () => {
+    const times = (n: number, word: string, sep = ' ') => Array.from({ length: n }, () => word).join(sep);
+    // U+1D41B bold b (D835 DC1B), U+10000 Linear B (D800 DC00), U+1D7FF digit nine (D835 DFFF), U+FF57 ｗ
+    for (const c of ['𝐛', '𐀀', '𝟿', 'ｗ']) {
+      expect(simhash64(times(19, `a${c}b`)), c).toBeNull();
+      expect(simhash64(times(20, `${c}${c}`)), c).not.toBeNull();
+    }
+    expect(simhash64(times(19, '𠀀', ''))).toBeNull();
+    expect(simhash64(times(20, '𠀀', ''))).not.toBeNull();
+    expect(fp(times(10, 'a𠀀b'))).toBe(fp(times(10, 'a 𠀀 b')));
+    // Different astral words are different words.
+    expect(fp(times(20, '𝐛𝐨𝐥𝐝 𝐰𝐨𝐫𝐝'))).not.toBe(fp(times(20, '𝐰𝐨𝐫𝐝 𝐛𝐨𝐥𝐝 𝐰𝐨𝐫𝐝')));
+  });
+
+  it('reads a lone surrogate as a gap between words', () => {
+    const words = Array.from({ length: 30 }, (_, i) => `word${i}`);
+    const spaced = fp(words.join(' '));
+    expect(fp(words.join('\uD800'))).toBe(spaced);
+    expect(fp(words.join('\uDC00'))).toBe(spaced);
+    expect(fp(`${words.join(' ')}\uD83D`)).toBe(spaced);
+    // a high surrogate before a character above the low surrogates (a fullwidth letter) leaves it whole
+    expect(fp(words.join('\uD800ｗ '))).toBe(fp(words.join(' ｗ ')));
+  });
+
+  it('weighs a shingle by its count: one shingle repeated, however often, gives its own fingerprint', () => {
+    const opts = { minWords: 1, shingle: 2 };
+    const once = simhash64('a a', opts);
+    // 8-bit counters are emptied before they overflow (a bit set in 256 features in a row)
+    for (const n of [3, 255, 256, 257, 258, 600])
+      expect(simhash64('a '.repeat(n), opts), String(n)).toBe(once);
+  });
+
+  it('takes a shingle as large as MAX_SHINGLE, and needs a whole shingle for a fingerprint', () => {
+    expect(simhash64(STARTER, { minWords: 20, shingle: MAX_SHINGLE })).toMatch(/^[0-9a-f]{16}$/);
+    expect(simhash64('one two', { minWords: 1, shingle: 3 })).toBeNull();
+    expect(simhash64('one two three', { minWords: 1, shingle: 3 })).not.toBeNull();
+    expect(simhash64('one two three', { minWords: 1, shingle: 3 })).not.toBe(
+      simhash64('one two four', { minWords: 1, shingle: 3 }),
+    );
+  });
+
   it('puts one sentence changed in a 500-word text, or a mirror with its own header and footer, within 3 bits', () => {
     expect(STARTER.split(/\s+/).length).toBeGreaterThan(500);
     expect(distance(STARTER, STARTER_VARIANTS['one sentence changed'])).toBeLessThanOrEqual(3);
@@ -144,7 +205,9 @@ describe('simhash64', () => {
   it('refuses a shingle size it cannot hold', () => {
     expect(() => simhash64(STARTER, { minWords: 20, shingle: 0 })).toThrow(RangeError);
     expect(() => simhash64(STARTER, { minWords: 20, shingle: 9 })).toThrow(RangeError);
-    expect(() => simhash64(STARTER, { minWords: 20, shingle: 1.5 })).toThrow(RangeError);
+    expect(() => simhash64(STARTER, { minWords: 20, shingle: 1.5 })).toThrow(
+      new RangeError('shingle: expected an integer from 1 to 8, got 1.5'),
+    );
   });
 });
 
@@ -165,6 +228,16 @@ describe('hammingDistance', () => {
     expect(() => hammingDistance('000000000000000G', '0000000000000000')).toThrow(TypeError);
     expect(() => hammingDistance('0000000000000000', 'FFFFFFFFFFFFFFFF')).toThrow(TypeError);
     expect(() => hammingDistance('0000000000000000', '00000000000000000')).toThrow(TypeError);
+    // the message names both inputs, whichever is wrong
+    for (const [a, b] of [
+      ['x', '0000000000000000'],
+      ['0000000000000000', 'y'],
+      ['x', 'y'],
+    ]) {
+      expect(() => hammingDistance(a, b)).toThrow(
+        new TypeError(`expected two 16-hex-digit fingerprints, got "${a}" and "${b}"`),
+      );
+    }
   });
 });
 
@@ -174,6 +247,7 @@ describe('simhashParts and popcount32', () => {
     expect(simhashParts('ffffffff0000000')).toBeNull();
     expect(simhashParts(12)).toBeNull();
     expect(simhashParts(undefined)).toBeNull();
+    expect(simhashParts(1234567890123456)).toBeNull(); // 16 digits, but not a string
   });
 
   it('counts bits like a plain loop', () => {
