@@ -17,8 +17,7 @@ export default {
     'src/url/canonicalize.ts',
     'src/http/charset.ts',
     'src/http/decompress.ts',
-    // readiness() only (its lines: move the range with it): the rest of renderer.ts drives Chromium
-    'src/http/renderer.ts:466-485',
+    'src/http/readiness.ts',
     'src/extract/app-shell.ts',
     'src/engine/page-render.ts',
     'src/extract/simhash.ts',

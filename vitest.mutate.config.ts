@@ -17,7 +17,7 @@ export default defineConfig({
       'test/url/scope.test.ts',
       'test/url/shape-budget.test.ts', // scope's trap-shape verdict and freezeShape
       'test/url/canonicalize.test.ts',
-      'test/http/readiness.test.ts', // renderer.ts's readiness rule (not renderer.test.ts: Chromium)
+      'test/http/readiness.test.ts', // the render readiness rule (not renderer.test.ts: Chromium)
       'test/extract/app-shell.test.ts',
       'test/engine/page-render.test.ts',
       'test/extract/simhash.test.ts',

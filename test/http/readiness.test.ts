@@ -3,7 +3,7 @@
  * requests in flight and their last event, and the DOM's last change. A fake clock throughout.
  */
 import { describe, expect, it } from 'vitest';
-import { DOM_STABLE_MS, NETWORK_IDLE_MS, readiness, SETTLED_MS } from '../../src/http/renderer.js';
+import { DOM_STABLE_MS, NETWORK_IDLE_MS, readiness, SETTLED_MS } from '../../src/http/readiness.js';
 
 const T = 1_000_000;
 const view = (quietMs: number, inFlight: number, dom: { changedSinceLoad: boolean; stillMs: number } | null = null) => ({
