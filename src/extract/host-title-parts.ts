@@ -12,7 +12,10 @@ export const PAGES_TO_LEARN = 3;
 
 /** Most hosts remembered (least recently seen forgotten first). */
 const MAX_HOSTS = 1000;
-/** Most candidate parts remembered per host; later ones are ignored once it is full. */
+/**
+ * Most candidate parts remembered per host. When it is full, the parts seen on one page only are
+ * forgotten (each post's own title, on a blog), so a part shared later can still be learned.
+ */
 const MAX_CANDIDATES = 64;
 /** Most names learned per host. */
 const MAX_NAMES = 8;
@@ -51,6 +54,7 @@ export class HostTitleParts {
       if (part === '' || rest === '') continue;
       let rests = parts.candidates.get(part);
       if (rests === undefined) {
+        if (parts.candidates.size >= MAX_CANDIDATES) forgetOneOffs(parts.candidates);
         if (parts.candidates.size >= MAX_CANDIDATES) continue;
         rests = new Set();
         parts.candidates.set(part, rests);
@@ -80,4 +84,9 @@ export class HostTitleParts {
     this.hosts.set(host, parts);
     return parts;
   }
+}
+
+/** Forget the candidate parts seen beside one rest only. */
+function forgetOneOffs(candidates: Map<string, Set<string>>): void {
+  for (const [part, rests] of candidates) if (rests.size === 1) candidates.delete(part);
 }

@@ -60,6 +60,15 @@ describe('HostTitleParts', () => {
     expect(t.namesOf('f.example')).toEqual([]);
   });
 
+  it('still learns a part shared late, after many titles that share none (each post’s own part forgotten)', () => {
+    const t = new HostTitleParts();
+    for (let i = 0; i < 200; i++) t.observe('g.example', `Post number ${i}`); // no separator
+    for (let i = 0; i < 200; i++) t.observe('g.example', `Note ${i} | Draft ${i}`); // nothing shared
+    expect(t.namesOf('g.example')).toEqual([]);
+    for (const p of ['One', 'Two', 'Three']) t.observe('g.example', `${p} | Acme`);
+    expect(t.namesOf('g.example')).toEqual(['Acme']);
+  });
+
   it('stays bounded: the least recently seen host is forgotten after 1,000', () => {
     const t = new HostTitleParts();
     for (const p of ['One', 'Two', 'Three']) t.observe('first.example', `${p} | Acme`);
