@@ -78,7 +78,9 @@ export class InProcessStatus {
             : 'done',
       items: c.stats.items,
       itemsThisRun: c.stats.itemsThisRun,
-      pagesPerSec: Math.round(this.rate.perSec * 10) / 10,
+      // a crawl that has ended fetches nothing: its last rate is not its rate
+      pagesPerSec:
+        this.state === 'finished' || this.state === 'stopped' ? 0 : Math.round(this.rate.perSec * 10) / 10,
       errors: c.stats.errors,
       queue: c.frontier.queued,
       inFlight: c.busy,

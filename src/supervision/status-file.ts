@@ -89,7 +89,8 @@ export function statusDocument(
       w.paused && w.state === 'running' ? 'paused' : w.state === 'done' && sup.stopping ? 'stopped' : w.state,
     items: w.stats?.items ?? 0,
     itemsThisRun: w.itemsThisRun,
-    pagesPerSec: Math.round(w.pagesPerSec * 10) / 10,
+    // A worker that has ended fetches nothing: its last rate is not its rate.
+    pagesPerSec: w.pid === null ? 0 : Math.round(w.pagesPerSec * 10) / 10,
     errors: w.stats?.errors ?? 0,
     queue: w.stats?.queued ?? 0,
     inFlight: w.stats?.inFlight ?? 0,

@@ -99,6 +99,7 @@ describe.skipIf(!chromium)('--render against a single-page application', () => {
     const last = JSON.parse(fs.readFileSync(path.join(out, 'status.json'), 'utf8'));
     expect(last.state).toBe('finished');
     expect(last.workers[0].rendered).toBe(1);
+    expect(last.workers[0].pagesPerSec).toBe(0); // ended: it fetches nothing
   });
 
   it('never stores the shells: no links found, no browser', async () => {

@@ -116,6 +116,9 @@ describe('supervisor: N worker processes', () => {
     expect(status.totals.items).toBe(HOSTS.length * PER_HOST);
     expect(status.workers).toHaveLength(4);
     expect(status.workers.map((w: { restarts: number }) => w.restarts)).toEqual([0, 0, 0, 0]);
+    // ended: no worker fetches any more
+    expect(status.totals.pagesPerSec).toBe(0);
+    expect(status.workers.map((w: { pagesPerSec: number }) => w.pagesPerSec)).toEqual([0, 0, 0, 0]);
   });
 
   it('spills to disk past a 10-URL memory budget and still fetches every URL exactly once', async () => {
