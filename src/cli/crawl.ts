@@ -129,7 +129,11 @@ export function registerCrawl(program: Command): void {
       def('distinct URLs followed per URL shape (digits generalised), 0 = unlimited', d.maxShapeVariants),
       int(0),
     )
-    .option('--keep-param <name>', 'keep this session-id-like or tracking parameter in URLs (repeatable)', collect)
+    .option(
+      '--keep-param <name>',
+      'keep this session-id-like or tracking parameter in URLs (repeatable)',
+      collect,
+    )
     .option('--no-cookies', 'keep no cookie jar (cookies are on by default, never stored)')
     .option('--max-header-bytes <size>', def('largest response header section', formatSize(d.maxHeaderBytes)))
     .option(
@@ -245,7 +249,8 @@ export function registerCrawl(program: Command): void {
         }).filter(([, v]) => v !== undefined),
       );
       // The option parser (and its YAML reader) is loaded only for --source-option pairs.
-      const given = pairs === undefined ? {} : (await import('../config/option-pairs.js')).parseOptionPairs(pairs);
+      const given =
+        pairs === undefined ? {} : (await import('../config/option-pairs.js')).parseOptionPairs(pairs);
       const sourceOptions = { ...given, ...pageFlags };
       const choice = {
         source: source as string | undefined,

@@ -6,8 +6,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { InvalidArgumentError } from 'commander';
-import { UsageError } from '../config/usage-error.js';
 import { parseDuration, parseSize } from '../config/units.js';
+import { UsageError } from '../config/usage-error.js';
 
 /**
  * The data directory a `--data` flag names, resolved against the current directory. A missing one

@@ -3,8 +3,8 @@
  * of a default crawl) for this box or a simulated one, with what the memory guard would refuse.
  */
 import type { Command } from 'commander';
-import { positiveNumberFlag, sizeFlag } from './ops-flags.js';
 import type { PlanType } from '../ops/plan.js';
+import { positiveNumberFlag, sizeFlag } from './ops-flags.js';
 
 /** Register the `plan` command. */
 export function registerPlan(program: Command): void {

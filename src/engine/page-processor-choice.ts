@@ -5,10 +5,10 @@
 import { existsSync } from 'node:fs';
 import type { RunningSource } from '../sources/source-runner.js';
 import { InlinePageProcessor } from './inline-page-processor.js';
+import { PagePool } from './page-pool.js';
 import type { PageProcessor, PageProcessorOptions, PageThreadSource } from './page-processor.js';
 import { PAGE_THREAD_FILES } from './page-threads.js';
 import type { SourceLogLine } from './page-work.js';
-import { PagePool } from './page-pool.js';
 import { ThreadedPageProcessor } from './threaded-page-processor.js';
 
 /**

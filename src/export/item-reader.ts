@@ -8,8 +8,8 @@
 import path from 'node:path';
 import type { Item } from '../engine/item.js';
 import { type DamagedLine, inFetchOrder } from './fetch-order.js';
-import { type ItemFilterOptions, itemFilter } from './item-filter.js';
 import { type ItemFile, listItemFiles } from './item-files.js';
+import { type ItemFilterOptions, itemFilter } from './item-filter.js';
 import { isUnchanged, parseItemLine, type ScannedLine, scanItemLine } from './item-line.js';
 import { ItemTextError, itemText, itemTextUtf8, StoredFileReader } from './item-text.js';
 import { NewestVersions } from './newest-versions.js';
@@ -116,7 +116,9 @@ export class ItemReader {
       if (withContent) {
         try {
           text =
-            files === null ? itemText(this.dataDir, parsed.item) : itemTextUtf8(this.dataDir, parsed.item, files);
+            files === null
+              ? itemText(this.dataDir, parsed.item)
+              : itemTextUtf8(this.dataDir, parsed.item, files);
         } catch (e) {
           if (!(e instanceof ItemTextError)) throw e;
           this.stats.missingContent++;

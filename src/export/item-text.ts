@@ -114,7 +114,11 @@ export function itemText(dataDir: string, item: Item): string | null {
  * @returns the bytes (a view of `files`' buffer, valid until its next read), the text, or null.
  * @throws ItemTextError as {@link itemText}.
  */
-export function itemTextUtf8(dataDir: string, item: Item, files: StoredFileReader): Uint8Array | string | null {
+export function itemTextUtf8(
+  dataDir: string,
+  item: Item,
+  files: StoredFileReader,
+): Uint8Array | string | null {
   const source = textSource(item);
   if (source === null) return null;
   const body = files.read(dataDir, source.file);

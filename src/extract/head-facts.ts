@@ -85,11 +85,15 @@ export class HeadFactsReader {
     if (a.type !== undefined && isJsonLdType(a.type)) this.block = '';
   }
 
-  /** Text of the document (`start`–`end` of `html`): kept while inside a JSON-LD block. */
-  text(html: string, start: number, end: number): void {
+  /** Whether {@link text} keeps what it is given (inside a JSON-LD block): text need not be made otherwise. */
+  get readsText(): boolean {
+    return this.block !== null;
+  }
+
+  /** A run of the document's text: kept while inside a JSON-LD block. */
+  text(chunk: string): void {
     if (this.block === null) return;
-    if (this.jsonLdChars + this.block.length + (end - start) <= JSON_LD_MAX_CHARS)
-      this.block += html.slice(start, end);
+    if (this.jsonLdChars + this.block.length + chunk.length <= JSON_LD_MAX_CHARS) this.block += chunk;
     else this.blockTooBig = true;
   }
 

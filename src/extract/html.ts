@@ -4,6 +4,12 @@
  * declared `<meta>` charset, a declarative refresh, and optionally a sketch of the text. The
  * tokenizer reports positions; strings are sliced only for the few tags and attributes read, and
  * entities are decoded only in those (2–3× faster than the `Parser`).
+ *
+ * A UTF-8 document can be given as its bytes: the tokenizer then reads them as Latin-1, one
+ * character per byte (a copy, no decoding: 4× faster than UTF-8 decoding, half the memory), and
+ * only the strings read are decoded from their bytes. Every character HTML's syntax uses is
+ * ASCII, and no byte of a UTF-8 multi-byte sequence is, so the tokens and their positions are the
+ * same in both readings.
  */
 import { decodeHTML, decodeHTMLAttribute } from 'entities/decode';
 import { Tokenizer } from 'htmlparser2';
@@ -133,6 +139,9 @@ const WANTED_ATTRS = new Set([
   'type',
 ]);
 
+/** A character outside ASCII (in the Latin-1 reading of UTF-8 bytes: a byte of a multi-byte sequence). */
+const NON_ASCII = /[^\0-\x7f]/;
+
 /** ASCII whitespace as defined by the HTML standard (TAB LF FF CR SPACE). */
 const ASCII_WHITESPACE = /[\t\n\f\r ]+/g;
 
@@ -215,11 +224,26 @@ function charsetFromContentType(content: string): string | null {
  *
  * Never throws: garbage or binary input yields whatever could be parsed.
  *
- * @param html the decoded document text.
+ * @param document the decoded document text, or the bytes of a UTF-8 document (its byte order
+ *   mark removed; `opts.encoding` is then UTF-8).
  * @param pageUrl the document's URL (after redirects), used as the base for relative links.
  */
-export function extractHtml(html: string, pageUrl: string, opts: HtmlExtractOptions = {}): HtmlExtract {
-  const encoding = opts.encoding ?? 'UTF-8';
+export function extractHtml(
+  document: string | Buffer,
+  pageUrl: string,
+  opts: HtmlExtractOptions = {},
+): HtmlExtract {
+  const bytes = typeof document === 'string' ? null : document;
+  const html = bytes === null ? (document as string) : bytes.toString('latin1');
+  /** The document's text from `start` to `end` (UTF-16 positions, or byte positions of `bytes`). */
+  const text =
+    bytes === null
+      ? (start: number, end: number): string => html.slice(start, end)
+      : (start: number, end: number): string => {
+          const s = html.slice(start, end);
+          return NON_ASCII.test(s) ? bytes.toString('utf8', start, end) : s;
+        };
+  const encoding = bytes === null ? (opts.encoding ?? 'UTF-8') : 'UTF-8';
   const resolve =
     encoding === 'UTF-8' ? canonicalize : (href: string, b: string) => canonicalizeIn(href, b, encoding);
   const sketch = opts.sketch ? new TextSketch() : null;
@@ -384,7 +408,7 @@ export function extractHtml(html: string, pageUrl: string, opts: HtmlExtractOpti
         attrValue = '';
       },
       onattribdata(start, end) {
-        if (tag !== Tag.Other && attrName !== '') attrValue += html.slice(start, end);
+        if (tag !== Tag.Other && attrName !== '') attrValue += text(start, end);
       },
       onattribentity() {},
       onattribend() {
@@ -415,9 +439,15 @@ export function extractHtml(html: string, pageUrl: string, opts: HtmlExtractOpti
         }
       },
       ontext(start, end) {
-        if (inTitle && titleText.length < TITLE_MAX_CHARS * 4) titleText += html.slice(start, end);
-        head?.text(html, start, end);
-        if (sketch !== null && !rawText) sketch.add(html, start, end);
+        if (inTitle && titleText.length < TITLE_MAX_CHARS * 4) titleText += text(start, end);
+        if (head?.readsText) head.text(text(start, end));
+        if (sketch !== null && !rawText) {
+          if (bytes === null) sketch.add(html, start, end);
+          else {
+            const s = text(start, end);
+            sketch.add(s, 0, s.length);
+          }
+        }
       },
       ontextentity() {},
       oncdata() {},

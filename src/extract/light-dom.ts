@@ -35,8 +35,9 @@
  * rewritten token list); a new attribute is appended (linkedom put it first); `innerHTML` and
  * `outerHTML` are the HTML Standard's serialization (see `light-dom-serialize.ts`).
  */
-import { serializeChildren, serializeNode } from './light-dom-serialize.js';
+
 import { type Matcher, matcher, type SelectElement } from './light-dom-select.js';
+import { serializeChildren, serializeNode } from './light-dom-serialize.js';
 
 /** `Node.ELEMENT_NODE`. */
 export const ELEMENT_NODE = 1;

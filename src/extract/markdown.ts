@@ -8,8 +8,8 @@
  */
 import { createRequire } from 'node:module';
 import type TurndownService from 'turndown';
-import { type DomElement, type DomNode, isElement } from './content-dom.js';
 import { LANG_ATTR } from './code-blocks.js';
+import { type DomElement, type DomNode, isElement } from './content-dom.js';
 import { ALIGN_ATTR, LEVEL_ATTR } from './content-prep.js';
 import { MATH_ATTR } from './math-tex.js';
 

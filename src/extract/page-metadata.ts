@@ -5,14 +5,14 @@
  * changes it.
  */
 import { decodeHTMLStrict } from 'entities/decode';
-import { parseDateIso } from './dates.js';
 import type { Doc, DomElement } from './content-dom.js';
+import { parseDateIso } from './dates.js';
 import {
   ARTICLE_TYPE,
   deref,
   firstOfType,
-  type LdGraph,
   isJsonLdType,
+  type LdGraph,
   type LdNode,
   parseJsonLd,
   WEB_PAGE_TYPE,

@@ -77,7 +77,14 @@ export const BLOCK_RULES: readonly BlockRule[] = [
   {
     name: 'captcha',
     body: /verify (?:that )?you(?:'re| are) (?:a )?human|are you a robot|i'?m not a robot|unusual traffic from your (?:computer|network)|pardon our interruption|request unsuccessful\. incapsula|attention required! \| cloudflare/i,
-    hints: ['human', 'robot', 'unusual traffic from your', 'pardon our interruption', 'incapsula', 'attention required'],
+    hints: [
+      'human',
+      'robot',
+      'unusual traffic from your',
+      'pardon our interruption',
+      'incapsula',
+      'attention required',
+    ],
     maxBytes: SMALL,
   },
   {

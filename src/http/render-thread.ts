@@ -10,7 +10,13 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { killTree } from './chromium.js';
 import type { RenderReply, RenderRequest, RenderWorkerData } from './render-worker.js';
-import { BrowserLost, type PageRenderer, type RenderedPage, type RendererOptions, type RenderJob } from './renderer.js';
+import {
+  BrowserLost,
+  type PageRenderer,
+  type RenderedPage,
+  type RendererOptions,
+  type RenderJob,
+} from './renderer.js';
 
 /** The compiled thread entry point, next to this module in dist/. */
 export const RENDER_WORKER_FILE = fileURLToPath(new URL('./render-worker.js', import.meta.url));

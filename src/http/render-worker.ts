@@ -11,7 +11,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { BROWSER_NICE } from './chromium.js';
-import { BrowserLost, type RenderedPage, Renderer, type RendererOptions, type RenderJob } from './renderer.js';
+import {
+  BrowserLost,
+  type RenderedPage,
+  Renderer,
+  type RendererOptions,
+  type RenderJob,
+} from './renderer.js';
 
 /** `workerData` of the thread: the renderer's settings (no callbacks). */
 export type RenderWorkerData = Omit<RendererOptions, 'onBrowser'>;
@@ -58,19 +64,23 @@ main.on('message', (m: RenderRequest) => {
     const abort = new AbortController();
     aborts.set(m.id, abort);
     const b = m.job.body; // a Uint8Array after the clone
-    const job: RenderJob = { ...m.job, body: Buffer.from(b.buffer, b.byteOffset, b.byteLength), signal: abort.signal };
+    const job: RenderJob = {
+      ...m.job,
+      body: Buffer.from(b.buffer, b.byteOffset, b.byteLength),
+      signal: abort.signal,
+    };
     void renderer
       .render(job)
       .then(
-      (page) => send({ t: 'done', id: m.id, page, rendered: renderer.rendered }),
-      (e: unknown) =>
-        send({
-          t: 'failed',
-          id: m.id,
-          lost: e instanceof BrowserLost,
-          message: e instanceof Error ? e.message : String(e),
-          rendered: renderer.rendered,
-        }),
+        (page) => send({ t: 'done', id: m.id, page, rendered: renderer.rendered }),
+        (e: unknown) =>
+          send({
+            t: 'failed',
+            id: m.id,
+            lost: e instanceof BrowserLost,
+            message: e instanceof Error ? e.message : String(e),
+            rendered: renderer.rendered,
+          }),
       )
       .finally(() => aborts.delete(m.id));
   } else if (m.t === 'abort') {

@@ -11,9 +11,9 @@ import { SupervisorSettingsSchema } from '../config/config-file.js';
 import {
   type CrawlOptions,
   type CrawlOptionsInput,
+  ONE_SHOT_PARSE,
   pageThreadByDefault,
   pageThreadsByDefault,
-  ONE_SHOT_PARSE,
   parseCrawlOptions,
 } from '../config/crawl-options.js';
 import { UsageError } from '../config/usage-error.js';
@@ -30,11 +30,11 @@ import { defaultPartition, splitPoliteness, type WorkerSpec } from '../supervisi
 import { canonicalize } from '../url/canonicalize.js';
 import type { CrawlEnd, StopControl } from './crawl-end-report.js';
 import { defaultCrawlId } from './crawl-id.js';
+import { checkCredentials } from './credential-check.js';
 import { collectedNothing, NOTHING_COLLECTED_EXIT_CODE, nothingCollectedLine } from './exit-codes.js';
 import { openWorkerLog } from './logger.js';
 import { startOpsServer } from './ops-server.js';
 import { firstMissing, prepareOutput, readCrawlRecord, removeIfCreated } from './output-dir.js';
-import { checkCredentials } from './credential-check.js';
 import { lockOutput, refuseIfInUse } from './output-lock.js';
 import { checkAndRecordPlan } from './plan-record.js';
 import { recordedPlan } from './plan-recovery.js';

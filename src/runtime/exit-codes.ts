@@ -14,14 +14,13 @@
  */
 export const NOTHING_COLLECTED_EXIT_CODE = 69;
 
-export { SOURCE_STOPPED_EXIT_CODE, sourceStoppedLine } from '../sources/source-stop.js';
-
 /**
  * The shared crawl's state in Redis was lost (its record gone: Redis restarted without
  * persistence, or another Redis at the address; docs/redis.md): 76, `EX_PROTOCOL` of sysexits(3).
  * The machine stops at once rather than crawl again from nothing; what it wrote stays in its --out.
  */
 export { CRAWL_LOST_EXIT_CODE } from '../backends/redis/redis-faults.js';
+export { SOURCE_STOPPED_EXIT_CODE, sourceStoppedLine } from '../sources/source-stop.js';
 
 /**
  * `collector export` found no item to export in the data directory (no items file, or none with a

@@ -6,7 +6,7 @@
  */
 import path from 'node:path';
 import { type ConfigInput, loadConfig, validateConfig } from '../config/config-file.js';
-import { CrawlOptionsSchema, type CrawlOptionsInput } from '../config/crawl-options.js';
+import { type CrawlOptionsInput, CrawlOptionsSchema } from '../config/crawl-options.js';
 import { parseSize } from '../config/units.js';
 import { UsageError } from '../config/usage-error.js';
 import type { SourceDefinition } from '../sources/source.js';

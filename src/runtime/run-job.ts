@@ -27,6 +27,7 @@ import { defaultPartition, splitPoliteness, type WorkerSpec } from '../supervisi
 import type { CrawlEnd, StopControl } from './crawl-end-report.js';
 import { typeCrawlId } from './crawl-id.js';
 import { canonicalSeeds, supervisedEnd, superviseUntilDone } from './crawl-job.js';
+import { checkCredentials } from './credential-check.js';
 import { NOTHING_COLLECTED_EXIT_CODE } from './exit-codes.js';
 import { openWorkerLog } from './logger.js';
 import { startOpsServer } from './ops-server.js';
@@ -38,7 +39,6 @@ import {
   removeIfCreated,
   unusableDirectory,
 } from './output-dir.js';
-import { checkCredentials } from './credential-check.js';
 import { lockOutput, refuseIfInUse } from './output-lock.js';
 import { checkAndRecordPlan, type PlanRecord, type TypeLayout } from './plan-record.js';
 import { recordedPlan } from './plan-recovery.js';

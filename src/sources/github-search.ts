@@ -24,7 +24,13 @@ import {
   searchUrl,
   windowQuery,
 } from '../extract/github-search.js';
-import { githubHooks, handleReadme, README_LABEL, readmeFollow, rejectedTokenStop } from './github-readmes.js';
+import {
+  githubHooks,
+  handleReadme,
+  README_LABEL,
+  readmeFollow,
+  rejectedTokenStop,
+} from './github-readmes.js';
 import {
   defineSource,
   type HandleResult,

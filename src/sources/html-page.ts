@@ -6,7 +6,7 @@
 import { HostTitleParts } from '../extract/host-title-parts.js';
 import { extractHtml } from '../extract/html.js';
 import { metadataOf, statedMetadata } from '../extract/page-metadata.js';
-import { decodeBody } from '../http/charset.js';
+import { decodeBody, sniffEncoding, UTF8 } from '../http/charset.js';
 import { headerUrl } from '../http/location.js';
 import { isUnknownType, sniffUnknownType } from '../http/mime-sniff.js';
 import { calendarShape } from '../url/shape-budget.js';
@@ -92,8 +92,12 @@ export function readHtmlPage(
   if (sniffed !== null) data.sniffedType = sniffed;
   const html = sniffed !== null ? sniffed === 'text/html' : HTML_TYPES.test(page.contentType ?? '');
   if (!html) return sniffed !== null ? { data } : {};
-  const { text, encoding } = decodeBody(page.body, page.contentType, true);
-  const x = extractHtml(text, page.finalUrl, {
+  // A UTF-8 page is read from its bytes (extractHtml decodes only the strings it keeps).
+  let document: string | Buffer;
+  let encoding = sniffEncoding(page.body, page.contentType, true).encoding;
+  if (encoding === UTF8) document = hasUtf8Bom(page.body) ? page.body.subarray(3) : page.body;
+  else ({ text: document, encoding } = decodeBody(page.body, page.contentType, true));
+  const x = extractHtml(document, page.finalUrl, {
     encoding,
     refreshHeader: headerValue(page.headers.refresh),
     // Only date-like URLs (a calendar's) are compared by the trap defence.

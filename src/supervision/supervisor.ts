@@ -4,9 +4,10 @@
  * routing, end-of-crawl accounting (`crawl-end.ts`), the memory guard's policy
  * (`memory-pressure.ts`), the stall watch, status.json and stop signals.
  */
-import { faultExitCode, type SharedCrawlFaultKind } from '../backends/redis/redis-faults.js';
+
 import path from 'node:path';
 import type { Logger } from 'pino';
+import { faultExitCode, type SharedCrawlFaultKind } from '../backends/redis/redis-faults.js';
 import type { SupervisorSettings } from '../config/config-file.js';
 import { FAILED_SEEDS_KEPT, type FailedSeed } from '../engine/crawl-stats.js';
 import { DISK_FULL_EXIT_CODE } from '../sinks/disk-full.js';
@@ -15,7 +16,7 @@ import { completedCrawl, isOver } from './crawl-end.js';
 import { HandoffRouter } from './handoff-routing.js';
 import type { FromWorker } from './ipc.js';
 import { type LaunchRecord, launchRecord } from './launch-record.js';
-import { memoryOf, writeMeasuredRss, treeMemoryOf } from './memory-guard.js';
+import { memoryOf, treeMemoryOf, writeMeasuredRss } from './memory-guard.js';
 import { decideMemory } from './memory-pressure.js';
 import { RateBudgetDesk } from './rate-budget-desk.js';
 import { onStopSignals } from './signals.js';
@@ -378,9 +379,9 @@ export class Supervisor {
           ? faultExitCode(fault.kind)
           : this.sourceStops.size > 0 && !this.stopping
             ? SOURCE_STOPPED_EXIT_CODE
-          : parked && !this.stopping
-            ? 1
-            : 0;
+            : parked && !this.stopping
+              ? 1
+              : 0;
     void this.writeStatus().then(() => resolve?.(code));
   }
 

@@ -6,9 +6,9 @@
  * DISK_FULL_EXIT_CODE, not as a crash.
  */
 import type { Logger } from 'pino';
+import { asSharedCrawlFault, faultExitCode } from '../backends/redis/redis-faults.js';
 import type { Crawler, Partition } from '../engine/crawler.js';
 import type { BudgetEvent, RateBudgets } from '../engine/rate-gate.js';
-import { asSharedCrawlFault, faultExitCode } from '../backends/redis/redis-faults.js';
 import { DISK_FULL_EXIT_CODE, diskFullPath, isDiskFull } from '../sinks/disk-full.js';
 import { SOURCE_STOPPED_EXIT_CODE } from '../sources/source-stop.js';
 import type { FromWorker, ToWorker, WorkerInit } from './ipc.js';

@@ -6,12 +6,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { crawlPrefix } from '../../src/backends/redis/crawl-keys.js';
 import { crawl } from '../../src/runtime/library.js';
 import { itemCount, readItems, runCli, startCli, tempDir, waitExit, waitFor } from '../fixtures/cli.js';
-import { crawlPrefix } from '../../src/backends/redis/crawl-keys.js';
 import { haveRedis, machineCrawlArgs, useRedis, waitForMachines } from '../fixtures/redis-machines.js';
-import { duplicates, PAGES, pageRequests, startSite } from '../fixtures/redis-site.js';
 import type { TestRedis } from '../fixtures/redis-server.js';
+import { duplicates, PAGES, pageRequests, startSite } from '../fixtures/redis-site.js';
 
 const HAVE_REDIS = haveRedis('Redis backend tests');
 

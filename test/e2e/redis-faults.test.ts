@@ -16,8 +16,8 @@ import { PENDING_ITEMS, readPendingItems } from '../../src/frontier/pending-item
 import { itemCount, readItems, startCli, tempDir, waitExit, waitFor } from '../fixtures/cli.js';
 import { haveRedis, machineCrawlArgs, useRedis, waitForMachines } from '../fixtures/redis-machines.js';
 import type { TestRedis } from '../fixtures/redis-server.js';
-import { startRedisTrap } from '../fixtures/redis-trap.js';
 import { duplicates, PAGES, startSite } from '../fixtures/redis-site.js';
+import { startRedisTrap } from '../fixtures/redis-trap.js';
 
 const HAVE_REDIS = haveRedis('Redis fault tests');
 const CRAWL = 'fault-crawl';

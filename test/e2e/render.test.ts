@@ -8,9 +8,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { processTree } from '../../src/http/chromium.js';
+import { chromiumPath, processTree } from '../../src/http/chromium.js';
 import { crawlArgs, readItems, runCli, startCli, tempDir, waitExit } from '../fixtures/cli.js';
-import { chromiumPath } from '../../src/http/chromium.js';
 import { SPA_SHELL, type SpaSite, startSpaSite } from '../fixtures/spa-site.js';
 
 const chromium = chromiumPath();
@@ -94,8 +93,14 @@ describe.skipIf(!chromium)('--render against a single-page application', () => {
       await new Promise((r) => setTimeout(r, 200));
     }
     expect((await exit).code).toBe(0);
-    expect(seen.some((w) => (w.browserMB ?? 0) > 20), JSON.stringify(seen)).toBe(true);
-    expect(seen.some((w) => w.pssMB > 20), JSON.stringify(seen)).toBe(true);
+    expect(
+      seen.some((w) => (w.browserMB ?? 0) > 20),
+      JSON.stringify(seen),
+    ).toBe(true);
+    expect(
+      seen.some((w) => w.pssMB > 20),
+      JSON.stringify(seen),
+    ).toBe(true);
     const last = JSON.parse(fs.readFileSync(path.join(out, 'status.json'), 'utf8'));
     expect(last.state).toBe('finished');
     expect(last.workers[0].rendered).toBe(1);

@@ -6,14 +6,19 @@ import { markdownId, type PageJob, type WorkedPage } from '../../src/engine/page
 /** A page thread that answers when told to, and says what it was asked. */
 class HeldMember implements PageProcessor {
   readonly calls: string[] = [];
-  private readonly pending = new Map<number, { resolve: (w: WorkedPage) => void; reject: (e: Error) => void }>();
+  private readonly pending = new Map<
+    number,
+    { resolve: (w: WorkedPage) => void; reject: (e: Error) => void }
+  >();
   constructor(readonly name: string) {}
   work(job: PageJob): Promise<WorkedPage> {
     this.calls.push(`work ${job.id}`);
     return new Promise((resolve, reject) => this.pending.set(job.id, { resolve, reject }));
   }
   finish(id: number, markdown = false): void {
-    this.pending.get(id)!.resolve({ id, bytes: 1, sha256: 'x', ...(markdown ? { markdown: true as const } : {}) });
+    this.pending
+      .get(id)!
+      .resolve({ id, bytes: 1, sha256: 'x', ...(markdown ? { markdown: true as const } : {}) });
     this.pending.delete(id);
   }
   fail(id: number): void {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { HOST_STREAK, HOSTS_KEPT, PageRendering } from '../../src/engine/page-render.js';
 import type { SessionCookie } from '../../src/http/cookie-jar.js';
-import { type PageRenderer, type RenderedPage, type RenderJob, Renderer } from '../../src/http/renderer.js';
+import { type PageRenderer, type RenderedPage, Renderer, type RenderJob } from '../../src/http/renderer.js';
 
 /** A render step whose browser is never started (route and host learning only). */
 function rendering(mode: 'auto' | 'always'): PageRendering {

@@ -6,8 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { COLUMNS, selectColumns } from '../../src/export/columns.js';
 import { csvField } from '../../src/export/csv-format.js';
 import { parseFormat } from '../../src/export/format-writer.js';
-import type { ExportRecord } from '../../src/export/item-reader.js';
 import { parseItemLine, scanItemLine } from '../../src/export/item-line.js';
+import type { ExportRecord } from '../../src/export/item-reader.js';
 import { NewestVersions } from '../../src/export/newest-versions.js';
 
 describe('NewestVersions', () => {

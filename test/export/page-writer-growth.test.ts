@@ -16,7 +16,9 @@ function file(): ArrayBuffer {
       { name: 'id', data: Array.from({ length: n }, (_, i) => (i % 9 === 0 ? null : i)), type: 'INT32' },
       {
         name: 'text',
-        data: Array.from({ length: n }, (_, i) => (i % 7 === 0 ? null : `${i} ✓ `.repeat(i === 5 ? 40_000 : i * 7))),
+        data: Array.from({ length: n }, (_, i) =>
+          i % 7 === 0 ? null : `${i} ✓ `.repeat(i === 5 ? 40_000 : i * 7),
+        ),
         type: 'STRING',
       },
       { name: 'kind', data: Array.from({ length: n }, (_, i) => `kind-${i % 3}`), type: 'STRING' },

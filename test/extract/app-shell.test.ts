@@ -4,12 +4,12 @@ import {
   appShellSignals,
   EXTERNAL_SCRIPT_WEIGHT,
   NOSCRIPT_TEXT_MAX,
-  THIN_LINKS_MAX,
   ruleOf,
   SCRIPT_TO_TEXT_RATIO,
+  THIN_LINKS_MAX,
   THIN_TEXT_MAX,
 } from '../../src/extract/app-shell.js';
-import { SPA_SHELL, plainPage } from '../fixtures/spa-site.js';
+import { plainPage, SPA_SHELL } from '../fixtures/spa-site.js';
 
 const doc = (head: string, body: string) =>
   `<!doctype html><html><head><title>t</title>${head}</head><body>${body}</body></html>`;

@@ -17,7 +17,8 @@ describe('HostTitleParts', () => {
 
   it('learns a leading part the same way', () => {
     const t = new HostTitleParts();
-    for (const post of ['First post', 'Second post', 'Third post']) t.observe('blog.example', `Acme » ${post}`);
+    for (const post of ['First post', 'Second post', 'Third post'])
+      t.observe('blog.example', `Acme » ${post}`);
     expect(t.namesOf('blog.example')).toEqual(['Acme']);
   });
 

@@ -286,3 +286,46 @@ describe('extractHtml: head facts (metadata)', () => {
     expect(head.jsonLd).toEqual(['{"a":1}']);
   });
 });
+
+describe('extractHtml: a UTF-8 document given as its bytes', () => {
+  // Every place a string is read from: hrefs (relative, absolute IDN, split by an entity), <base>,
+  // refresh, title, <meta> values, <html lang>, canonical links, JSON-LD, the text sketch.
+  const DOCS = [
+    `<html lang="fr-ÇA"><head><title> Ça &amp; là — ☃ 𝄞 </title>
+<base href="/répertoire/"><meta name="description" content="Déjà vu &eacute;">
+<meta property="og:title" content="Été"><link rel="canonical" href="/été/">
+<meta http-equiv="refresh" content="0; url=/naïve">
+<script type="application/ld+json">{"name":"Zoë ☃","headline":"𝄞"}</script></head>
+<body><a href="café.html#sec">1</a><a href="http://bücher.example/straße?q=ä&amp;r=ö">2</a>
+<a href='日本語/ページ'>3</a><area href="ü"><iframe src="/frame-ñ"></iframe>
+<p>Wörter über Straßen, 日本語のテキスト, 2024-05-06</p></body></html>`,
+    // a multi-byte character right before and after the syntax that ends a token
+    `<title>é</title><a href="é"é>x</a><a href=é>y</a><a title=é href="/ü/">z</a>`,
+  ];
+  const opts = { head: true, sketch: true } as const;
+
+  for (const [i, doc] of DOCS.entries()) {
+    it(`gives what its text gives (document ${i + 1})`, () => {
+      const fromText = extractHtml(doc, 'http://example.com/a/b.html', opts);
+      const fromBytes = extractHtml(Buffer.from(doc, 'utf8'), 'http://example.com/a/b.html', opts);
+      expect(fromBytes).toEqual(fromText);
+      expect(fromText.links.length).toBeGreaterThan(1);
+    });
+  }
+
+  it('reads bytes that are not UTF-8 as the decoder does: each bad sequence one U+FFFD', () => {
+    const bytes = Buffer.concat([
+      Buffer.from('<title>a'),
+      Buffer.from([0xc3, 0x28, 0xff, 0xe2, 0x82]),
+      Buffer.from('b</title><a href="/x'),
+      Buffer.from([0xf0, 0x9f]),
+      Buffer.from('">x</a><a href="/y'),
+      Buffer.from([0xe9]),
+      Buffer.from('">y</a>'),
+    ]);
+    const fromText = extractHtml(new TextDecoder().decode(bytes), 'http://example.com/', opts);
+    expect(extractHtml(bytes, 'http://example.com/', opts)).toEqual(fromText);
+    expect(fromText.title).toBe('a\ufffd(\ufffd\ufffdb');
+    expect(fromText.links).toEqual(['http://example.com/x%EF%BF%BD', 'http://example.com/y%EF%BF%BD']);
+  });
+});

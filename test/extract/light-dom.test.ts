@@ -2,10 +2,10 @@ import { describe, expect, it } from 'vitest';
 import {
   COMMENT_NODE,
   ELEMENT_NODE,
+  LightDomError,
   type LightElement,
   type LightNode,
   type LightParent,
-  LightDomError,
   styleProperty,
   TEXT_NODE,
 } from '../../src/extract/light-dom.js';

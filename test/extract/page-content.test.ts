@@ -186,7 +186,10 @@ describe('pages that are not articles', () => {
 
   it('a chapter page (a paragraph and a table of contents) keeps them, not the footer of class "footer"', () => {
     const toc = ['Files', 'Directories', 'Processes', 'Signals', 'Clocks']
-      .map((t, i) => `<li class="toctree-l1"><a href="m${i}.html"><code>m${i}</code> — ${t}</a><ul><li class="toctree-l2"><a href="m${i}.html#x">x</a></li></ul></li>`)
+      .map(
+        (t, i) =>
+          `<li class="toctree-l1"><a href="m${i}.html"><code>m${i}</code> — ${t}</a><ul><li class="toctree-l2"><a href="m${i}.html#x">x</a></li></ul></li>`,
+      )
       .join('');
     const c = extractContent(
       `<html><head><title>Operating System Services</title></head><body><div class="related" role="navigation"><a href="/">Home</a></div>

@@ -1,8 +1,8 @@
 import { Readable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { SitemapParser } from '../../src/extract/sitemap-parser.js';
 import { isGzip, readSitemap, SITEMAP_LIMITS } from '../../src/extract/sitemap.js';
+import { SitemapParser } from '../../src/extract/sitemap-parser.js';
 
 const SM = 'http://example.com/sitemap.xml';
 const NS = 'http://www.sitemaps.org/schemas/sitemap/0.9';

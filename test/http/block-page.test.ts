@@ -196,7 +196,9 @@ describe('BodyWithin: a body decoded only as far as a rule looks', () => {
     expect(notEncoded.whole()).toBeNull();
     // Not looked at (not HTML): not inflated.
     const json = new BodyWithin({ ...gz('{"a":1}'), contentType: 'application/json' });
-    expect(d.judge(URL_, { ...gz('{"a":1}'), contentType: 'application/json', status: 200, headers: {} }, json)).toBeNull();
+    expect(
+      d.judge(URL_, { ...gz('{"a":1}'), contentType: 'application/json', status: 200, headers: {} }, json),
+    ).toBeNull();
     expect(json.whole()).toBeNull();
   });
 });

@@ -6,7 +6,11 @@ import { describe, expect, it } from 'vitest';
 import { DOM_STABLE_MS, NETWORK_IDLE_MS, readiness, SETTLED_MS } from '../../src/http/readiness.js';
 
 const T = 1_000_000;
-const view = (quietMs: number, inFlight: number, dom: { changedSinceLoad: boolean; stillMs: number } | null = null) => ({
+const view = (
+  quietMs: number,
+  inFlight: number,
+  dom: { changedSinceLoad: boolean; stillMs: number } | null = null,
+) => ({
   now: T + quietMs,
   inFlight,
   lastRequestAt: T,
@@ -30,7 +34,9 @@ describe('readiness', () => {
   });
 
   it('is ready sooner when the DOM changed since load and has been still for SETTLED_MS: the fetched content is written', () => {
-    expect(readiness(view(SETTLED_MS, 0, { changedSinceLoad: true, stillMs: SETTLED_MS }))).toEqual({ ready: true });
+    expect(readiness(view(SETTLED_MS, 0, { changedSinceLoad: true, stillMs: SETTLED_MS }))).toEqual({
+      ready: true,
+    });
   });
 
   it('is not ready sooner when the DOM changed too recently, or not since load (a page not yet written)', () => {
@@ -39,13 +45,19 @@ describe('readiness', () => {
     const never = readiness(view(SETTLED_MS + 20, 0, { changedSinceLoad: false, stillMs: 5000 }));
     expect('ready' in never).toBe(false);
     // it looks again, but no later than when the network becomes idle
-    expect(readiness(view(NETWORK_IDLE_MS - 10, 0, { changedSinceLoad: false, stillMs: 5000 }))).toEqual({ wait: 10 });
+    expect(readiness(view(NETWORK_IDLE_MS - 10, 0, { changedSinceLoad: false, stillMs: 5000 }))).toEqual({
+      wait: 10,
+    });
   });
 
   it('while requests are in flight, is ready only when the DOM has been still for DOM_STABLE_MS after a change since load', () => {
     expect(readiness(view(5000, 1))).toEqual({ readDom: true });
-    expect(readiness(view(5000, 1, { changedSinceLoad: true, stillMs: DOM_STABLE_MS }))).toEqual({ ready: true });
-    expect('ready' in readiness(view(5000, 1, { changedSinceLoad: true, stillMs: DOM_STABLE_MS - 1 }))).toBe(false);
+    expect(readiness(view(5000, 1, { changedSinceLoad: true, stillMs: DOM_STABLE_MS }))).toEqual({
+      ready: true,
+    });
+    expect('ready' in readiness(view(5000, 1, { changedSinceLoad: true, stillMs: DOM_STABLE_MS - 1 }))).toBe(
+      false,
+    );
     // a shell waiting on a slow content request has not changed since load: it waits for the network,
     // looking again at the poll interval (a quiet time past NETWORK_IDLE_MS does not count while in flight)
     expect(readiness(view(5000, 2, { changedSinceLoad: false, stillMs: 60_000 }))).toEqual({ wait: 50 });

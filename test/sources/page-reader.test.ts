@@ -4,6 +4,7 @@
  * sitemaps; hubs by label; a feed entry's title and dates on its page's item.
  */
 import { describe, expect, it } from 'vitest';
+import { readHtmlPage } from '../../src/sources/html-page.js';
 import { ResponsePage } from '../../src/sources/page.js';
 import { ARTICLE_PRIORITY, readPage, type SeedKind } from '../../src/sources/page-reader.js';
 import type { HandleResult, SourceContext } from '../../src/sources/source.js';
@@ -243,5 +244,26 @@ describe('site names learned from a host’s titles', () => {
       last = await readPage(docsPage(origin, `/p${i}.html`, t), ctx({ markdown: 'all' }), 'page');
     expect(last?.data?.title).toBe('Reference');
     expect(last?.markdown?.split('\n')[0]).toBe('# Reference');
+  });
+});
+
+describe('readHtmlPage: the bytes a page is read from', () => {
+  const read = (body: Buffer, contentType: string, path = '/2024/05/06/') =>
+    readHtmlPage({ url: ORIGIN + path, finalUrl: ORIGIN + path, contentType, headers: {}, body });
+  const DOC = '<title>Café über</title><p>Straße 日本</p><a href="/é/">x</a>';
+
+  it('a UTF-8 page with a byte order mark reads as the same page without it (its sketch too)', () => {
+    const plain = read(Buffer.from(DOC), 'text/html');
+    const bom = read(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(DOC)]), 'text/html');
+    expect(plain).toMatchObject({ title: 'Café über', follow: [`${ORIGIN}/%C3%A9/`] });
+    expect(plain.sketch?.length).toBeGreaterThan(0);
+    expect(bom).toEqual(plain);
+  });
+
+  it('a page in another encoding is decoded by it, and says which', () => {
+    const latin = read(Buffer.from(DOC.replace(' 日本', ''), 'latin1'), 'text/html; charset=windows-1252');
+    expect(latin).toMatchObject({ title: 'Café über', data: { encoding: 'windows-1252' } });
+    // its URLs' queries would be in windows-1252; the path is UTF-8 as in a browser
+    expect(latin.follow).toEqual([`${ORIGIN}/%C3%A9/`]);
   });
 });

@@ -16,7 +16,9 @@ describe('the V8 flags of a collector process', () => {
     const [first, second] = fs.readFileSync(BIN, 'utf8').split('\n');
     const assignments = Object.entries(PROCESS_MALLOC_ENV).map(([k, v]) => `${k}=${v}`);
     expect(first).toBe('#!/bin/sh');
-    expect(second).toBe(`':' //; exec env ${assignments.join(' ')} node ${PROCESS_V8_FLAGS.join(' ')} "$0" "$@"`);
+    expect(second).toBe(
+      `':' //; exec env ${assignments.join(' ')} node ${PROCESS_V8_FLAGS.join(' ')} "$0" "$@"`,
+    );
     // The same two lines run as a program: sh replaces itself with node, which gets the flags (in
     // execArgv) and the assignments (replacing the caller's), and runs the rest as JavaScript.
     const keys = JSON.stringify(Object.keys(PROCESS_MALLOC_ENV));

@@ -6,8 +6,8 @@
  */
 import { Redis } from 'ioredis';
 import { crawlPrefix, KEY } from './crawl-keys.js';
-import type { MachineStatus } from './machine-heartbeat.js';
 import * as S from './frontier-scripts.js';
+import type { MachineStatus } from './machine-heartbeat.js';
 import { parseRedisUrl, redactRedisUrl } from './redis-address.js';
 
 /** Time allowed to connect and answer, ms. */

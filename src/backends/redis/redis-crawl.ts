@@ -8,14 +8,14 @@ import type { Logger } from 'pino';
 import { crawlPrefix } from './crawl-keys.js';
 import { MachineHeartbeat, type MachineStatus, newMachineId } from './machine-heartbeat.js';
 import { PendingWrites } from './pending-writes.js';
-import { RedisFrontier } from './redis-frontier.js';
 import { redactRedisUrl, redisHostPort } from './redis-address.js';
 import { RedisFaults, type SharedCrawlFault } from './redis-faults.js';
-import { RedisRateBudgets } from './redis-rate-budgets.js';
+import { RedisFrontier } from './redis-frontier.js';
 import { openRedisLink, type RedisLink } from './redis-link.js';
+import { RedisRateBudgets } from './redis-rate-budgets.js';
 import { RedisSeenSet } from './redis-seen-set.js';
-import { SharedRounds, type SharedRoundParts } from './shared-rounds.js';
 import { joinSeenSet, type SeenSetOptions, seenSetScripts } from './seen-set-choice.js';
+import { type SharedRoundParts, SharedRounds } from './shared-rounds.js';
 
 /** How one machine joins a shared crawl. */
 export interface RedisCrawlOptions {

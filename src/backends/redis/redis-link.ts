@@ -9,8 +9,8 @@
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import * as S from './frontier-scripts.js';
-import { parseRedisUrl, redactRedisUrl, redisHostPort } from './redis-address.js';
 import { RATE_BUDGET_SCRIPTS } from './rate-budget-scripts.js';
+import { parseRedisUrl, redactRedisUrl, redisHostPort } from './redis-address.js';
 import { isCrawlLost, isOutOfMemory, RedisFaults } from './redis-faults.js';
 import { SEEN_SET_SCRIPTS } from './seen-set-scripts.js';
 

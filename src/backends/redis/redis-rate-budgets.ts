@@ -7,8 +7,8 @@
  */
 import type { Logger } from 'pino';
 import { type BudgetKey, type Grant, RATE_BUDGET_DEFAULTS, type WaitReason } from '../../http/rate-budget.js';
-import { SERIAL_BUDGET_DEFAULTS } from '../../http/serial-budget.js';
 import { parseRetryAfter } from '../../http/retry-policy.js';
+import { SERIAL_BUDGET_DEFAULTS } from '../../http/serial-budget.js';
 import type { RedisLink } from './redis-link.js';
 
 /** How often a machine asks again while another machine's request of the credential is in flight, ms. */
