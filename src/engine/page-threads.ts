@@ -5,10 +5,11 @@
  */
 import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
-import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
+import { MessageChannel, type MessagePort, type ResourceLimits, Worker } from 'node:worker_threads';
 import type { VersionOptions } from '../sinks/file-sink.js';
 import type { BodyWriterData, StoreReply } from './body-writer.js';
 import type { PageReply, PageRequest, PageThreadData, PageThreadSource } from './page-processor.js';
+import { takePrestartedPageThread } from './page-thread-prestart.js';
 
 /** The compiled thread entry points, next to this module in dist/. */
 export const PAGE_THREAD_FILES: PageThreadFiles = {
@@ -57,6 +58,19 @@ export function youngGenerationMb(source: PageThreadSource): number {
 }
 
 /**
+ * The page thread's heap limits: the young generation of {@link youngGenerationMb}, and an old
+ * generation sized from the largest body (a cap, not a reservation: a page is decoded to a string,
+ * up to 2 bytes per byte, and each link becomes an absolute URL string, so a 4 MB page of 250,000
+ * short relative links needs ~100 MB while it is parsed; past the cap the thread dies and its
+ * pages are fetched again).
+ * @param maxBytes largest decoded body, bytes.
+ */
+export function pageThreadLimits(source: PageThreadSource, maxBytes: number): ResourceLimits {
+  const heapMb = Math.max(256, Math.ceil((maxBytes * 24) / (1024 * 1024)));
+  return { maxYoungGenerationSizeMb: youngGenerationMb(source), maxOldGenerationSizeMb: heapMb };
+}
+
+/**
  * Lets each thread started from now on have the young generation its `resourceLimits` ask for.
  * V8 reads `--max-semi-space-size` before an isolate's resource limits, so with the flag the
  * `collector` command gives its processes (`supervision/v8-flags.ts`, for the fetch loop) every
@@ -67,6 +81,12 @@ export function youngGenerationMb(source: PageThreadSource): number {
  */
 export function threadsSizeTheirYoungGeneration(): void {
   setFlagsFromString('--max-semi-space-size=0');
+}
+
+/** The page thread's first message: what it would otherwise get as `workerData`. */
+export interface PageSetup {
+  op: 'setup';
+  data: PageThreadData;
 }
 
 /** One page thread and its body-writer thread, from start to end. */
@@ -117,15 +137,13 @@ export class PageThreads {
       data.writer = port1;
       transferList.push(port1);
     }
-    // A cap, not a reservation: a page is decoded to a string (up to 2 bytes per byte) and each
-    // link becomes an absolute URL string, so a 4 MB page of 250,000 short relative links needs
-    // ~100 MB while it is parsed. Past the cap the thread dies and its pages are fetched again.
-    const heapMb = Math.max(256, Math.ceil((maxBytes * 24) / (1024 * 1024)));
-    const page = new Worker(files.pageWorker, {
-      workerData: data,
-      transferList,
-      resourceLimits: { maxYoungGenerationSizeMb: youngGenerationMb(source), maxOldGenerationSizeMb: heapMb },
-    });
+    // The prestarted thread when it fits (`page-thread-prestart.ts`), else a new one; either
+    // waits for its setup message before it loads the source.
+    const limits = pageThreadLimits(source, maxBytes);
+    const page =
+      takePrestartedPageThread(files.pageWorker, limits) ??
+      new Worker(files.pageWorker, { resourceLimits: limits });
+    page.postMessage({ op: 'setup', data } satisfies PageSetup, transferList);
     page.on('message', (msgs: PageReply[] | 'closed' | 'ready') => {
       if (msgs === 'ready') on.ready();
       else if (msgs !== 'closed') for (const m of msgs) on.reply(m);

@@ -5,17 +5,34 @@
  * (`body-writer.ts`), which answers the crawler directly. Jobs run one at a time, in order (an
  * async `handle` is awaited before the next); messages are batched per event-loop turn.
  */
-import { parentPort, workerData } from 'node:worker_threads';
+import { parentPort } from 'node:worker_threads';
 import { loadSource } from '../sources/load-source.js';
 import { parseSourceOptions } from '../sources/source-options.js';
 import { runSource, sourceLog } from '../sources/source-runner.js';
 import type { StoreRequest } from './body-writer.js';
 import type { PageReply, PageRequest, PageThreadData } from './page-processor.js';
+import type { PageSetup } from './page-threads.js';
 import { markdownId, type SourceLogLine, type Worked, workPage } from './page-work.js';
 
 const port = parentPort;
 if (port === null) throw new Error('page-worker must run in a worker thread');
-const data = workerData as PageThreadData;
+
+// The first message is the setup (the thread may have been started before the crawl knew its
+// source: page-thread-prestart.ts); requests that come while the source loads wait in `early`.
+type Message = PageSetup | PageRequest[] | 'close';
+const early: Array<PageRequest[] | 'close'> = [];
+let accept: ((msg: PageRequest[] | 'close') => void) | null = null;
+let setUp: (d: PageThreadData) => void = () => {};
+const setupMessage = new Promise<PageThreadData>((resolve) => {
+  setUp = resolve;
+});
+port.on('message', (msg: Message) => {
+  if (typeof msg === 'object' && !Array.isArray(msg)) setUp(msg.data);
+  else if (accept === null) early.push(msg);
+  else accept(msg);
+});
+
+const data = await setupMessage;
 const writer = data.writer;
 const kept = new Map<number, Buffer>();
 // Which job is being worked on, readable by the crawler's thread if this one dies mid-page.
@@ -130,7 +147,7 @@ function pump(): void {
   Atomics.store(progress, 0, 0);
 }
 
-port.on('message', (msg: PageRequest[] | 'close') => {
+accept = (msg) => {
   if (msg === 'close') queue.push(msg);
   else if (head === queue.length) {
     // Nothing waiting (the usual case): the batch is the queue.
@@ -138,7 +155,8 @@ port.on('message', (msg: PageRequest[] | 'close') => {
     head = 0;
   } else for (const req of msg) queue.push(req);
   if (!running) pump();
-});
+};
+for (const msg of early.splice(0)) accept(msg);
 
 // Modules are loaded and the source is made: pages sent from now on are handled here.
 port.postMessage('ready');

@@ -9,7 +9,8 @@ import { afterAll, describe, expect, it, vi } from 'vitest';
 import { InlinePageProcessor } from '../../src/engine/inline-page-processor.js';
 import { PagePool } from '../../src/engine/page-pool.js';
 import { type PageProcessor, PageThreadLost } from '../../src/engine/page-processor.js';
-import { youngGenerationMb } from '../../src/engine/page-threads.js';
+import { prestartPageThread, takePrestartedPageThread } from '../../src/engine/page-thread-prestart.js';
+import { pageThreadLimits, youngGenerationMb } from '../../src/engine/page-threads.js';
 import type { PageJob } from '../../src/engine/page-work.js';
 import { ThreadedPageProcessor } from '../../src/engine/threaded-page-processor.js';
 import { crawlSource } from '../../src/sources/crawl.js';
@@ -71,6 +72,14 @@ const kinds: Array<[string, (out: string) => PageProcessor | Promise<PageProcess
     // Pages that come while the page thread starts are handled on the caller's thread.
     'page thread, while starting',
     (out) => new ThreadedPageProcessor(FILES, CRAWL, out, 1 << 20),
+  ],
+  [
+    // Started before the crawl knew its source (as `collector crawl` does), taken by the processor.
+    'prestarted page thread',
+    (out) => {
+      prestartPageThread(FILES.pageWorker, pageThreadLimits(CRAWL, 1 << 20));
+      return new ThreadedPageProcessor(FILES, CRAWL, out, 1 << 20);
+    },
   ],
   [
     // Spilling at 1: of two pages in flight, the second goes to the second thread.
@@ -190,6 +199,48 @@ describe('page threads: failure and idle', () => {
     expect(await p.store(2, 'http://127.0.0.1/a/')).toBe('files/127.0.0.1/a/index.html');
     await p.close();
     expect(p.running).toBe(false);
+  });
+});
+
+describe('a prestarted page thread', () => {
+  const limits = pageThreadLimits(CRAWL, 1 << 20);
+  const exited = (w: { once(e: 'exit', f: (code: number) => void): void }) =>
+    new Promise<number>((resolve) => w.once('exit', resolve));
+
+  it('is taken by the first processor that starts threads with its file and limits, once', async () => {
+    const out = fs.mkdtempSync(path.join(os.tmpdir(), 'collector-pages-'));
+    dirs.push(out);
+    const w = prestartPageThread(FILES.pageWorker, limits);
+    expect(prestartPageThread(FILES.pageWorker, limits)).toBe(w);
+    const p = new ThreadedPageProcessor(FILES, CRAWL, out, 1 << 20);
+    const done = await p.work(job(1));
+    expect(done.result?.title).toBe('Caf\u00e9 page');
+    expect((p as unknown as { threads: { page: unknown } }).threads.page).toBe(w);
+    expect(takePrestartedPageThread(FILES.pageWorker, limits)).toBeNull();
+    const end = exited(w);
+    await p.close();
+    await end;
+  });
+
+  it('is ended, not taken, by a processor whose pages need other heap limits', async () => {
+    const w = prestartPageThread(FILES.pageWorker, limits);
+    const end = exited(w);
+    const markdown = { ...CRAWL, options: { markdown: 'all' } };
+    const p = new ThreadedPageProcessor(FILES, markdown, null, 1 << 20);
+    const done = await p.work(job(1));
+    expect(done.result?.title).toBe('Caf\u00e9 page');
+    expect((p as unknown as { threads: { page: unknown } }).threads.page).not.toBe(w);
+    await end;
+    await p.close();
+  });
+
+  it('ends by itself when nobody takes it, and a processor then starts its own', async () => {
+    const w = prestartPageThread(FILES.pageWorker, limits, 1);
+    await exited(w);
+    expect(takePrestartedPageThread(FILES.pageWorker, limits)).toBeNull();
+    const p = new ThreadedPageProcessor(FILES, CRAWL, null, 1 << 20);
+    expect((await p.work(job(1))).result?.title).toBe('Caf\u00e9 page');
+    await p.close();
   });
 });
 
