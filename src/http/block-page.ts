@@ -7,7 +7,7 @@
  * extends. Such an answer is an error item of kind `blocked`, never a page's content; its host is
  * slowed down as for a 429 and the URL tried again later.
  */
-import { decodeContent, TooLargeError } from './decompress.js';
+import { decodeContent, gzipDeclaredSize, TooLargeError } from './decompress.js';
 import type { HopResponse } from './fetcher.js';
 
 /** Bytes of a body looked at (decoded); challenge pages are small, a longer body is read this far. */
@@ -212,8 +212,15 @@ export class BodyWithin {
   upTo(limit: number): Buffer | null | typeof LARGER {
     const { res } = this;
     if (!res.encoded || res.contentEncoding === null) return res.body.length > limit ? LARGER : res.body;
-    if (this.got === undefined || (this.got.body === LARGER && limit > this.got.limit))
-      this.got = { limit, ...decodeUpTo(res, limit) };
+    if (this.got === undefined || (this.got.body === LARGER && limit > this.got.limit)) {
+      // A gzip body whose trailer declares more than the limit is not inflated to learn so (a
+      // large page's first 64 KiB would be inflated here, then all of it by the page processor).
+      const declared = isGzip(res.contentEncoding) ? gzipDeclaredSize(res.body) : null;
+      this.got =
+        declared !== null && declared > limit
+          ? { limit, body: LARGER }
+          : { limit, ...decodeUpTo(res, limit) };
+    }
     const { body } = this.got;
     return body !== null && body !== LARGER && body.length > limit ? LARGER : body;
   }
@@ -229,6 +236,12 @@ export class BodyWithin {
     if (got === undefined || got.flag !== undefined) return null;
     return got.body === null || got.body === LARGER ? null : got.body;
   }
+}
+
+/** Whether a Content-Encoding value is gzip alone. */
+function isGzip(encoding: string): boolean {
+  const e = encoding.trim().toLowerCase();
+  return e === 'gzip' || e === 'x-gzip';
 }
 
 /** The body decoded, {@link LARGER} past `limit` bytes, or null when it cannot be decoded. */

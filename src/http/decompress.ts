@@ -39,6 +39,23 @@ function inflateLimited(
 }
 
 /**
+ * The size a gzip body declares for its content: the ISIZE field ending its last member (RFC
+ * 1952 §2.3.1, the uncompressed size modulo 2^32, little-endian), read without inflating; null
+ * when `raw` does not start as gzip (magic bytes 1f 8b) or is shorter than a member's header and
+ * trailer (18 bytes), or when the size is more than deflate can make of `raw` (1,032 bytes per
+ * byte: the last bytes of a cut stream are no trailer). Only a lower bound on a multi-member
+ * body's size, and only as true as the trailer: inflating checks it.
+ */
+export function gzipDeclaredSize(raw: Buffer): number | null {
+  if (raw.length < 18 || raw[0] !== 0x1f || raw[1] !== 0x8b) return null;
+  const size = raw.readUInt32LE(raw.length - 4);
+  return size <= raw.length * DEFLATE_MAX_RATIO ? size : null;
+}
+
+/** Most bytes deflate makes of one byte (a run of one byte value: 258 bytes per 2 bits). */
+const DEFLATE_MAX_RATIO = 1032;
+
+/**
  * Content-Encoding tokens that mean "no coding": RFC 9110 §8.4.1's `identity` and the `none`
  * that some servers send (Apache's and IIS's misconfigurations); both are dropped from the list.
  */

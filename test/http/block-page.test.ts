@@ -156,6 +156,19 @@ describe('BodyWithin: a body decoded only as far as a rule looks', () => {
     expect(new BodyWithin(cut).upTo(4 * 1024 * 1024)).toBeNull();
   });
 
+  it("reads a gzip body's size from its trailer: one that declares more than the bound is not inflated", () => {
+    // A 15 KB page whose trailer says 100,000 bytes: inflated, it would fail the length check.
+    const lying = gz(`<p>${Array.from({ length: 3000 }, (_, i) => (i * 7919) % 10007).join(' ')}</p>`);
+    lying.body = Buffer.from(lying.body);
+    lying.body.writeUInt32LE(100_000, lying.body.length - 4);
+    expect(new BodyWithin(lying).upTo(64 * 1024)).toBe(LARGER);
+    expect(new BodyWithin(lying).upTo(1024 * 1024)).toBeNull();
+    // Two members: the last one's trailer (a few bytes) says too little, so the body is inflated.
+    const two = { ...gz(''), body: Buffer.concat([gzipSync(page(100 * 1024)), gzipSync('<p>end</p>')]) };
+    expect(new BodyWithin(two).upTo(64 * 1024)).toBe(LARGER);
+    expect((new BodyWithin(two).upTo(1024 * 1024) as Buffer).length).toBe(page(100 * 1024).length + 10);
+  });
+
   it('gives the decoded bytes within the bound, decodes again when a later rule asks for more', () => {
     const small = new BodyWithin(gz(page(2000)));
     expect((small.upTo(64 * 1024) as Buffer).toString()).toBe(page(2000));
