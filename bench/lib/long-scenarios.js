@@ -96,7 +96,9 @@ async function synthCrawl(ctx, server, { stopAtSeen, limitS, label }) {
     const gcs = [];
     let lastGc = null;
     let cur = { seen: 0, done: 0 };
-    const h = startProcess([argv[0], '--trace-gc', ...argv.slice(1)], {
+    // --trace-gc goes to node, which may come after /usr/bin/env and the bin's environment
+    const at = argv.indexOf(process.execPath) + 1;
+    const h = startProcess([...argv.slice(0, at), '--trace-gc', ...argv.slice(at)], {
       cwd: ctx.root,
       onStdoutLine: (line) => {
         const m = GC_LINE.exec(line);
