@@ -75,7 +75,7 @@ export interface PageThreadSource {
   worker: WorkerInfo;
 }
 
-/** What the page thread is started with (`workerData`). */
+/** What the page thread is set up with (its first message, `PageSetup` of page-threads.ts). */
 export interface PageThreadData {
   source: PageThreadSource;
   /** The body-writer thread's request port; absent when bodies are not stored. */
