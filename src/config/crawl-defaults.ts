@@ -3,6 +3,7 @@
  * schema (`crawl-options.ts`, which documents each option) and shown by `collector crawl --help`.
  * A module of its own, without zod, so that the help and other commands start fast.
  */
+import { availableParallelism } from 'node:os';
 import { SCOPE_DEFAULTS } from '../url/scope.js';
 import { PACKAGE_NAME, PACKAGE_VERSION } from './package-info.js';
 
@@ -70,3 +71,20 @@ export const CRAWL_DEFAULTS = {
   /** ms: a rendered page's time limit (navigation to ready) */
   renderTimeout: 30_000,
 } as const;
+
+/**
+ * Default process count of `crawl`: one per two CPUs, at least one. A process keeps about two
+ * cores busy (its fetch loop and its page thread), so on a 2-core box a second process only adds
+ * start-up and JIT warm-up: measured 0.7× the pages/s of one (bench/RESULTS.md).
+ */
+export function defaultProcesses(cpus = availableParallelism()): number {
+  return Math.max(1, Math.floor(cpus / 2));
+}
+
+/**
+ * Whether `processes` workers on this machine get page threads by default: when each can have a
+ * second core (2 × processes ≤ CPUs). Otherwise pages are handled inline, on the fetch loop.
+ */
+export function pageThreadByDefault(processes: number, cpus = availableParallelism()): boolean {
+  return 2 * processes <= cpus;
+}

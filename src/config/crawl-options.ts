@@ -7,7 +7,7 @@
  */
 import { availableParallelism } from 'node:os';
 import * as z from 'zod';
-import { CRAWL_DEFAULTS as D } from './crawl-defaults.js';
+import { CRAWL_DEFAULTS as D, defaultProcesses, pageThreadByDefault } from './crawl-defaults.js';
 import { listenAddress } from './listen-address.js';
 import { parseDuration, parseSize } from './units.js';
 
@@ -47,24 +47,7 @@ export const positiveInt = z
   .int({ error: 'expected a positive integer' })
   .positive({ error: 'expected a positive integer' });
 
-export { DEFAULT_USER_AGENT } from './crawl-defaults.js';
-
-/**
- * Default process count of `crawl`: one per two CPUs, at least one. A process keeps about two
- * cores busy (its fetch loop and its page thread), so on a 2-core box a second process only adds
- * start-up and JIT warm-up: measured 0.7× the pages/s of one (bench/RESULTS.md).
- */
-export function defaultProcesses(cpus = availableParallelism()): number {
-  return Math.max(1, Math.floor(cpus / 2));
-}
-
-/**
- * Whether `processes` workers on this machine get page threads by default: when each can have a
- * second core (2 × processes ≤ CPUs). Otherwise pages are handled inline, on the fetch loop.
- */
-export function pageThreadByDefault(processes: number, cpus = availableParallelism()): boolean {
-  return 2 * processes <= cpus;
-}
+export { DEFAULT_USER_AGENT, defaultProcesses, pageThreadByDefault } from './crawl-defaults.js';
 
 /**
  * Most page threads a process starts by default (`pageThreads`). One until a second has been
