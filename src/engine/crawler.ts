@@ -359,9 +359,27 @@ export class Crawler {
    * @returns whether it was new (and is queued now).
    */
   private enqueue(url: string, depth: number, meta: RequestMeta | undefined, from?: number): boolean {
-    if (!this.admission.admit(url, meta, from)) return false;
+    if (!this.admission.admit(url, meta, from)) {
+      if (meta?.label !== undefined) this.label(url, meta);
+      return false;
+    }
     this.push(url, depth, meta);
     return true;
+  }
+
+  /**
+   * A labelled request (a hub: robots.txt, a sitemap, a feed) for a URL already queued as a plain
+   * link (a page linking a sitemap that robots.txt names too): the queued request takes the
+   * label, so the URL is read as what it is, and the frontier log says so for a resume. Only a
+   * request still waiting in this process's frontier, without metadata, changes; one fetched or
+   * in flight already, spilled to disk, or in a shared frontier keeps what it was.
+   */
+  private label(url: string, meta: RequestMeta): void {
+    if (this.requests.has(url)) return;
+    const depth = this.frontier.plainDepthOf?.(url) ?? null;
+    if (depth === null) return;
+    this.requests.set(url, meta);
+    this.state.journal.enqueued(url, depth, meta);
   }
 
   /**

@@ -58,6 +58,12 @@ export interface FrontierQueue {
    * leaves it to the engine, which keeps it in memory).
    */
   push(url: string, depth: number, priority?: number, meta?: RequestMeta): void;
+  /**
+   * The depth `url` waits at when it was pushed without a priority and has not been handed out
+   * since, else null (a linear search of its host's queue at that depth: for rare uses). Absent:
+   * the frontier cannot tell (a shared one), as if null.
+   */
+  plainDepthOf?(url: string): number | null;
   /** The next URL whose host may be served now, or null; its host's politeness clock advances. */
   next(): FrontierEntry | null;
   /** ms until some host becomes ready: 0 when one is ready now, Infinity when nothing is queued. */

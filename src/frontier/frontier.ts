@@ -159,6 +159,17 @@ export class Frontier implements FrontierQueue {
     this.schedule(slot);
   }
 
+  /** See {@link FrontierQueue.plainDepthOf}. */
+  plainDepthOf(url: string): number | null {
+    const slot = this.hosts.get(hostKey(url));
+    if (slot === undefined || slot.plain === 0) return null;
+    for (let d = slot.minDepth; d < slot.buckets.length; d++) {
+      const q = slot.buckets[d];
+      if (q !== undefined && q.items.indexOf(url, q.head) >= 0) return d;
+    }
+    return null;
+  }
+
   /**
    * Take the next URL whose host may be served now, or null. The host's clock advances:
    * its next request may start after delay (max of --delay and Crawl-delay) + penalty + jitter

@@ -550,6 +550,9 @@ export async function recoverJournal(
   });
   const pending: RecoveredState['pending'] = [];
   let repeated = 0;
+  // A labelled line for a URL listed before: the label a queued plain request took (a hub it
+  // turned out to be, Crawler.label); applied below to the URL's pending entry, if it is one.
+  const labels = new Map<string, RequestMeta>();
   await readLines(logPath, (line) => {
     frontierLines++;
     const e = filter.parse(line);
@@ -557,12 +560,19 @@ export async function recoverJournal(
     // Done or listed before: skipped without the cost of a check (it is never fetched again).
     if (seen.has(e.url)) {
       repeated++;
+      if (e.meta?.label !== undefined) labels.set(e.url, e.meta);
       return;
     }
     if (!filter.accept(e)) return;
     seen.add(e.url);
     pending.push(e);
   });
+  if (labels.size > 0) {
+    for (const p of pending) {
+      const meta = p.meta === undefined ? labels.get(p.url) : undefined;
+      if (meta !== undefined) p.meta = meta;
+    }
+  }
   for (const u of finalUrls) seen.add(u);
   const lost: RecoveredState['lost'] = {};
   if (mark !== null) {

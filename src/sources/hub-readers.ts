@@ -28,9 +28,16 @@ export function withMeta(url: string, meta: RequestMeta): EngineRequest {
   return Object.keys(meta).length === 0 ? url : { url, meta };
 }
 
-/** A navigation file (robots.txt, a sitemap): fetched each round whatever the scope. */
+/**
+ * Priority of a hub among its host's queued URLs: before pages and articles (`ARTICLE_PRIORITY`
+ * 10), so that the pages it lists are asked for with what it says of them (`lastmod`, priority),
+ * and a hub that a page also links is read as one (the engine labels the queued plain request).
+ */
+export const HUB_PRIORITY = 20;
+
+/** A navigation file (robots.txt, a sitemap): fetched each round whatever the scope, first. */
 function hub(url: string, label: string): EngineRequest {
-  return { url, meta: { label, everyRound: true, scope: false } };
+  return { url, meta: { label, everyRound: true, scope: false, priority: HUB_PRIORITY } };
 }
 
 /** The requests that add a site's sitemaps: its robots.txt (for `Sitemap:` lines) and `/sitemap.xml`. */

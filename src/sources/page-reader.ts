@@ -14,6 +14,7 @@ import { simhash64 } from '../extract/simhash.js';
 import { contentLanguageOf, learnedSiteNames, readHtmlPage } from './html-page.js';
 import {
   HUB_LABELS,
+  HUB_PRIORITY,
   type PageRequest,
   readFeedHub,
   readRobotsHub,
@@ -184,7 +185,7 @@ function readHtml(page: Page, o: PageOptions, patterns: RegExp[], result: Handle
   const hubs: EngineRequest[] = [];
   if (html && o.feeds) {
     for (const f of discoverFeeds(page.text(), page.finalUrl)) {
-      hubs.push({ url: f.url, meta: { label: HUB_LABELS.feed, everyRound: true } });
+      hubs.push({ url: f.url, meta: { label: HUB_LABELS.feed, everyRound: true, priority: HUB_PRIORITY } });
     }
   }
   if (html && o.sitemaps && page.depth === 0) hubs.push(...siteSitemaps(page.finalUrl));

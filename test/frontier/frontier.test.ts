@@ -736,3 +736,34 @@ describe('Frontier: priorities', () => {
     });
   });
 });
+
+describe('Frontier: plainDepthOf', () => {
+  it('finds a URL waiting without a priority, at its depth, until it is handed out', () => {
+    const { frontier } = make({ delayMs: 0, jitter: 0, hostConcurrency: 8 });
+    frontier.push('http://a.example/', 0);
+    frontier.push('http://a.example/x', 2);
+    frontier.push('http://a.example/y', 2);
+    frontier.push('http://a.example/hub', 1, 20);
+    frontier.push('http://b.example/x', 1);
+    expect(frontier.plainDepthOf('http://a.example/y')).toBe(2);
+    expect(frontier.plainDepthOf('http://b.example/x')).toBe(1);
+    // pushed with a priority, another host's path, never pushed
+    expect(frontier.plainDepthOf('http://a.example/hub')).toBeNull();
+    expect(frontier.plainDepthOf('http://c.example/x')).toBeNull();
+    expect(frontier.plainDepthOf('http://a.example/z')).toBeNull();
+    const taken: string[] = [];
+    for (let e = frontier.next(); e !== null; e = frontier.next()) taken.push(e.url);
+    expect(taken).toContain('http://a.example/y');
+    expect(frontier.plainDepthOf('http://a.example/y')).toBeNull();
+    expect(frontier.plainDepthOf('http://a.example/')).toBeNull();
+  });
+
+  it('finds one past the first 1,024 taken of its queue (the queue compacts as it drains)', () => {
+    const { frontier } = make({ delayMs: 0, jitter: 0, hostConcurrency: 5000 });
+    for (let i = 0; i < 3000; i++) frontier.push(`http://a.example/${i}`, 1);
+    for (let i = 0; i < 1500; i++) frontier.next();
+    expect(frontier.plainDepthOf('http://a.example/1499')).toBeNull();
+    expect(frontier.plainDepthOf('http://a.example/1500')).toBe(1);
+    expect(frontier.plainDepthOf('http://a.example/2999')).toBe(1);
+  });
+});

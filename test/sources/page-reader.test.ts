@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { readHtmlPage } from '../../src/sources/html-page.js';
+import { HUB_PRIORITY } from '../../src/sources/hub-readers.js';
 import { ResponsePage } from '../../src/sources/page.js';
 import { ARTICLE_PRIORITY, readPage, type SeedKind } from '../../src/sources/page-reader.js';
 import type { HandleResult, SourceContext } from '../../src/sources/source.js';
@@ -137,11 +138,25 @@ describe('readPage (built-in sources)', () => {
 
   it("feeds: the feeds a page announces, as every-round hubs; sitemaps: a seed's robots.txt and /sitemap.xml", async () => {
     const r = await read('/', ARTICLE, { feeds: true, sitemaps: true }, 'page', { depth: 0 });
-    expect(metaOf(r, `${ORIGIN}/feed.atom`)).toEqual({ label: 'feed', everyRound: true });
+    expect(metaOf(r, `${ORIGIN}/feed.atom`)).toEqual({
+      label: 'feed',
+      everyRound: true,
+      priority: HUB_PRIORITY,
+    });
     // once: not also as the plain page its <link rel="alternate"> is, which the frontier would keep
     expect(urls(r).filter((u) => u === `${ORIGIN}/feed.atom`)).toHaveLength(1);
-    expect(metaOf(r, `${ORIGIN}/robots.txt`)).toEqual({ label: 'robots', everyRound: true, scope: false });
-    expect(metaOf(r, `${ORIGIN}/sitemap.xml`)).toEqual({ label: 'sitemap', everyRound: true, scope: false });
+    expect(metaOf(r, `${ORIGIN}/robots.txt`)).toEqual({
+      label: 'robots',
+      everyRound: true,
+      scope: false,
+      priority: HUB_PRIORITY,
+    });
+    expect(metaOf(r, `${ORIGIN}/sitemap.xml`)).toEqual({
+      label: 'sitemap',
+      everyRound: true,
+      scope: false,
+      priority: HUB_PRIORITY,
+    });
     // a seed that links to its /sitemap.xml: the sitemap is asked for once, to be read as one
     const linking = ARTICLE.replace(
       '<a href="/about/">',
@@ -153,6 +168,7 @@ describe('readPage (built-in sources)', () => {
       label: 'sitemap',
       everyRound: true,
       scope: false,
+      priority: HUB_PRIORITY,
     });
     // sitemaps only from seeds
     expect(urls(await read('/x/', ARTICLE, { sitemaps: true }))).not.toContain(`${ORIGIN}/robots.txt`);
@@ -163,7 +179,12 @@ describe('readPage (built-in sources)', () => {
       label: 'robots',
       type: 'text/plain',
     });
-    expect(metaOf(robots, `${ORIGIN}/sm.xml`)).toEqual({ label: 'sitemap', everyRound: true, scope: false });
+    expect(metaOf(robots, `${ORIGIN}/sm.xml`)).toEqual({
+      label: 'sitemap',
+      everyRound: true,
+      scope: false,
+      priority: HUB_PRIORITY,
+    });
     const index = await read(
       '/sm.xml',
       `<sitemapindex><sitemap><loc>${ORIGIN}/a.xml</loc></sitemap></sitemapindex>`,
@@ -171,7 +192,12 @@ describe('readPage (built-in sources)', () => {
       'sitemap',
       { depth: 0, type: 'application/xml' },
     );
-    expect(metaOf(index, `${ORIGIN}/a.xml`)).toEqual({ label: 'sitemap', everyRound: true, scope: false });
+    expect(metaOf(index, `${ORIGIN}/a.xml`)).toEqual({
+      label: 'sitemap',
+      everyRound: true,
+      scope: false,
+      priority: HUB_PRIORITY,
+    });
     const set = await read(
       '/a.xml',
       `<urlset><url><loc>${ORIGIN}/2024/05/p/</loc><lastmod>2024-05-02</lastmod></url><url><loc>${ORIGIN}/about/</loc></url></urlset>`,
