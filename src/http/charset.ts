@@ -117,7 +117,14 @@ export function sniffEncoding(body: Buffer, contentType: string | null, isHtml: 
  * @param isHtml whether the body is HTML (enables the `<meta>` prescan)
  */
 export function decodeBody(body: Buffer, contentType: string | null, isHtml: boolean): DecodedBody {
-  const sniff = sniffEncoding(body, contentType, isHtml);
+  return decodeSniffed(body, sniffEncoding(body, contentType, isHtml));
+}
+
+/**
+ * Decodes a response body by an encoding {@link sniffEncoding} chose for it, as
+ * {@link decodeBody} does (never throws).
+ */
+export function decodeSniffed(body: Buffer, sniff: EncodingSniff): DecodedBody {
   if (sniff.encoding !== UTF8) {
     const codec = iconvName(sniff.encoding);
     if (codec !== null) {

@@ -6,7 +6,7 @@
 import { HostTitleParts } from '../extract/host-title-parts.js';
 import { extractHtml } from '../extract/html.js';
 import { metadataOf, statedMetadata } from '../extract/page-metadata.js';
-import { decodeBody, sniffEncoding, UTF8 } from '../http/charset.js';
+import { decodeSniffed, sniffEncoding, UTF8 } from '../http/charset.js';
 import { headerUrl } from '../http/location.js';
 import { isUnknownType, sniffUnknownType } from '../http/mime-sniff.js';
 import { calendarShape } from '../url/shape-budget.js';
@@ -94,9 +94,10 @@ export function readHtmlPage(
   if (!html) return sniffed !== null ? { data } : {};
   // A UTF-8 page is read from its bytes (extractHtml decodes only the strings it keeps).
   let document: string | Buffer;
-  let encoding = sniffEncoding(page.body, page.contentType, true).encoding;
+  const sniff = sniffEncoding(page.body, page.contentType, true);
+  let encoding = sniff.encoding;
   if (encoding === UTF8) document = hasUtf8Bom(page.body) ? page.body.subarray(3) : page.body;
-  else ({ text: document, encoding } = decodeBody(page.body, page.contentType, true));
+  else ({ text: document, encoding } = decodeSniffed(page.body, sniff));
   const x = extractHtml(document, page.finalUrl, {
     encoding,
     refreshHeader: headerValue(page.headers.refresh),
