@@ -3,11 +3,12 @@
  * Benchmark runner: runs the scenarios of bench/scenarios.js, each as a child process measured
  * from outside (wall, CPU of the process tree, peak RSS summed over the tree), and prints one
  * Markdown table row per scenario: medians over --runs, pages/s also as min–max. Custom
- * scenarios (synthetic-1m, politeness-200, idle-rss, run-20-on-2g) run once each afterwards and
+ * scenarios (synthetic-1m, politeness-200, idle-rss, startup, run-20-on-2g) run once each afterwards and
  * print their own tables.
  *
  *   node bench/run.js [--runs 3] [--only corpus-tmpfs,corpus-disk] [--warmup 1] [--json FILE] [--idle-wait 120]
  *                    [--timeout 120] [--synthetic-seconds 120] [--politeness-seconds 30] [--run20-seconds 20]
+ *                    [--startup-runs 15]
  *
  * Progress and warnings go to stderr, the table to stdout. See bench/README.md.
  */
@@ -45,6 +46,7 @@ const { values: opts } = parseArgs({
     'synthetic-seconds': { type: 'string', default: '120' },
     'politeness-seconds': { type: 'string', default: '30' },
     'run20-seconds': { type: 'string', default: '20' },
+    'startup-runs': { type: 'string', default: '15' },
     'in-place': { type: 'boolean', default: false },
     help: { type: 'boolean', short: 'h' },
   },
@@ -82,8 +84,9 @@ const longOpts = {
   syntheticSeconds: Number(opts['synthetic-seconds']),
   politenessSeconds: Number(opts['politeness-seconds']),
   run20Seconds: Number(opts['run20-seconds']),
+  startupRuns: Number(opts['startup-runs']),
 };
-for (const [k, v] of Object.entries(longOpts)) if (!(v > 0 && v <= 600)) usage(`${k} must be in (0, 600] s`);
+for (const [k, v] of Object.entries(longOpts)) if (!(v > 0 && v <= 600)) usage(`${k} must be in (0, 600]`);
 
 if (!existsSync(path.join(root, 'dist/bundle/main.js'))) usage('dist/ is missing: run `npm run build` first');
 

@@ -30,6 +30,7 @@ import path from 'node:path';
 import { cliArgv } from './lib/cli-argv.js';
 import { DOCS_DIR, PY_DOCS_DIR } from './lib/corpus.js';
 import { idleRss, politeness200, run20On2g, synthetic1m } from './lib/long-scenarios.js';
+import { startup } from './lib/startup-scenario.js';
 import { renderAuto200 } from './lib/render-scenario.js';
 
 /** The crawl command the issue measures: every page, no politeness delay, bodies stored. */
@@ -208,6 +209,7 @@ export const SCENARIOS = [
   synthetic1m,
   politeness200,
   idleRss,
+  startup,
   renderAuto200,
   run20On2g,
 ];
