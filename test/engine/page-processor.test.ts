@@ -234,6 +234,16 @@ describe('a prestarted page thread', () => {
     await p.close();
   });
 
+  it('is not taken when it failed to start (its error goes nowhere: the processor starts its own)', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'collector-pages-'));
+    dirs.push(dir);
+    const broken = path.join(dir, 'broken-worker.mjs');
+    fs.writeFileSync(broken, 'throw new Error("cannot load");\n');
+    const w = prestartPageThread(broken, limits);
+    await exited(w);
+    expect(takePrestartedPageThread(broken, limits)).toBeNull();
+  });
+
   it('ends by itself when nobody takes it, and a processor then starts its own', async () => {
     const w = prestartPageThread(FILES.pageWorker, limits, 1);
     await exited(w);
