@@ -39,6 +39,9 @@ const IDLE_TICK_MS = 1000;
 /** Sleep between checks while waiting for in-flight requests at stop, ms. */
 const WIND_DOWN_TICK_MS = 50;
 
+/** URLs of labelled requests already looked for in the frontier (see `label`), kept at most. */
+const LABELS_LOOKED_FOR_KEPT = 4096;
+
 /** One crawl worker. Create, `start()`, then `run()`; `stop()` ends it gracefully. */
 export class Crawler {
   readonly stats: CrawlStats = newCrawlStats();
@@ -48,6 +51,8 @@ export class Crawler {
   private readonly roundQueue: RoundQueue;
   /** Metadata of the queued URLs that have some, until their item is written (plain URLs: none). */
   private readonly requests = new Map<string, RequestMeta>();
+  /** URLs `label` looked for already: none is looked for twice (bounded: cleared when full). */
+  private readonly labelsLookedFor = new Set<string>();
   private readonly net: NetworkParts;
   /** Opened by start(). */
   private state!: StateParts;
@@ -375,7 +380,12 @@ export class Crawler {
    * in flight already, spilled to disk, or in a shared frontier keeps what it was.
    */
   private label(url: string, meta: RequestMeta): void {
-    if (this.requests.has(url)) return;
+    // A URL not waiting as a plain request now will not be again in this round (a retry waits
+    // apart): each is looked for once, so the same feed announced by every page costs one search,
+    // not one a page (a later round's plain request of it keeps what it is).
+    if (this.requests.has(url) || this.labelsLookedFor.has(url)) return;
+    if (this.labelsLookedFor.size >= LABELS_LOOKED_FOR_KEPT) this.labelsLookedFor.clear();
+    this.labelsLookedFor.add(url);
     const depth = this.frontier.plainDepthOf?.(url) ?? null;
     if (depth === null) return;
     this.requests.set(url, meta);
